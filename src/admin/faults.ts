@@ -1,0 +1,48 @@
+/** A planned failure: the next `times` matching calls answer `status`, wait `delay_ms`, or lose their connection. */
+export interface Fault {
+  readonly id: number;
+  readonly operationId: string | null;
+  readonly status: number | null;
+  readonly delay_ms: number;
+  readonly action: 'reset-connection' | null;
+  remaining: number;
+}
+
+export type FaultSpec = Partial<Pick<Fault, 'operationId' | 'status' | 'delay_ms' | 'action'>> & {
+  readonly times?: number;
+};
+
+export class Faults {
+  #faults: Fault[] = [];
+  #nextId = 1;
+
+  add(spec: FaultSpec): Fault {
+    const fault: Fault = {
+      id: this.#nextId++,
+      operationId: spec.operationId ?? null,
+      status: spec.status ?? null,
+      delay_ms: spec.delay_ms ?? 0,
+      action: spec.action ?? null,
+      remaining: spec.times ?? 1,
+    };
+    this.#faults.push(fault);
+    return fault;
+  }
+
+  /** The first fault matching this operation, counted as used. */
+  take(operationId: string): Fault | undefined {
+    const fault = this.#faults.find((f) => f.operationId === null || f.operationId === operationId);
+    if (fault === undefined) return undefined;
+    fault.remaining--;
+    if (fault.remaining <= 0) this.#faults = this.#faults.filter((f) => f !== fault);
+    return fault;
+  }
+
+  list(): Fault[] {
+    return this.#faults.map((f) => ({ ...f }));
+  }
+
+  clear(): void {
+    this.#faults = [];
+  }
+}

@@ -1,0 +1,152 @@
+import { parseArgs } from 'node:util';
+import { parseRateLimit } from '../admin/rateLimit.js';
+import type { Environment } from '../domain/model.js';
+import { product } from '../errors.js';
+import type { ApiKey } from '../http/keys.js';
+import type { MockServerOptions } from '../http/server.js';
+
+/** Each flag of `serve`, its environment variable, and its help line: the one table --help is printed from. */
+export const serveFlags = {
+  host: { type: 'string', env: 'USER_GROUP_MOCK_HOST', help: 'address to listen on (default 127.0.0.1)' },
+  port: {
+    type: 'string',
+    env: 'USER_GROUP_MOCK_PORT',
+    help: 'port to listen on; 0 picks a free one (default 4010)',
+  },
+  db: { type: 'string', env: 'USER_GROUP_MOCK_DB', help: 'database file (default .user-group-mock/db.json)' },
+  'in-memory': {
+    type: 'boolean',
+    env: 'USER_GROUP_MOCK_IN_MEMORY',
+    help: 'keep everything in memory; nothing is written',
+  },
+  'api-key': {
+    type: 'string',
+    multiple: true,
+    env: 'USER_GROUP_MOCK_API_KEYS',
+    help: 'KEY[:Customer|:Testing], repeatable (env: comma-separated); default dev-customer-key:Customer and dev-testing-key:Testing',
+  },
+  fixtures: {
+    type: 'string',
+    env: 'USER_GROUP_MOCK_FIXTURES',
+    help: 'JSON file { "groups": [...] } seeded at start',
+  },
+  seed: { type: 'string', env: 'USER_GROUP_MOCK_SEED', help: 'integer; makes tokens and ids deterministic' },
+  'log-level': {
+    type: 'string',
+    env: 'USER_GROUP_MOCK_LOG_LEVEL',
+    help: 'silent | info | debug (default info); logs go to stderr',
+  },
+  'body-limit': {
+    type: 'string',
+    env: 'USER_GROUP_MOCK_BODY_LIMIT',
+    help: 'largest body in bytes (default 1048576)',
+  },
+  'headers-timeout': {
+    type: 'string',
+    env: 'USER_GROUP_MOCK_HEADERS_TIMEOUT',
+    help: 'ms to receive the headers before 408 (default 10000)',
+  },
+  'request-timeout': {
+    type: 'string',
+    env: 'USER_GROUP_MOCK_REQUEST_TIMEOUT',
+    help: 'ms to receive the whole request before 408 (default 30000)',
+  },
+  'rate-limit': {
+    type: 'string',
+    env: 'USER_GROUP_MOCK_RATE_LIMIT',
+    help: 'N/min per API key, then 429 with Retry-After (the real service: 180/min)',
+  },
+  'admin-key': {
+    type: 'string',
+    env: 'USER_GROUP_MOCK_ADMIN_KEY',
+    help: 'key required on /__admin calls (required beyond loopback)',
+  },
+  help: { type: 'boolean', env: '', help: 'print this help' },
+} as const;
+
+export const defaultDbPath = '.user-group-mock/db.json';
+
+export function serveHelp(): string {
+  const lines = Object.entries(serveFlags).map(([name, flag]) => {
+    const value = flag.type === 'string' ? (name === 'api-key' ? ' KEY[:ENV]' : ' VALUE') : '';
+    const env = flag.env === '' ? '' : `  [${flag.env}]`;
+    return `  --${name}${value}\n      ${flag.help}${env}`;
+  });
+  return `Usage: user-group-mock serve [flags]\n\nRuns the stateful User Group Service mock.\n\nFlags (environment variable in brackets):\n${lines.join('\n')}\n`;
+}
+
+export type ServeArgs = MockServerOptions & { readonly help: boolean };
+
+/** argv and env to server options; throws an Error whose message names the bad flag and the fix. */
+export function parseServeArgs(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): ServeArgs {
+  const options = Object.fromEntries(
+    Object.entries(serveFlags).map(([name, flag]) => [
+      name,
+      { type: flag.type, ...('multiple' in flag ? { multiple: true } : {}) },
+    ]),
+  ) as Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>;
+  let values: Record<string, string | boolean | Array<string | boolean> | undefined>;
+  try {
+    values = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values;
+  } catch (error) {
+    throw new Error(
+      `${product}: ${(error as Error).message}. Run "user-group-mock serve --help" for the flags.`,
+    );
+  }
+  const get = (name: keyof typeof serveFlags): string | undefined => {
+    const value = values[name];
+    if (typeof value === 'string') return value;
+    const fromEnv = serveFlags[name].env === '' ? undefined : env[serveFlags[name].env];
+    return fromEnv === '' ? undefined : fromEnv;
+  };
+  const flagOn = (name: 'in-memory' | 'help'): boolean =>
+    values[name] === true || ['1', 'true'].includes(get(name) ?? '');
+  const apiKeyValues = (values['api-key'] as string[] | undefined) ?? get('api-key')?.split(',');
+  const dbPath = get('db');
+  if (flagOn('in-memory') && dbPath !== undefined)
+    throw new Error(`${product}: --db and --in-memory exclude each other; choose one`);
+  const rateLimit = get('rate-limit');
+  const seed = get('seed');
+  const logLevel = get('log-level') ?? 'info';
+  if (!['silent', 'info', 'debug'].includes(logLevel))
+    throw new Error(`${product}: --log-level must be silent, info or debug, not "${logLevel}"`);
+  const adminKey = get('admin-key');
+  const fixtures = get('fixtures');
+  return {
+    help: flagOn('help'),
+    host: get('host') ?? '127.0.0.1',
+    port: integer('port', get('port') ?? '4010', 0, 65535),
+    ...(flagOn('in-memory') ? {} : { db: dbPath ?? defaultDbPath }),
+    ...(apiKeyValues === undefined ? {} : { apiKeys: apiKeyValues.map(parseApiKey) }),
+    ...(fixtures === undefined ? {} : { fixtures }),
+    ...(seed === undefined ? {} : { seed: integer('seed', seed, 0, Number.MAX_SAFE_INTEGER) }),
+    logLevel: logLevel as 'silent' | 'info' | 'debug',
+    bodyLimit: integer('body-limit', get('body-limit') ?? '1048576', 1, 1024 ** 3),
+    headersTimeout: integer('headers-timeout', get('headers-timeout') ?? '10000', 1, 3_600_000),
+    requestTimeout: integer('request-timeout', get('request-timeout') ?? '30000', 1, 3_600_000),
+    ...(rateLimit === undefined ? {} : { rateLimit: parseRateLimit(rateLimit) }),
+    ...(adminKey === undefined ? {} : { adminKey }),
+  };
+}
+
+function integer(name: string, text: string, min: number, max: number): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text.trim()) || n < min || n > max)
+    throw new Error(`${product}: --${name} must be an integer from ${min} to ${max}, not "${text}"`);
+  return n;
+}
+
+/** `KEY`, `KEY:Customer` or `KEY:Testing` (a bare key is Customer). */
+export function parseApiKey(text: string): ApiKey {
+  const match = /^(.*?)(?::(Customer|Testing))?$/.exec(text.trim());
+  const key = match?.[1] ?? '';
+  if (key === '' || /\s/.test(key)) {
+    throw new Error(
+      `${product}: --api-key "${text}" is empty or has spaces; give KEY[:Customer|:Testing], e.g. --api-key my-key:Testing`,
+    );
+  }
+  return { key, environment: (match?.[2] ?? 'Customer') as Environment };
+}

@@ -1,0 +1,60 @@
+import { apiError } from '../errors.js';
+import type { Mapping, Properties } from '../spec/types.js';
+import type { IdSource } from './ids.js';
+import { type Environment, type Group, groupKey, type Tenant, type World } from './model.js';
+import type { Outcome } from './userGroups.js';
+
+/** A group to put in place directly (admin API, `--fixtures`), with an optional known token and team_id. */
+export interface GroupSeed {
+  readonly environment: Environment;
+  readonly user_group_id: string;
+  readonly name: string;
+  readonly token?: string;
+  readonly team_id?: number;
+  readonly mapping?: Mapping;
+  readonly properties?: Properties;
+}
+
+/** Seeds one group; 409 when the id is taken in that environment or the token or team_id is in use. */
+export function seedGroup(world: World, tenant: Tenant, seed: GroupSeed, ids: IdSource): Outcome<Group> {
+  const key = groupKey(seed.environment, seed.user_group_id);
+  if (tenant.groups.has(key)) {
+    return conflict(
+      `a group "${seed.user_group_id}" already exists in ${seed.environment}; reset first or use another id`,
+      '/body/user_group_id',
+    );
+  }
+  if (seed.token !== undefined && world.tokens.has(seed.token)) {
+    return conflict(
+      'another group already holds this token; tokens are unique across all tenants',
+      '/body/token',
+    );
+  }
+  if (seed.team_id !== undefined && teamIdInUse(world, seed.team_id)) {
+    return conflict(
+      `team_id ${seed.team_id} is already used; omit team_id to get a fresh one`,
+      '/body/team_id',
+    );
+  }
+  const group: Group = {
+    environment: seed.environment,
+    team_id: seed.team_id ?? world.nextTeamId,
+    token: seed.token ?? ids.token(),
+    name: seed.name,
+    provided_id: seed.user_group_id,
+    mapping: seed.mapping ?? null,
+    properties: seed.properties ?? null,
+  };
+  return { ok: true, body: group, changes: [{ op: 'putGroup', tenant: tenant.id, group }] };
+}
+
+function teamIdInUse(world: World, teamId: number): boolean {
+  for (const tenant of world.tenants.values())
+    for (const group of tenant.groups.values()) if (group.team_id === teamId) return true;
+  return false;
+}
+
+const conflict = (message: string, path: string): Outcome<Group> => ({
+  ok: false,
+  error: apiError('GROUP_EXISTS', message, [{ code: 'GROUP_EXISTS', path, message }]),
+});

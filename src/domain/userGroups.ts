@@ -1,0 +1,150 @@
+import { isDeepStrictEqual } from 'node:util';
+import { type ApiError, apiError } from '../errors.js';
+import type { RequestBodies, SuccessBodies } from '../spec/types.js';
+import type { Change } from './changes.js';
+import type { IdSource } from './ids.js';
+import { type Environment, findByToken, type Group, groupKey, type Tenant, type World } from './model.js';
+
+/** Who is asking: the tenant and environment of the API key. */
+export interface Caller {
+  readonly tenant: Tenant;
+  readonly environment: Environment;
+}
+
+export type Outcome<B> =
+  | { readonly ok: true; readonly body: B; readonly changes: readonly Change[]; readonly notice?: string }
+  | { readonly ok: false; readonly error: ApiError };
+
+/** Get-or-create: an unknown id creates the group; a known id returns it unchanged. */
+export function getOrCreate(
+  world: World,
+  caller: Caller,
+  request: RequestBodies['getOrCreateUserGroup'],
+  ids: IdSource,
+): Outcome<SuccessBodies['getOrCreateUserGroup']> {
+  const existing = caller.tenant.groups.get(groupKey(caller.environment, request.user_group_id));
+  if (existing !== undefined) {
+    const differing = (['name', 'mapping', 'properties'] as const).filter(
+      (field) => request[field] !== undefined && !isDeepStrictEqual(request[field], existing[field]),
+    );
+    const notice =
+      differing.length === 0
+        ? undefined
+        : `group "${existing.provided_id}" already exists and was returned unchanged; its ${differing.join(', ')} ${differing.length === 1 ? 'differs' : 'differ'} from the request. Use PUT /api/user to update it.`;
+    return { ok: true, body: getOrCreateBody(existing, false), changes: [], ...(notice ? { notice } : {}) };
+  }
+  const group: Group = {
+    environment: caller.environment,
+    team_id: world.nextTeamId,
+    token: ids.token(),
+    name: request.name,
+    provided_id: request.user_group_id,
+    mapping: request.mapping ?? null,
+    properties: request.properties ?? null,
+  };
+  return {
+    ok: true,
+    body: getOrCreateBody(group, true),
+    changes: [{ op: 'putGroup', tenant: caller.tenant.id, group }],
+  };
+}
+
+/** Update: fields present replace the stored ones whole; absent fields stay. */
+export function update(
+  caller: Caller,
+  request: RequestBodies['updateUserGroup'],
+): Outcome<SuccessBodies['updateUserGroup']> {
+  const existing = caller.tenant.groups.get(groupKey(caller.environment, request.user_group_id));
+  if (existing === undefined) {
+    return {
+      ok: false,
+      error: apiError(
+        'GROUP_NOT_FOUND',
+        `no group with user_group_id "${request.user_group_id}" in the ${caller.environment} environment of this API key; create it first with GET /api/user`,
+        [
+          {
+            code: 'GROUP_NOT_FOUND',
+            path: '/body/user_group_id',
+            message: `no group "${request.user_group_id}" in ${caller.environment}`,
+          },
+        ],
+      ),
+    };
+  }
+  const group: Group = {
+    ...existing,
+    name: request.name ?? existing.name,
+    mapping: request.mapping ?? existing.mapping,
+    properties: request.properties ?? existing.properties,
+  };
+  return {
+    ok: true,
+    body: updateBody(group),
+    changes: [{ op: 'putGroup', tenant: caller.tenant.id, group }],
+  };
+}
+
+/** Rotate: the current token must belong to a group of the caller's environment; the old token dies at once. */
+export function rotate(
+  world: World,
+  caller: Caller,
+  request: RequestBodies['rotateUserGroupToken'],
+  ids: IdSource,
+): Outcome<SuccessBodies['rotateUserGroupToken']> {
+  const found = findByToken(world, request.current_token);
+  if (
+    found === undefined ||
+    found.tenant !== caller.tenant ||
+    found.group.environment !== caller.environment
+  ) {
+    return {
+      ok: false,
+      error: apiError(
+        'TOKEN_NOT_FOUND',
+        `no group in the ${caller.environment} environment of this API key holds current_token; it may have been rotated already: use the token from the latest response`,
+        [{ code: 'TOKEN_NOT_FOUND', path: '/body/current_token', message: 'no group holds this token now' }],
+      ),
+    };
+  }
+  const group: Group = { ...found.group, token: ids.token() };
+  return {
+    ok: true,
+    body: rotateBody(group),
+    changes: [{ op: 'putGroup', tenant: caller.tenant.id, group }],
+  };
+}
+
+const getOrCreateBody = (group: Group, isNew: boolean): SuccessBodies['getOrCreateUserGroup'] => ({
+  success: 1,
+  new_user_group: isNew,
+  user_group: {
+    team_id: group.team_id,
+    token: group.token,
+    name: group.name,
+    provided_id: group.provided_id,
+    properties: group.properties,
+  },
+});
+
+const updateBody = (group: Group): SuccessBodies['updateUserGroup'] => ({
+  success: 1,
+  user_group: {
+    team_id: group.team_id,
+    token: group.token,
+    name: group.name,
+    provided_id: group.provided_id,
+    properties: group.properties,
+    api_environment_tag: group.environment,
+  },
+});
+
+const rotateBody = (group: Group): SuccessBodies['rotateUserGroupToken'] => ({
+  success: 1,
+  user_group: {
+    team_id: group.team_id,
+    token: group.token,
+    name: group.name,
+    provided_id: group.provided_id,
+    api_environment_tag: group.environment,
+  },
+});

@@ -1,0 +1,79 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { apiError, errorFromDiagnostics } from '../errors.js';
+import { operations } from '../spec/operations.js';
+import { route } from '../validate/contract.js';
+import { routeDiagnostic } from '../validate/routes.js';
+import { type MockContext, runtimeOf } from './context.js';
+import { errorReply, send } from './respond.js';
+import { type Exchange, serveOperation } from './serviceHandler.js';
+
+export type AdminHandler = (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void>;
+
+/** The request listener: routes by the document, serves, journals and logs one line per request. */
+export function createApp(
+  context: MockContext,
+  admin: AdminHandler,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    const started = performance.now();
+    const path = (req.url ?? '/').split('?')[0] as string;
+    if (path === '/__admin' || path.startsWith('/__admin/')) {
+      admin(req, res, path).catch((error: Error) => internalError(res, context, error));
+      return;
+    }
+    const method = req.method ?? 'GET';
+    const found = route(method, path);
+    let work: Promise<Exchange>;
+    if (found.kind === 'operation') {
+      work = serveOperation(req, context, found.operation);
+    } else {
+      const diagnostic = routeDiagnostic(found, method, path, operations());
+      const code = found.kind === 'method-not-allowed' ? 'METHOD_NOT_ALLOWED' : 'ROUTE_NOT_FOUND';
+      const error = errorFromDiagnostics(code, [diagnostic]);
+      const headers = found.kind === 'method-not-allowed' ? { allow: found.allow.join(', ') } : undefined;
+      work = Promise.resolve({
+        reply: errorReply(headers ? { ...error, headers } : error),
+        owner: undefined,
+        requestBody: undefined,
+        diagnostics: [diagnostic],
+      });
+    }
+    work
+      .then((exchange) => {
+        if (exchange.reply !== undefined) send(res, exchange.reply);
+        else if (!res.headersSent) res.destroy();
+        const status = exchange.reply?.status ?? 0;
+        const operationId = found.kind === 'operation' ? found.operation.operationId : null;
+        runtimeOf(context, exchange.owner?.tenant ?? 'default').journal.record({
+          method,
+          path,
+          operationId,
+          keyEnvironment: exchange.owner?.environment ?? null,
+          status,
+          requestBody: exchange.requestBody ?? null,
+          responseBody: exchange.reply?.body ?? null,
+          diagnostics: exchange.diagnostics,
+        });
+        const ms = Math.round((performance.now() - started) * 10) / 10;
+        const codes = exchange.diagnostics.map((d) => d.code);
+        context.logger.info(
+          { method, path, status, ms, ...(codes.length ? { codes } : {}) },
+          `${method} ${path} ${status} ${ms}ms`,
+        );
+      })
+      .catch((error: Error) => internalError(res, context, error));
+  };
+}
+
+function internalError(res: ServerResponse, context: MockContext, error: Error): void {
+  context.logger.error({ err: error }, 'internal error');
+  send(
+    res,
+    errorReply(
+      apiError(
+        'INTERNAL_ERROR',
+        'the mock failed internally; this is a bug in user-group-mock, not in the client. Retry, and report it with the server log.',
+      ),
+    ),
+  );
+}

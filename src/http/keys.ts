@@ -1,0 +1,52 @@
+import { createHash } from 'node:crypto';
+import type { Environment, World } from '../domain/model.js';
+import { defaultTenantId } from '../domain/model.js';
+
+export interface ApiKey {
+  readonly key: string;
+  readonly environment: Environment;
+}
+
+export interface KeyOwner {
+  readonly tenant: string;
+  readonly environment: Environment;
+}
+
+const digest = (key: string): string => createHash('sha256').update(key, 'utf8').digest('base64');
+
+/**
+ * Maps API keys to their tenant and environment. Keys are looked up by their SHA-256 digest, so the time a
+ * lookup takes does not depend on how much of a guessed key matches a real one.
+ */
+export class KeyRing {
+  #owners = new Map<string, KeyOwner>();
+
+  constructor(
+    private readonly defaultKeys: readonly ApiKey[],
+    world: World,
+  ) {
+    this.rebuild(world);
+  }
+
+  /** Re-reads tenant keys from the world (after tenants are created or removed). */
+  rebuild(world: World): void {
+    const owners = new Map<string, KeyOwner>();
+    for (const { key, environment } of this.defaultKeys)
+      owners.set(digest(key), { tenant: defaultTenantId, environment });
+    for (const tenant of world.tenants.values()) {
+      if (tenant.keys === null) continue;
+      for (const environment of ['Customer', 'Testing'] as const) {
+        owners.set(digest(tenant.keys[environment]), { tenant: tenant.id, environment });
+      }
+    }
+    this.#owners = owners;
+  }
+
+  owner(key: string): KeyOwner | undefined {
+    return this.#owners.get(digest(key));
+  }
+
+  get defaults(): readonly ApiKey[] {
+    return this.defaultKeys;
+  }
+}

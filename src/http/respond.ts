@@ -1,0 +1,39 @@
+import type { ServerResponse } from 'node:http';
+import { type ApiError, errorBody, statusOf } from '../errors.js';
+
+export interface Reply {
+  readonly status: number;
+  readonly body: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export const errorReply = (error: ApiError): Reply => ({
+  status: statusOf(error),
+  body: errorBody(error),
+  ...(error.headers ? { headers: error.headers } : {}),
+});
+
+/** Writes a JSON reply with its Content-Length. */
+export function send(res: ServerResponse, reply: Reply): void {
+  if (res.headersSent || res.destroyed) return;
+  const payload = JSON.stringify(reply.body);
+  res.writeHead(reply.status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(payload),
+    ...reply.headers,
+  });
+  res.end(payload);
+}
+
+/** An HTTP/1.1 response written straight to a socket, for errors Node reports before a request exists. */
+export function rawErrorResponse(error: ApiError): string {
+  const payload = JSON.stringify(errorBody(error));
+  const status = statusOf(error);
+  return `HTTP/1.1 ${status} ${statusText[status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(payload)}\r\nConnection: close\r\n\r\n${payload}`;
+}
+
+const statusText: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};

@@ -1,0 +1,195 @@
+import { readFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { pino } from 'pino';
+import { type Controls, createControls } from '../admin/controls.js';
+import { RateLimiter } from '../admin/rateLimit.js';
+import { createAdminHandler } from '../admin/routes.js';
+import { cryptoIds, seededIds } from '../domain/ids.js';
+import type { GroupSeed } from '../domain/seed.js';
+import { apiError, product } from '../errors.js';
+import type { FileSystem } from '../store/fileSystem.js';
+import { openFilePersistence, openMemoryPersistence } from '../store/persistence.js';
+import { Store } from '../store/store.js';
+import { warmUp } from '../validate/contract.js';
+import { createApp } from './app.js';
+import type { MockContext } from './context.js';
+import { type ApiKey, KeyRing } from './keys.js';
+import { rawErrorResponse } from './respond.js';
+
+export const defaultApiKeys: readonly ApiKey[] = [
+  { key: 'dev-customer-key', environment: 'Customer' },
+  { key: 'dev-testing-key', environment: 'Testing' },
+];
+
+export interface MockServerOptions {
+  readonly host?: string;
+  /** 0 (the default in-process) picks a free port. */
+  readonly port?: number;
+  /** A database file; without it the mock keeps everything in memory. */
+  readonly db?: string;
+  readonly apiKeys?: readonly ApiKey[];
+  /** A JSON file `{ "groups": [GroupSeed...] }` seeded at start (groups already present are kept). */
+  readonly fixtures?: string;
+  /** Makes tokens and ids deterministic. */
+  readonly seed?: number;
+  readonly logLevel?: 'silent' | 'info' | 'debug';
+  /** Largest accepted body in bytes (default 1 MiB). */
+  readonly bodyLimit?: number;
+  /** Milliseconds a client has to send the headers (default 10 s) and the whole request (default 30 s). */
+  readonly headersTimeout?: number;
+  readonly requestTimeout?: number;
+  /** Requests per minute per API key; over it, 429. */
+  readonly rateLimit?: number;
+  /** Required on `/__admin` calls when set; must be set when `host` is not loopback. */
+  readonly adminKey?: string;
+  /** The store's file-system seam (tests inject disk faults here). */
+  readonly files?: FileSystem;
+  /** Compact the change log after this many records (default 20,000). */
+  readonly compactAfter?: number;
+}
+
+export interface MockServer extends Controls {
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  readonly apiKeys: readonly ApiKey[];
+  /** Stops accepting, finishes in-flight requests, flushes the store and releases its lock. */
+  close(): Promise<void>;
+}
+
+const loopback = (host: string): boolean => host === 'localhost' || host === '::1' || host.startsWith('127.');
+
+/** Starts the mock in this process and resolves once it listens. */
+export async function createMockServer(options: MockServerOptions = {}): Promise<MockServer> {
+  const host = options.host ?? '127.0.0.1';
+  const apiKeys = options.apiKeys ?? defaultApiKeys;
+  for (const { key } of apiKeys) {
+    if (key.trim() === '' || /\s/.test(key))
+      throw new Error(`${product}: an API key must be non-empty and without spaces; check --api-key`);
+  }
+  if (!loopback(host) && (options.adminKey ?? '') === '') {
+    throw new Error(
+      `${product}: listening on ${host} (beyond loopback) needs --admin-key, so that nobody else can reset or read the mock`,
+    );
+  }
+  const persistence =
+    options.db === undefined
+      ? await openMemoryPersistence()
+      : await openFilePersistence(options.db, {
+          ...(options.files ? { files: options.files } : {}),
+          ...(options.compactAfter ? { compactAfter: options.compactAfter } : {}),
+        });
+  const store = new Store(persistence);
+  const context: MockContext = {
+    store,
+    keys: new KeyRing(apiKeys, persistence.world),
+    ids: options.seed === undefined ? cryptoIds : seededIds(options.seed),
+    logger: pino(
+      { level: options.logLevel ?? 'silent', base: { name: product } },
+      pino.destination({ dest: 2, sync: false }),
+    ),
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    rateLimiter: options.rateLimit === undefined ? undefined : new RateLimiter(options.rateLimit),
+    adminKey: options.adminKey === '' ? undefined : options.adminKey,
+    runtimes: new Map(),
+  };
+  const controls = createControls(context);
+  try {
+    if (options.fixtures !== undefined) await seedFixtures(controls, options.fixtures);
+    warmUp();
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+
+  const server = createServer(
+    {
+      headersTimeout: options.headersTimeout ?? 10_000,
+      requestTimeout: options.requestTimeout ?? 30_000,
+      maxHeaderSize: 16 * 1024,
+      connectionsCheckingInterval: 250,
+    },
+    createApp(context, createAdminHandler(context, controls)),
+  );
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) =>
+    answerClientError(error, socket),
+  );
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => resolve());
+  }).catch(async (error) => {
+    await store.close();
+    throw error;
+  });
+  const { port } = server.address() as AddressInfo;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    ...controls,
+    url: `http://${urlHost}:${port}`,
+    host,
+    port,
+    apiKeys,
+    close: () => shutDown(server, store),
+  };
+}
+
+/** Errors Node's HTTP parser reports before a request exists, answered with the same envelope. */
+function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (!socket.writable || error.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const code = error.code ?? '';
+  const reply =
+    code === 'HPE_HEADER_OVERFLOW'
+      ? apiError(
+          'HEADERS_TOO_LARGE',
+          'the request headers are larger than 16 KiB; send fewer or smaller headers',
+        )
+      : code === 'ERR_HTTP_REQUEST_TIMEOUT' || code === 'ERR_HTTP_HEADERS_TIMEOUT'
+        ? apiError(
+            'REQUEST_TIMEOUT',
+            'the request was not received in time; send the headers and body without pausing',
+          )
+        : apiError(
+            'HTTP_MALFORMED',
+            `the request is not valid HTTP/1.1 (${code || error.message}); check how the client frames it (e.g. both Content-Length and Transfer-Encoding, or two Content-Lengths)`,
+          );
+  socket.end(rawErrorResponse(reply));
+}
+
+async function seedFixtures(controls: Controls, path: string): Promise<void> {
+  let groups: GroupSeed[];
+  try {
+    groups = (JSON.parse(await readFile(path, 'utf8')) as { groups: GroupSeed[] }).groups;
+    if (!Array.isArray(groups)) throw new Error('"groups" is not an array');
+  } catch (error) {
+    throw new Error(
+      `${product}: cannot read fixtures ${path} (${(error as Error).message}); it must be JSON of the form { "groups": [ { "environment", "user_group_id", "name", ... } ] }`,
+    );
+  }
+  for (const seed of groups) {
+    if (
+      controls
+        .groups()
+        .some((g) => g.environment === seed.environment && g.provided_id === seed.user_group_id)
+    )
+      continue;
+    const result = await controls.seedGroup(seed);
+    if (!result.ok)
+      throw new Error(`${product}: fixture "${seed.user_group_id}" in ${path}: ${result.error.message}`);
+  }
+}
+
+async function shutDown(server: Server, store: Store): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.on('request', (_req: IncomingMessage, res) => res.setHeader('connection', 'close'));
+  server.closeIdleConnections();
+  const sweep = setInterval(() => server.closeIdleConnections(), 50);
+  const deadline = setTimeout(() => server.closeAllConnections(), 5_000);
+  await closed;
+  clearInterval(sweep);
+  clearTimeout(deadline);
+  await store.close();
+}

@@ -1,0 +1,28 @@
+/** Names for the document's schemas. Every shape comes from the generated file; none is written by hand. */
+import type { components, operations } from './openapi-types.generated.js';
+
+type Schemas = components['schemas'];
+type JsonBody<T> = T extends { content: { 'application/json': infer B } } ? B : never;
+
+export type GetOrCreateUserGroupRequest = Schemas['GetOrCreateUserGroupRequest'];
+export type UpdateUserGroupRequest = Schemas['UpdateUserGroupRequest'];
+export type RotateUserGroupTokenRequest = Schemas['RotateUserGroupTokenRequest'];
+export type GetOrCreateUserGroupResponse = Schemas['GetOrCreateUserGroupResponse'];
+export type UpdateUserGroupResponse = Schemas['UpdateUserGroupResponse'];
+export type RotateUserGroupTokenResponse = Schemas['RotateUserGroupTokenResponse'];
+export type ErrorResponse = Schemas['ErrorResponse'];
+export type ErrorCode = Schemas['ErrorCode'];
+export type Diagnostic = Schemas['Diagnostic'];
+export type Mapping = Schemas['Mapping'];
+export type Properties = Schemas['Properties'];
+export type ApiEnvironmentTag = Schemas['ApiEnvironmentTag'];
+export type Environment = NonNullable<ApiEnvironmentTag>;
+
+/** The request body type of each operation, keyed by operationId. */
+export type RequestBodies = {
+  [K in keyof operations]: JsonBody<NonNullable<operations[K]['requestBody']>>;
+};
+/** The success body type of each operation, keyed by operationId. */
+export type SuccessBodies = {
+  [K in keyof operations]: JsonBody<operations[K]['responses'][200]>;
+};

@@ -1,0 +1,102 @@
+import type { FileHandle } from 'node:fs/promises';
+import type { Change } from '../domain/changes.js';
+import { type FileSystem, isMissing } from './fileSystem.js';
+
+/**
+ * An append-only log of changes, one JSON line each. `append` returns once the lines are fdatasynced; a failed
+ * append truncates the file back to its last good length, so a half-written batch never reaches a later read.
+ */
+export class ChangeLog {
+  #size: number;
+  #records: number;
+
+  private constructor(
+    readonly path: string,
+    private readonly handle: FileHandle,
+    size: number,
+    records: number,
+  ) {
+    this.#size = size;
+    this.#records = records;
+  }
+
+  /** Opens (creating) the log for appending, after dropping a torn last line left by a crash. */
+  static async open(
+    files: FileSystem,
+    path: string,
+    replayed: { bytes: number; records: number },
+  ): Promise<ChangeLog> {
+    const handle = await files.open(path, 'a+');
+    const { size } = await handle.stat();
+    if (size !== replayed.bytes) {
+      await handle.truncate(replayed.bytes);
+      await handle.sync();
+    }
+    return new ChangeLog(path, handle, replayed.bytes, replayed.records);
+  }
+
+  get records(): number {
+    return this.#records;
+  }
+
+  async append(changes: readonly Change[]): Promise<void> {
+    if (changes.length === 0) return;
+    let text = '';
+    for (const change of changes) text += `${JSON.stringify(change)}\n`;
+    const bytes = Buffer.from(text, 'utf8');
+    try {
+      let written = 0;
+      while (written < bytes.length) {
+        const { bytesWritten } = await this.handle.write(
+          bytes,
+          written,
+          bytes.length - written,
+          this.#size + written,
+        );
+        written += bytesWritten;
+      }
+      await this.handle.datasync();
+    } catch (error) {
+      await this.handle.truncate(this.#size).catch(() => undefined);
+      throw error;
+    }
+    this.#size += bytes.length;
+    this.#records += changes.length;
+  }
+
+  close(): Promise<void> {
+    return this.handle.close();
+  }
+}
+
+/**
+ * Reads a log's complete lines. A last line without its newline is a write the crash cut short (never
+ * acknowledged) and is skipped; a complete line that does not parse means the file is damaged.
+ */
+export async function readChangeLog(
+  files: FileSystem,
+  path: string,
+): Promise<{ changes: Change[]; bytes: number; records: number }> {
+  let buffer: Buffer;
+  try {
+    buffer = await files.readFile(path);
+  } catch (error) {
+    if (isMissing(error)) return { changes: [], bytes: 0, records: 0 };
+    throw error;
+  }
+  const end = buffer.lastIndexOf(0x0a) + 1;
+  const changes: Change[] = [];
+  let line = 0;
+  for (const text of buffer.subarray(0, end).toString('utf8').split('\n')) {
+    line++;
+    if (text === '') continue;
+    try {
+      changes.push(JSON.parse(text) as Change);
+    } catch {
+      throw new Error(
+        `user-group-mock: the change log ${path} is damaged at line ${line}; it was left untouched. Restore it from a backup or start with another --db path.`,
+      );
+    }
+  }
+  return { changes, bytes: end, records: changes.length };
+}

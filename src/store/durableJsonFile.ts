@@ -1,0 +1,55 @@
+import { randomBytes } from 'node:crypto';
+import { basename, dirname, join } from 'node:path';
+import type { Adapter } from 'lowdb';
+import { type FileSystem, isMissing, syncDirectory } from './fileSystem.js';
+
+/**
+ * A lowdb adapter like lowdb's JSONFile, but crash-safe: each write goes to a uniquely named temp file, is
+ * fsynced, renamed over the database and the directory fsynced. A crash leaves the old file or the new one,
+ * never a torn one. `read` refuses a file that does not parse instead of starting empty over it.
+ */
+export class DurableJsonFile<T> implements Adapter<T> {
+  constructor(
+    readonly path: string,
+    private readonly files: FileSystem,
+  ) {}
+
+  async read(): Promise<T | null> {
+    let bytes: Buffer;
+    try {
+      bytes = await this.files.readFile(this.path);
+    } catch (error) {
+      if (isMissing(error)) return null;
+      throw error;
+    }
+    try {
+      return JSON.parse(bytes.toString('utf8')) as T;
+    } catch (error) {
+      throw new Error(
+        `user-group-mock: the database ${this.path} is not valid JSON (${(error as Error).message}); it was left untouched. Restore it from a backup or start with another --db path.`,
+      );
+    }
+  }
+
+  async write(data: T): Promise<void> {
+    const directory = dirname(this.path);
+    const temp = join(
+      directory,
+      `.${basename(this.path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
+    );
+    const handle = await this.files.open(temp, 'wx');
+    try {
+      await handle.writeFile(JSON.stringify(data));
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    try {
+      await this.files.rename(temp, this.path);
+    } catch (error) {
+      await this.files.unlink(temp).catch(() => undefined);
+      throw error;
+    }
+    await syncDirectory(this.files, directory);
+  }
+}

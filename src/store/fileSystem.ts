@@ -1,0 +1,37 @@
+import * as fs from 'node:fs/promises';
+
+/**
+ * The store's whole view of the disk. Tests pass a wrapped copy to make the Nth write, fsync or rename fail;
+ * nothing else in the store touches `node:fs`.
+ */
+export interface FileSystem {
+  open(path: string, flags: string): Promise<fs.FileHandle>;
+  readFile(path: string): Promise<Buffer>;
+  rename(from: string, to: string): Promise<void>;
+  unlink(path: string): Promise<void>;
+  readdir(path: string): Promise<string[]>;
+  mkdir(path: string, options: { recursive: true }): Promise<unknown>;
+}
+
+export const nodeFileSystem: FileSystem = {
+  open: (path, flags) => fs.open(path, flags),
+  readFile: (path) => fs.readFile(path),
+  rename: (from, to) => fs.rename(from, to),
+  unlink: (path) => fs.unlink(path),
+  readdir: (path) => fs.readdir(path),
+  mkdir: (path, options) => fs.mkdir(path, options),
+};
+
+/** Whether an fs error says the file is not there. */
+export const isMissing = (error: unknown): boolean =>
+  (error as NodeJS.ErrnoException | null)?.code === 'ENOENT';
+
+/** fsyncs a directory, so a rename or a new file in it survives a power cut. */
+export async function syncDirectory(files: FileSystem, directory: string): Promise<void> {
+  const handle = await files.open(directory, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,127 @@
+import { basename, dirname, resolve } from 'node:path';
+import { Low, Memory } from 'lowdb';
+import type { Change } from '../domain/changes.js';
+import { applyChanges } from '../domain/changes.js';
+import { emptyWorld, type World } from '../domain/model.js';
+import { ChangeLog, readChangeLog } from './changeLog.js';
+import { DurableJsonFile } from './durableJsonFile.js';
+import { type FileSystem, nodeFileSystem } from './fileSystem.js';
+import { acquireLock } from './lock.js';
+import { fromSnapshot, type SnapshotFile, toSnapshot } from './snapshot.js';
+
+/** Where the store keeps what it acknowledged. `append` resolves only once the changes are durable. */
+export interface Persistence {
+  readonly world: World;
+  append(changes: readonly Change[]): Promise<void>;
+  /**
+   * Called between appends, when memory equals what is durable. May take a snapshot of the world now and write it
+   * in the background; appends made meanwhile go to a fresh log.
+   */
+  maybeCompact(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** `--in-memory`: lowdb's Memory adapter; nothing outlives the process. */
+export async function openMemoryPersistence(): Promise<Persistence> {
+  const db = new Low<SnapshotFile | null>(new Memory(), null);
+  await db.read();
+  const world = db.data === null ? emptyWorld() : fromSnapshot(db.data, 'memory');
+  return {
+    world,
+    append: async () => undefined,
+    maybeCompact: async () => undefined,
+    close: async () => undefined,
+  };
+}
+
+export interface FilePersistenceOptions {
+  readonly files?: FileSystem;
+  /** Compact once the current log holds this many records (and at least as many as there are groups). */
+  readonly compactAfter?: number;
+}
+
+/**
+ * A lowdb JSON snapshot (`db.json`, written crash-safely) plus an append-only, fdatasynced change log
+ * (`db.json.log.<generation>`) replayed on start. Compaction writes a new snapshot in the background.
+ */
+export async function openFilePersistence(
+  path: string,
+  options: FilePersistenceOptions = {},
+): Promise<Persistence> {
+  const files = options.files ?? nodeFileSystem;
+  const compactAfter = options.compactAfter ?? 20_000;
+  const dbPath = resolve(path);
+  const directory = dirname(dbPath);
+  await files.mkdir(directory, { recursive: true });
+  const release = await acquireLock(files, `${dbPath}.lock`);
+  try {
+    const db = new Low<SnapshotFile | null>(new DurableJsonFile(dbPath, files), null);
+    await db.read();
+    const world = db.data === null ? emptyWorld() : fromSnapshot(db.data, dbPath);
+    const firstGeneration = db.data?.logGeneration ?? 1;
+    const logs = await listLogs(files, dbPath);
+    for (const stale of logs.filter((g) => g < firstGeneration)) await files.unlink(logPath(dbPath, stale));
+    let generation = firstGeneration;
+    let replayed = { bytes: 0, records: 0 };
+    for (const g of logs.filter((g) => g >= firstGeneration)) {
+      const log = await readChangeLog(files, logPath(dbPath, g));
+      applyChanges(world, log.changes);
+      generation = g;
+      replayed = log;
+    }
+    let log = await ChangeLog.open(files, logPath(dbPath, generation), replayed);
+    let compaction: Promise<void> = Promise.resolve();
+    let compacting = false;
+
+    const maybeCompact = async (): Promise<void> => {
+      const groups = [...world.tenants.values()].reduce((n, t) => n + t.groups.size, 0);
+      if (compacting || log.records < Math.max(compactAfter, groups)) return;
+      compacting = true;
+      const next = generation + 1;
+      const snapshot = toSnapshot(world, next);
+      const fresh = await ChangeLog.open(files, logPath(dbPath, next), { bytes: 0, records: 0 });
+      const previous = log;
+      log = fresh;
+      generation = next;
+      compaction = (async () => {
+        try {
+          db.data = snapshot;
+          await db.write();
+          await previous.close();
+          for (const old of (await listLogs(files, dbPath)).filter((g) => g < next))
+            await files.unlink(logPath(dbPath, old));
+        } catch (error) {
+          process.emitWarning(
+            `user-group-mock: compaction of ${dbPath} failed (${(error as Error).message}); the change logs still hold everything and compaction will be retried.`,
+          );
+        } finally {
+          compacting = false;
+        }
+      })();
+    };
+
+    return {
+      world,
+      append: (changes) => log.append(changes),
+      maybeCompact,
+      close: async () => {
+        await compaction;
+        await log.close();
+        await release();
+      },
+    };
+  } catch (error) {
+    await release();
+    throw error;
+  }
+}
+
+const logPath = (dbPath: string, generation: number): string => `${dbPath}.log.${generation}`;
+
+async function listLogs(files: FileSystem, dbPath: string): Promise<number[]> {
+  const prefix = `${basename(dbPath)}.log.`;
+  return (await files.readdir(dirname(dbPath)))
+    .filter((name) => name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length)))
+    .map((name) => Number(name.slice(prefix.length)))
+    .sort((a, b) => a - b);
+}

@@ -1,0 +1,138 @@
+import type { ErrorObject } from 'ajv/dist/2020.js';
+import { type Diagnostic, diagnostic, place, pointer } from './diagnostic.js';
+
+/**
+ * Turns Ajv's errors into diagnostics a person can act on. Combinators are folded: a failed `anyOf` of `required`
+ * becomes "must have at least one of", a failed `oneOf` of types becomes "must be an object or null".
+ */
+export function diagnosticsFromAjv(errors: readonly ErrorObject[], base: string): Diagnostic[] {
+  const consumed = new Set<ErrorObject>();
+  const folded = new Map<ErrorObject, Diagnostic[]>();
+  errors.forEach((error, index) => {
+    if (error.keyword !== 'anyOf' && error.keyword !== 'oneOf') return;
+    const children = errors.slice(0, index).filter((e) => !consumed.has(e) && isBranchError(e, error));
+    for (const child of children) consumed.add(child);
+    folded.set(error, foldCombinator(error, children, base));
+  });
+  return errors.flatMap((error) =>
+    consumed.has(error) ? [] : (folded.get(error) ?? [describe(error, base)]),
+  );
+}
+
+/**
+ * Whether an error came from a branch of a combinator. Ajv lists branch errors just before the combinator's own;
+ * a branch that is a `$ref` reports the referenced schema's path, so the instance location decides there.
+ */
+const isBranchError = (error: ErrorObject, combinator: ErrorObject): boolean =>
+  error.schemaPath.startsWith(`${combinator.schemaPath}/`) ||
+  (error.instancePath === combinator.instancePath &&
+    (error.keyword === 'type' || error.keyword === 'required'));
+
+function foldCombinator(error: ErrorObject, children: readonly ErrorObject[], base: string): Diagnostic[] {
+  const path = base + error.instancePath;
+  if (children.length > 0 && children.every((c) => c.keyword === 'required')) {
+    const fields = children.map((c) => `"${(c.params as { missingProperty: string }).missingProperty}"`);
+    return [
+      diagnostic('MISSING_FIELD', path, `${place(path)} must have at least one of ${fields.join(', ')}`),
+    ];
+  }
+  if (
+    children.length > 0 &&
+    children.every((c) => c.keyword === 'type' && c.instancePath === error.instancePath)
+  ) {
+    const types = children.flatMap((c) => typeNames((c.params as { type: string | string[] }).type));
+    return [
+      diagnostic(
+        'WRONG_TYPE',
+        path,
+        `${place(path)} must be ${types.join(' or ')}, not ${jsonType(error.data)}`,
+      ),
+    ];
+  }
+  return children.map((c) => describe(c, base));
+}
+
+const article = (name: string): string => (/^[aeiou]/.test(name) ? `an ${name}` : `a ${name}`);
+const typeNames = (type: string | string[]): string[] =>
+  (Array.isArray(type) ? type : [type]).map((t) => (t === 'null' ? 'null' : article(t)));
+const jsonType = (value: unknown): string =>
+  value === null ? 'null' : Array.isArray(value) ? 'an array' : article(typeof value);
+
+function describe(error: ErrorObject, base: string): Diagnostic {
+  const path = base + error.instancePath;
+  const at = place(path);
+  const params = error.params as Record<string, unknown>;
+  const schema = (error.parentSchema ?? {}) as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required': {
+      const field = String(params.missingProperty);
+      return diagnostic('MISSING_FIELD', pointer(path, field), `${at} must have required field "${field}"`);
+    }
+    case 'additionalProperties': {
+      const field = String(params.additionalProperty);
+      const known = Object.keys((schema.properties as object | undefined) ?? {});
+      return diagnostic(
+        'UNKNOWN_FIELD',
+        pointer(path, field),
+        `${at} has unknown field "${field}"${suggest(field, known)}`,
+      );
+    }
+    case 'type':
+      return diagnostic(
+        'WRONG_TYPE',
+        path,
+        `${at} must be ${typeNames(params.type as string).join(' or ')}, not ${jsonType(error.data)}`,
+      );
+    case 'minLength':
+      return params.limit === 1
+        ? diagnostic('TOO_SHORT', path, `${at} must not be empty`)
+        : diagnostic('TOO_SHORT', path, `${at} must have at least ${params.limit} characters`);
+    case 'maxLength':
+      return diagnostic(
+        'TOO_LONG',
+        path,
+        `${at} must have at most ${params.limit} characters, not ${String(error.data).length}`,
+      );
+    case 'pattern':
+      return diagnostic(
+        'INVALID_FORMAT',
+        path,
+        `${at} ${String(schema['x-pattern-message'] ?? `must match ${params.pattern}`)}`,
+      );
+    case 'minProperties': {
+      const required = new Set((schema.required as string[] | undefined) ?? []);
+      const others = Object.keys((schema.properties as object | undefined) ?? {}).filter(
+        (k) => !required.has(k),
+      );
+      const besides = required.size > 0 ? ` besides ${[...required].map((k) => `"${k}"`).join(', ')}` : '';
+      return diagnostic(
+        'MISSING_FIELD',
+        path,
+        `${at} must have at least one of ${others.map((k) => `"${k}"`).join(', ')}${besides}`,
+      );
+    }
+    case 'enum':
+      return diagnostic(
+        'INVALID_VALUE',
+        path,
+        `${at} must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`,
+      );
+    case 'const':
+      return diagnostic('INVALID_VALUE', path, `${at} must be ${JSON.stringify(params.allowedValue)}`);
+    default:
+      return diagnostic(
+        `SCHEMA_${error.keyword.toUpperCase()}`,
+        path,
+        `${at} ${error.message ?? 'is invalid'}`,
+      );
+  }
+}
+
+const squash = (name: string): string => name.toLowerCase().replaceAll(/[^a-z0-9]/g, '');
+
+/** `; did you mean "user_group_id"?` when the unknown field is a known one spelled another way. */
+function suggest(field: string, known: readonly string[]): string {
+  const match = known.find((k) => squash(k) === squash(field));
+  if (match !== undefined) return `; did you mean "${match}"?`;
+  return known.length > 0 ? `; allowed fields are ${known.map((k) => `"${k}"`).join(', ')}` : '';
+}

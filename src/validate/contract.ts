@@ -1,0 +1,67 @@
+import { serviceDocument } from '../spec/document.js';
+import { createRouter, type Operation, operations, type Route } from '../spec/operations.js';
+import { diagnosticsFromAjv } from './ajvDiagnostics.js';
+import { type Diagnostic, invalid, type Validation, valid } from './diagnostic.js';
+import { inspectJsonValue } from './jsonValue.js';
+import { SchemaRegistry } from './schemas.js';
+
+const documentId = 'user-group-service';
+let registry: SchemaRegistry | undefined;
+const schemas = (): SchemaRegistry => {
+  if (registry === undefined) {
+    registry = new SchemaRegistry();
+    registry.register(documentId, serviceDocument());
+  }
+  return registry;
+};
+
+let router: ((method: string, path: string) => Route) | undefined;
+/** Finds the operation for a method and path of the User Group Service. */
+export const route = (method: string, path: string): Route => {
+  router ??= createRouter(operations());
+  return router(method, path);
+};
+
+/** Checks a parsed request body against the operation's schema (and the JSON rules schemas cannot express). */
+export function checkRequestBody(operation: Operation, body: unknown): Validation<unknown> {
+  const structural = inspectJsonValue(body);
+  if (structural.length > 0) return invalid(structural);
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    const kind = body === null ? 'null' : Array.isArray(body) ? 'an array' : `a ${typeof body}`;
+    return invalid([
+      { code: 'BODY_NOT_OBJECT', path: '/body', message: `body must be a JSON object, not ${kind}` },
+    ]);
+  }
+  if (operation.requestSchema === undefined) return valid(body);
+  const errors = schemas().check(documentId, operation.requestSchema)(body);
+  return errors.length === 0 ? valid(body) : invalid(diagnosticsFromAjv(errors, '/body'));
+}
+
+/** Checks a response body against the schema the document gives for that operation and status. */
+export function checkResponseBody(
+  operation: Operation,
+  status: number,
+  body: unknown,
+  lenient: boolean,
+): Diagnostic[] {
+  const schema = operation.responseSchemas.get(String(status)) ?? operation.responseSchemas.get('default');
+  if (schema === undefined) {
+    const known = [...operation.responseSchemas.keys()].join(', ');
+    return [
+      {
+        code: 'UNDOCUMENTED_STATUS',
+        path: '/status',
+        message: `${operation.operationId} does not document status ${status}; it documents ${known}`,
+      },
+    ];
+  }
+  return diagnosticsFromAjv(schemas().check(documentId, schema, { lenient })(body), '/body');
+}
+
+/** Compiles every schema now rather than on first use (servers call this before listening). */
+export function warmUp(): void {
+  for (const operation of operations()) {
+    if (operation.requestSchema !== undefined) schemas().check(documentId, operation.requestSchema);
+    for (const schema of operation.responseSchemas.values()) schemas().check(documentId, schema);
+  }
+}

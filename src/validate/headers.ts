@@ -1,0 +1,110 @@
+import { parse as parseContentType } from 'content-type';
+import { type Diagnostic, diagnostic } from './diagnostic.js';
+
+export type HeaderValue = string | readonly string[] | undefined;
+export type HeaderBag = Readonly<Record<string, HeaderValue>>;
+
+const authPath = '/headers/authorization';
+const tokenForm = '"Authorization: Token <API_KEY>"';
+
+/** The API key of a well-formed `Authorization: Token <API_KEY>`, or the diagnostic naming the mistake. */
+export function readApiKey(
+  value: HeaderValue,
+): { ok: true; key: string } | { ok: false; diagnostic: Diagnostic } {
+  if (Array.isArray(value) && value.length > 1) {
+    return fail(
+      'AUTH_DUPLICATE',
+      `the request carries ${value.length} Authorization headers; send exactly one, ${tokenForm}`,
+    );
+  }
+  const header = (Array.isArray(value) ? value[0] : value) as string | undefined;
+  if (header === undefined || header.trim() === '') {
+    return fail('AUTH_MISSING', `Authorization header is missing; send ${tokenForm}`);
+  }
+  const match = /^(\S+)(?:[ \t]+(.*))?$/.exec(header.trim());
+  const scheme = match?.[1] ?? '';
+  const credential = match?.[2]?.trim() ?? '';
+  if (/^bearer$/i.test(scheme)) {
+    return fail('AUTH_BEARER', `Authorization uses the Token scheme, not Bearer: send ${tokenForm}`);
+  }
+  if (!/^token$/i.test(scheme)) {
+    const hint = credential === '' ? 'the scheme word is missing' : `"${scheme}" is not the scheme`;
+    return fail('AUTH_SCHEME', `Authorization uses the Token scheme (${hint}): send ${tokenForm}`);
+  }
+  if (credential === '' || /\s/.test(credential)) {
+    return fail(
+      'AUTH_SCHEME',
+      `Authorization must be the word Token, one space, then the API key: send ${tokenForm}`,
+    );
+  }
+  return { ok: true, key: credential };
+}
+
+const fail = (code: string, message: string) => ({
+  ok: false as const,
+  diagnostic: diagnostic(code, authPath, message),
+});
+
+/** `undefined` when the Content-Type is JSON in UTF-8, else the diagnostic. */
+export function checkContentType(value: HeaderValue): Diagnostic | undefined {
+  const header = Array.isArray(value) ? value[0] : (value as string | undefined);
+  const path = '/headers/content-type';
+  if (header === undefined || header === '') {
+    return diagnostic(
+      'UNSUPPORTED_MEDIA_TYPE',
+      path,
+      'Content-Type header is missing; send "Content-Type: application/json"',
+    );
+  }
+  try {
+    const { type, parameters } = parseContentType(header);
+    if (type !== 'application/json') {
+      return diagnostic(
+        'UNSUPPORTED_MEDIA_TYPE',
+        path,
+        `Content-Type is "${type}"; the body must be sent as "Content-Type: application/json"`,
+      );
+    }
+    const charset = parameters.charset?.toLowerCase();
+    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+      return diagnostic(
+        'UNSUPPORTED_MEDIA_TYPE',
+        path,
+        `Content-Type names charset "${charset}"; JSON is sent in UTF-8 ("application/json; charset=utf-8")`,
+      );
+    }
+    return undefined;
+  } catch {
+    return diagnostic(
+      'UNSUPPORTED_MEDIA_TYPE',
+      path,
+      `Content-Type "${header}" cannot be parsed; send "Content-Type: application/json"`,
+    );
+  }
+}
+
+/** `undefined` when the body is not compressed; the mock, like most JSON APIs, takes identity bodies only. */
+export function checkContentEncoding(value: HeaderValue): Diagnostic | undefined {
+  const header = Array.isArray(value) ? value.join(',') : (value as string | undefined);
+  if (header === undefined || header.trim() === '' || header.trim().toLowerCase() === 'identity')
+    return undefined;
+  return diagnostic(
+    'UNSUPPORTED_MEDIA_TYPE',
+    '/headers/content-encoding',
+    `Content-Encoding "${header}" is not accepted; send the JSON uncompressed`,
+  );
+}
+
+/** Lower-cases header names, so a plain object from any client can be checked. */
+export function lowerCaseHeaders(headers: unknown): HeaderBag {
+  const out: Record<string, HeaderValue> = Object.create(null);
+  if (headers === null || typeof headers !== 'object') return out;
+  for (const [name, value] of Object.entries(headers)) {
+    if (typeof value === 'string' || (Array.isArray(value) && value.every((v) => typeof v === 'string'))) {
+      const key = name.toLowerCase();
+      const previous = out[key];
+      out[key] = previous === undefined ? value : [...[previous].flat(), ...[value].flat()];
+    }
+  }
+  return out;
+}

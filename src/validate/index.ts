@@ -1,0 +1,8 @@
+export type { Diagnostic, Validation } from './diagnostic.js';
+export { type RequestToValidate, type RequestValidation, validateRequest } from './validateRequest.js';
+export {
+  type ResponseToValidate,
+  type ResponseValidation,
+  type ResponseValidationOptions,
+  validateResponse,
+} from './validateResponse.js';

@@ -1,0 +1,107 @@
+import { type Diagnostic, diagnostic, invalid, type Validation, valid } from './diagnostic.js';
+import { inspectJsonValue, maxDepth } from './jsonValue.js';
+
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * Turns the bytes of a request body into a JSON value, or diagnostics naming the client's mistake.
+ * Rules beyond JSON.parse: no byte order mark, valid UTF-8, no duplicate keys in one object, and everything
+ * `inspectJsonValue` checks.
+ */
+export function parseJsonBody(bytes: Uint8Array | string): Validation<unknown> {
+  let text: string;
+  if (typeof bytes === 'string') {
+    text = bytes;
+  } else {
+    if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
+      return invalid([
+        diagnostic(
+          'BODY_INVALID_ENCODING',
+          '/body',
+          'body starts with a UTF-8 byte order mark; JSON over HTTP must not carry one, remove it',
+        ),
+      ]);
+    }
+    try {
+      text = decoder.decode(bytes);
+    } catch {
+      return invalid([
+        diagnostic(
+          'BODY_INVALID_ENCODING',
+          '/body',
+          'body is not valid UTF-8; encode the JSON text as UTF-8',
+        ),
+      ]);
+    }
+  }
+  if (text.trim() === '') {
+    return invalid([
+      diagnostic('BODY_MISSING', '/body', 'body is empty; send the JSON object with a Content-Length header'),
+    ]);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return invalid([
+      diagnostic(
+        'BODY_INVALID_JSON',
+        '/body',
+        `body is not valid JSON (${reason}); send JSON.stringify(body)`,
+      ),
+    ]);
+  }
+  const structural = scanStructure(text);
+  if (structural !== undefined) return invalid([structural]);
+  const found = inspectJsonValue(value);
+  return found.length > 0 ? invalid(found) : valid(value);
+}
+
+/**
+ * One pass over valid JSON text that finds what JSON.parse hides: a key repeated in one object (JSON.parse keeps
+ * the last silently) and nesting deeper than `maxDepth` (reported before any recursive walk).
+ */
+function scanStructure(text: string): Diagnostic | undefined {
+  const keys: Array<Set<string> | null> = [];
+  let expectKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      keys.push(c === 0x7b ? new Set() : null);
+      if (keys.length > maxDepth) {
+        return diagnostic(
+          'BODY_TOO_DEEP',
+          '/body',
+          `body is nested deeper than ${maxDepth} levels; flatten the body`,
+        );
+      }
+      expectKey = c === 0x7b;
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      keys.pop();
+      expectKey = false;
+    } else if (c === 0x2c /* , */) {
+      expectKey = keys.at(-1) instanceof Set;
+    } else if (c === 0x22 /* " */) {
+      const start = i;
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c /* \ */) i++;
+        else if (d === 0x22) break;
+      }
+      if (!expectKey) continue;
+      expectKey = false;
+      const key = JSON.parse(text.slice(start, i + 1)) as string;
+      const seen = keys.at(-1) as Set<string>;
+      if (seen.has(key)) {
+        return diagnostic(
+          'BODY_DUPLICATE_KEY',
+          '/body',
+          `body repeats the key "${key}" in one object; send each key once`,
+        );
+      }
+      seen.add(key);
+    }
+  }
+  return undefined;
+}

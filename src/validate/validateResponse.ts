@@ -1,0 +1,63 @@
+import { operations } from '../spec/operations.js';
+import { checkResponseBody, route } from './contract.js';
+import type { Diagnostic } from './diagnostic.js';
+import { parseJsonBody } from './jsonText.js';
+import { routeDiagnostic } from './routes.js';
+
+export interface ResponseToValidate {
+  /** The method and path of the request this response answers. */
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+  /** The parsed JSON body, or its raw text (string or bytes). */
+  readonly body: unknown;
+}
+
+export interface ResponseValidationOptions {
+  /** Accept fields the document does not name (for recordings of a real server). Default: false, strict. */
+  readonly allowAdditionalProperties?: boolean;
+}
+
+export interface ResponseValidation {
+  readonly ok: boolean;
+  readonly operationId?: string;
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/** Checks a response against the document's schema for its operation and status. Never throws. */
+export function validateResponse(
+  response: ResponseToValidate,
+  options: ResponseValidationOptions = {},
+): ResponseValidation {
+  try {
+    const method = String(response?.method ?? '').toUpperCase();
+    const path = String(response?.path ?? '').split('?')[0] as string;
+    const found = route(method, path);
+    if (found.kind !== 'operation') {
+      return { ok: false, diagnostics: [routeDiagnostic(found, method, path, operations())] };
+    }
+    const raw = response.body;
+    const parsed =
+      typeof raw === 'string' || raw instanceof Uint8Array
+        ? parseJsonBody(raw)
+        : { ok: true as const, value: raw };
+    if (!parsed.ok)
+      return { ok: false, operationId: found.operation.operationId, diagnostics: parsed.diagnostics };
+    const status = Number(response.status);
+    const diagnostics = checkResponseBody(
+      found.operation,
+      status,
+      parsed.value,
+      options.allowAdditionalProperties === true,
+    );
+    return { ok: diagnostics.length === 0, operationId: found.operation.operationId, diagnostics };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return {
+      ok: false,
+      diagnostics: [
+        { code: 'UNREADABLE_RESPONSE', path: '', message: `the response could not be read: ${reason}` },
+      ],
+    };
+  }
+}
