@@ -43,6 +43,7 @@ export type ApiCall = (method: string, body?: unknown, key?: string) => Promise<
 /** A fresh in-memory mock per test: no state is shared between tests. `api` calls /api/user with a key. */
 export async function startMock(options: MockServerOptions = {}): Promise<MockServer & { api: ApiCall }> {
   const server = await createMockServer({ port: 0, host: '127.0.0.1', ...options });
-  const api: ApiCall = (method, body, key) => call(server.url, method, '/api/user', { headers: jsonHeaders(key), body });
+  const api: ApiCall = (method, body, key) =>
+    call(server.url, method, '/api/user', { headers: jsonHeaders(key), body });
   return Object.assign(server, { api });
 }

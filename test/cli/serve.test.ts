@@ -1,0 +1,76 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { serveFlags } from '../../src/cli/args.js';
+import { validateResponse } from '../../src/index.js';
+import { type CliProcess, runCli, startCli, stopCli } from '../support/cli.js';
+import { useTempDir } from '../support/tmp.js';
+
+const tempDir = useTempDir();
+const running: CliProcess[] = [];
+afterEach(async () => {
+  for (const cli of running.splice(0)) await stopCli(cli, 'SIGKILL');
+});
+
+describe('user-group-mock serve', () => {
+  it('prints the listening line first, then the keys and a curl that works as printed', async () => {
+    const cli = await startCli(['--port', '0', '--db', join(tempDir(), 'db.json'), '--log-level', 'silent']);
+    running.push(cli);
+    expect(cli.lines[0]).toMatch(/^user-group-mock listening on http:\/\/127\.0\.0\.1:\d+$/);
+    await expect.poll(() => cli.lines.some((l) => l.trim().startsWith('curl '))).toBe(true);
+    const output = cli.lines.join('\n');
+    expect(output).toContain('dev-customer-key (Customer)');
+    expect(output).toContain('dev-testing-key (Testing)');
+    const curl = cli.lines.find((l) => l.trim().startsWith('curl ')) as string;
+    const { stdout } = await promisify(execFile)('sh', ['-c', curl.trim()]);
+    const body = JSON.parse(stdout);
+    expect(body).toMatchObject({ success: 1, new_user_group: true });
+    expect(validateResponse({ method: 'GET', path: '/api/user', status: 200, body }).ok).toBe(true);
+  });
+
+  it('takes its settings from environment variables too', async () => {
+    const cli = await startCli([], {
+      USER_GROUP_MOCK_PORT: '0',
+      USER_GROUP_MOCK_IN_MEMORY: 'true',
+      USER_GROUP_MOCK_API_KEYS: 'k1:Testing,k2',
+    });
+    running.push(cli);
+    await expect.poll(() => cli.lines.join('\n')).toContain('k2 (Customer)');
+    expect(cli.lines.join('\n')).toContain('k1 (Testing)');
+    expect(cli.lines.join('\n')).toContain('in memory');
+  });
+
+  it('documents every flag in --help', async () => {
+    const cli = runCli(['serve', '--help']);
+    expect(await cli.exited).toBe(0);
+    const help = cli.lines.join('\n');
+    for (const [name, flag] of Object.entries(serveFlags)) {
+      expect(help).toContain(`--${name}`);
+      if (flag.env !== '') expect(help).toContain(flag.env);
+    }
+  });
+
+  it.each([
+    [['--port', 'abc'], /--port must be an integer/],
+    [['--in-memory', '--db', 'x.json'], /exclude each other/],
+    [['--api-key', ':Customer'], /--api-key/],
+    [['--log-level', 'loud'], /--log-level/],
+    [['--rate-limit', '5/hour'], /N\/min/],
+    [['--no-such-flag'], /serve --help/],
+  ])('exits 2 with a clear message for %j', async (args, message) => {
+    const cli = runCli(['serve', ...args]);
+    expect(await cli.exited).toBe(2);
+    expect(cli.stderr()).toMatch(message);
+  });
+
+  it('flushes, releases the lock and exits 0 on SIGTERM', async () => {
+    const db = join(tempDir(), 'db.json');
+    const cli = await startCli(['--port', '0', '--db', db, '--log-level', 'silent']);
+    running.push(cli);
+    expect(existsSync(`${db}.lock`)).toBe(true);
+    expect(await stopCli(cli, 'SIGTERM')).toBe(0);
+    expect(existsSync(`${db}.lock`)).toBe(false);
+  });
+});

@@ -1,0 +1,112 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { MockServer } from '../../src/index.js';
+import { type FileSystem, nodeFileSystem } from '../../src/store/fileSystem.js';
+import { startMock } from '../support/http.js';
+import { useTempDir } from '../support/tmp.js';
+
+const tempDir = useTempDir();
+const open: MockServer[] = [];
+afterEach(async () => {
+  for (const server of open.splice(0)) await server.close();
+});
+async function start(options: Parameters<typeof startMock>[0]) {
+  const server = await startMock(options);
+  open.push(server);
+  return server;
+}
+
+describe('a database file', () => {
+  it('keeps groups, tokens and team_ids across a restart', async () => {
+    const db = join(tempDir(), 'db.json');
+    const first = await start({ db });
+    const a = (await first.api('GET', { name: 'A', user_group_id: 'a' })).body.user_group;
+    const b = (await first.api('GET', { name: 'B', user_group_id: 'b' })).body.user_group;
+    const rotated = (await first.api('POST', { current_token: b.token })).body.user_group;
+    await first.close();
+    open.pop();
+
+    const second = await start({ db });
+    const again = await second.api('GET', { name: 'A', user_group_id: 'a' });
+    expect(again.body).toMatchObject({
+      new_user_group: false,
+      user_group: { token: a.token, team_id: a.team_id },
+    });
+    expect((await second.api('POST', { current_token: b.token })).status).toBe(404);
+    const rotatedAgain = await second.api('POST', { current_token: rotated.token });
+    expect(rotatedAgain.body.user_group.team_id).toBe(b.team_id);
+    const c = (await second.api('GET', { name: 'C', user_group_id: 'c' })).body.user_group;
+    expect([a.team_id, b.team_id]).not.toContain(c.team_id);
+  });
+
+  it('keeps everything across compactions into the lowdb snapshot', async () => {
+    const dir = tempDir();
+    const db = join(dir, 'db.json');
+    const first = await start({ db, compactAfter: 5 });
+    for (let i = 0; i < 30; i++) await first.api('GET', { name: `G${i}`, user_group_id: `g${i}` });
+    await first.close();
+    open.pop();
+    const snapshot = JSON.parse(readFileSync(db, 'utf8'));
+    expect(snapshot.format).toBe('user-group-mock/1');
+    expect(snapshot.tenants[0].groups.length).toBeGreaterThan(0);
+    const second = await start({ db });
+    expect(second.groups()).toHaveLength(30);
+  });
+
+  it('refuses a second server on the same file', async () => {
+    const db = join(tempDir(), 'db.json');
+    await start({ db });
+    await expect(start({ db })).rejects.toThrow(/another server \(pid \d+\) is using this database/);
+  });
+
+  it('refuses to start on a corrupt file and leaves it untouched', async () => {
+    const db = join(tempDir(), 'db.json');
+    writeFileSync(db, '{"format":"user-group-mock/1","tenants": [');
+    await expect(start({ db })).rejects.toThrow(/not valid JSON.*left untouched/);
+    expect(readFileSync(db, 'utf8')).toBe('{"format":"user-group-mock/1","tenants": [');
+    writeFileSync(db, '{"some":"other app"}');
+    await expect(start({ db })).rejects.toThrow(/not a user-group-mock database/);
+    expect(readFileSync(db, 'utf8')).toBe('{"some":"other app"}');
+  });
+
+  it('answers 500 and rolls back when a write fails, and the next write succeeds', async () => {
+    const db = join(tempDir(), 'db.json');
+    let failNext = false;
+    const files: FileSystem = {
+      ...nodeFileSystem,
+      open: async (path, flags) => {
+        const handle = await nodeFileSystem.open(path, flags);
+        if (!path.includes('.log.')) return handle;
+        const datasync = handle.datasync.bind(handle);
+        handle.datasync = async () => {
+          if (failNext) {
+            failNext = false;
+            throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+          }
+          return datasync();
+        };
+        return handle;
+      },
+    };
+    const server = await start({ db, files });
+    await server.api('GET', { name: 'A', user_group_id: 'a' });
+    failNext = true;
+    const failed = await server.api('GET', { name: 'B', user_group_id: 'b' });
+    expect(failed.status).toBe(500);
+    expect(failed.body).toMatchObject({ success: 0, error: { code: 'INTERNAL_ERROR' } });
+    expect(failed.body.error.message).toMatch(/ENOSPC/);
+    expect(server.groups().map((g) => g.provided_id)).toEqual(['a']);
+    const retried = await server.api('GET', { name: 'B', user_group_id: 'b' });
+    expect(retried.body.new_user_group).toBe(true);
+    await server.close();
+    open.pop();
+    const reopened = await start({ db });
+    expect(
+      reopened
+        .groups()
+        .map((g) => g.provided_id)
+        .sort(),
+    ).toEqual(['a', 'b']);
+  });
+});

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { validateRequest, validateResponse } from '../../src/index.js';
+
+const headers = { authorization: 'Token k', 'content-type': 'application/json' };
+
+function nested(depth: number): unknown {
+  let value: unknown = { leaf: true };
+  for (let i = 0; i < depth; i++) value = { a: value };
+  return value;
+}
+
+const cyclic: Record<string, unknown> = { name: 'A' };
+cyclic.user_group_id = cyclic;
+
+const hostileBodies: Array<[string, unknown, string]> = [
+  ['a string that is not JSON', 'not json', 'BODY_INVALID_JSON'],
+  ['null', null, 'BODY_NOT_OBJECT'],
+  ['a number', 42, 'BODY_NOT_OBJECT'],
+  ['10,000-deep nesting', { name: 'A', user_group_id: 'a', properties: nested(10_000) }, 'BODY_TOO_DEEP'],
+  ['10,000-deep nesting as text', `${'['.repeat(10_000)}${']'.repeat(10_000)}`, 'BODY_TOO_DEEP'],
+  [
+    'an own __proto__ key',
+    JSON.parse('{"name":"A","user_group_id":"a","__proto__":{"admin":true}}'),
+    'BODY_FORBIDDEN_KEY',
+  ],
+  [
+    'constructor.prototype',
+    { name: 'A', user_group_id: 'a', properties: { constructor: { prototype: {} } } },
+    'BODY_FORBIDDEN_KEY',
+  ],
+  ['a cycle', cyclic, 'BODY_TOO_DEEP'],
+  ['a BigInt', { name: 'A', user_group_id: 10n }, 'BODY_INVALID_JSON'],
+  ['a function', { name: 'A', user_group_id: () => 1 }, 'BODY_INVALID_JSON'],
+  ['a Date', { name: 'A', user_group_id: new Date(0) }, 'BODY_INVALID_JSON'],
+  [
+    'Infinity',
+    { name: 'A', user_group_id: 'a', properties: { n: Number.POSITIVE_INFINITY } },
+    'BODY_NUMBER_OUT_OF_RANGE',
+  ],
+  [
+    'an unsafe integer',
+    { name: 'A', user_group_id: 'a', properties: { n: 2 ** 60 } },
+    'BODY_NUMBER_OUT_OF_RANGE',
+  ],
+  ['a lone surrogate', { name: '\ud800', user_group_id: 'a' }, 'BODY_INVALID_ENCODING'],
+  ['bytes that are not UTF-8', new Uint8Array([0x7b, 0xff, 0x7d]), 'BODY_INVALID_ENCODING'],
+  ['a byte order mark', new Uint8Array([0xef, 0xbb, 0xbf, 0x7b, 0x7d]), 'BODY_INVALID_ENCODING'],
+  ['a duplicate key', '{"name":"A","user_group_id":"a","name":"B"}', 'BODY_DUPLICATE_KEY'],
+];
+
+describe('the validators on hostile input', () => {
+  it.each(hostileBodies)('return a diagnostic, never throw, for %s', (_name, body, code) => {
+    const result = validateRequest({ method: 'GET', path: '/api/user', headers, body });
+    expect(result.ok).toBe(false);
+    expect(result.diagnostics.map((d) => d.code)).toContain(code);
+  });
+
+  it.each([
+    ['undefined', undefined],
+    ['null', null],
+    ['a string', 'GET /api/user'],
+    ['an object without fields', {}],
+    [
+      'headers that are a string',
+      { method: 'GET', path: '/api/user', headers: 'authorization: Token k', body: {} },
+    ],
+    ['a path that is a number', { method: 'GET', path: 42, body: {} }],
+  ])('never throw when the request itself is %s', (_name, request) => {
+    expect(() => validateRequest(request as never)).not.toThrow();
+    expect(validateRequest(request as never).ok).toBe(false);
+    expect(() => validateResponse(request as never)).not.toThrow();
+    expect(validateResponse(request as never).ok).toBe(false);
+  });
+});
