@@ -11,6 +11,7 @@ export const jsonHeaders = (key = customerKey): Record<string, string> => ({
 export interface Answer {
   readonly status: number;
   readonly headers: Record<string, string | string[] | undefined>;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read answers as loosely typed JSON; validateResponse checks their shape
   readonly body: any;
 }
 

@@ -3,6 +3,7 @@ import { connect } from 'node:net';
 export interface RawAnswer {
   readonly status: number;
   readonly headers: Record<string, string>;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read answers as loosely typed JSON; validateResponse checks their shape
   readonly body: any;
   readonly text: string;
 }
