@@ -3,7 +3,7 @@ import { createRouter, type Operation, operations, type Route } from '../spec/op
 import { diagnosticsFromAjv } from './ajvDiagnostics.js';
 import { type Diagnostic, invalid, type Validation, valid } from './diagnostic.js';
 import { inspectJsonValue } from './jsonValue.js';
-import { SchemaRegistry } from './schemas.js';
+import { type SchemaCheck, SchemaRegistry } from './schemas.js';
 
 const documentId = 'user-group-service';
 let registry: SchemaRegistry | undefined;
@@ -22,6 +22,16 @@ export const route = (method: string, path: string): Route => {
   return router(method, path);
 };
 
+const requestChecks = new WeakMap<Operation, SchemaCheck>();
+const requestCheck = (operation: Operation, pointer: string): SchemaCheck => {
+  let check = requestChecks.get(operation);
+  if (check === undefined) {
+    check = schemas().check(documentId, pointer);
+    requestChecks.set(operation, check);
+  }
+  return check;
+};
+
 /** Checks a parsed request body against the operation's schema (and the JSON rules schemas cannot express). */
 export function checkRequestBody(operation: Operation, body: unknown): Validation<unknown> {
   const structural = inspectJsonValue(body);
@@ -33,7 +43,7 @@ export function checkRequestBody(operation: Operation, body: unknown): Validatio
     ]);
   }
   if (operation.requestSchema === undefined) return valid(body);
-  const errors = schemas().check(documentId, operation.requestSchema)(body);
+  const errors = requestCheck(operation, operation.requestSchema)(body);
   return errors.length === 0 ? valid(body) : invalid(diagnosticsFromAjv(errors, '/body'));
 }
 

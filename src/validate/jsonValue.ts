@@ -18,15 +18,18 @@ const isPlainObject = (value: object): boolean => {
  */
 export function inspectJsonValue(root: unknown, base = '/body'): Diagnostic[] {
   const found: Diagnostic[] = [];
-  const stack: Array<[unknown, number, string]> = [[root, 0, base]];
+  // Each entry: a value, its depth, and how to name it (parent entry and key): pointers are built only for problems.
+  const stack: Frame[] = [{ value: root, depth: 0, parent: undefined, key: base }];
   while (stack.length > 0 && found.length < maxDiagnostics) {
-    const [value, depth, path] = stack.pop() as [unknown, number, string];
+    const frame = stack.pop() as Frame;
+    const { value, depth } = frame;
     switch (typeof value) {
       case 'string':
-        if (!value.isWellFormed()) found.push(loneSurrogate(path));
+        if (!value.isWellFormed()) found.push(loneSurrogate(pathOf(frame)));
         continue;
       case 'number':
         if (!Number.isFinite(value)) {
+          const path = pathOf(frame);
           found.push(
             diagnostic(
               'BODY_NUMBER_OUT_OF_RANGE',
@@ -35,6 +38,7 @@ export function inspectJsonValue(root: unknown, base = '/body'): Diagnostic[] {
             ),
           );
         } else if (Number.isInteger(value) && !Number.isSafeInteger(value)) {
+          const path = pathOf(frame);
           found.push(
             diagnostic(
               'BODY_NUMBER_OUT_OF_RANGE',
@@ -49,7 +53,8 @@ export function inspectJsonValue(root: unknown, base = '/body'): Diagnostic[] {
       case 'object':
         if (value === null) continue;
         break;
-      default:
+      default: {
+        const path = pathOf(frame);
         found.push(
           diagnostic(
             'BODY_INVALID_JSON',
@@ -58,8 +63,10 @@ export function inspectJsonValue(root: unknown, base = '/body'): Diagnostic[] {
           ),
         );
         continue;
+      }
     }
     if (depth >= maxDepth) {
+      const path = pathOf(frame);
       found.push(
         diagnostic(
           'BODY_TOO_DEEP',
@@ -70,10 +77,12 @@ export function inspectJsonValue(root: unknown, base = '/body'): Diagnostic[] {
       continue;
     }
     if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) stack.push([value[i], depth + 1, pointer(path, i)]);
+      for (let i = value.length - 1; i >= 0; i--)
+        stack.push({ value: value[i], depth: depth + 1, parent: frame, key: i });
       continue;
     }
     if (!isPlainObject(value)) {
+      const path = pathOf(frame);
       found.push(
         diagnostic(
           'BODY_INVALID_JSON',
@@ -86,23 +95,41 @@ export function inspectJsonValue(root: unknown, base = '/body'): Diagnostic[] {
     const keys = Object.keys(value);
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i] as string;
-      const child = pointer(path, key);
+      const child: Frame = {
+        value: (value as Record<string, unknown>)[key],
+        depth: depth + 1,
+        parent: frame,
+        key,
+      };
       if (forbiddenKeys.has(key)) {
+        const path = pathOf(child);
         found.push(
           diagnostic(
             'BODY_FORBIDDEN_KEY',
-            child,
-            `${place(child)}: the key "${key}" is refused because it poisons prototypes; rename it`,
+            path,
+            `${place(path)}: the key "${key}" is refused because it poisons prototypes; rename it`,
           ),
         );
       } else if (!key.isWellFormed()) {
-        found.push(loneSurrogate(child));
+        found.push(loneSurrogate(pathOf(child)));
       } else {
-        stack.push([(value as Record<string, unknown>)[key], depth + 1, child]);
+        stack.push(child);
       }
     }
   }
   return found;
+}
+
+interface Frame {
+  readonly value: unknown;
+  readonly depth: number;
+  readonly parent: Frame | undefined;
+  readonly key: string | number;
+}
+
+/** The JSON pointer of a frame (the root frame's key is the base pointer itself). */
+function pathOf(frame: Frame): string {
+  return frame.parent === undefined ? String(frame.key) : pointer(pathOf(frame.parent), frame.key);
 }
 
 const place = (path: string): string => path.slice(1);
