@@ -54,12 +54,14 @@ export function createApp(
           responseBody: exchange.reply?.body ?? null,
           diagnostics: exchange.diagnostics,
         });
-        const ms = Math.round((performance.now() - started) * 10) / 10;
-        const codes = exchange.diagnostics.map((d) => d.code);
-        context.logger.info(
-          { method, path, status, ms, ...(codes.length ? { codes } : {}) },
-          `${method} ${path} ${status} ${ms}ms`,
-        );
+        if (context.logger.isLevelEnabled('info')) {
+          const ms = Math.round((performance.now() - started) * 10) / 10;
+          const codes = exchange.diagnostics.map((d) => d.code);
+          context.logger.info(
+            { method, path, status, ms, ...(codes.length ? { codes } : {}) },
+            `${method} ${path} ${status} ${ms}ms`,
+          );
+        }
       })
       .catch((error: Error) => internalError(res, context, error));
   };

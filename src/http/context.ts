@@ -1,10 +1,10 @@
-import type { Logger } from 'pino';
 import { Faults } from '../admin/faults.js';
 import { Journal } from '../admin/journal.js';
 import type { RateLimiter } from '../admin/rateLimit.js';
 import type { IdSource } from '../domain/ids.js';
 import type { Store } from '../store/store.js';
 import type { KeyRing } from './keys.js';
+import type { Log } from './log.js';
 
 /** Memory-only, per-tenant state: what the client sent, and the failures planned for it. */
 export interface TenantRuntime {
@@ -17,7 +17,7 @@ export interface MockContext {
   readonly store: Store;
   readonly keys: KeyRing;
   readonly ids: IdSource;
-  readonly logger: Logger;
+  readonly logger: Log;
   readonly bodyLimit: number;
   readonly rateLimiter: RateLimiter | undefined;
   /** Required on admin calls when set (always set when listening beyond loopback). */

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { pino } from 'pino';
 import { type Controls, createControls } from '../admin/controls.js';
 import { RateLimiter } from '../admin/rateLimit.js';
 import { createAdminHandler } from '../admin/routes.js';
@@ -15,6 +14,7 @@ import { warmUp } from '../validate/contract.js';
 import { createApp } from './app.js';
 import type { MockContext } from './context.js';
 import { type ApiKey, KeyRing } from './keys.js';
+import { createLog } from './log.js';
 import { rawErrorResponse } from './respond.js';
 
 export const defaultApiKeys: readonly ApiKey[] = [
@@ -85,10 +85,7 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
     store,
     keys: new KeyRing(apiKeys, persistence.world),
     ids: options.seed === undefined ? cryptoIds : seededIds(options.seed),
-    logger: pino(
-      { level: options.logLevel ?? 'silent', base: { name: product } },
-      pino.destination({ dest: 2, sync: false }),
-    ),
+    logger: await createLog(options.logLevel ?? 'silent'),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     rateLimiter: options.rateLimit === undefined ? undefined : new RateLimiter(options.rateLimit),
     adminKey: options.adminKey === '' ? undefined : options.adminKey,

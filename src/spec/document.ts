@@ -1,23 +1,45 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { OpenAPIV3_1 } from 'openapi-types';
-import { parse } from 'yaml';
 
 /** Where the hand-authored OpenAPI documents live: `openapi/` at the package root. */
 export const openapiDirectory = new URL('../../openapi/', import.meta.url);
+
+/**
+ * Where `npm run build` writes each document as JSON (`dist/openapi/`, beside the compiled code). Reading JSON
+ * instead of YAML takes the YAML parser off the start-up path; the YAML stays the one source, and a test checks
+ * that the built JSON equals it.
+ */
+export const builtDocumentsDirectory = new URL('../openapi/', import.meta.url);
 
 export const serviceDocumentUrl = new URL('user-group-service.yaml', openapiDirectory);
 export const adminDocumentUrl = new URL('admin.yaml', openapiDirectory);
 
 const cache = new Map<string, OpenAPIV3_1.Document>();
 
-/** Reads and parses one OpenAPI document, once per process. */
+/** Reads and parses one OpenAPI document, once per process: the built JSON when there is one, else the YAML. */
 export function loadDocument(url: URL): OpenAPIV3_1.Document {
   let document = cache.get(url.href);
   if (document === undefined) {
-    document = parse(readFileSync(url, 'utf8')) as OpenAPIV3_1.Document;
+    const built = new URL(
+      `${url.pathname
+        .split('/')
+        .at(-1)
+        ?.replace(/\.yaml$/, '')}.json`,
+      builtDocumentsDirectory,
+    );
+    document = (
+      existsSync(built) ? JSON.parse(readFileSync(built, 'utf8')) : parseYaml(readFileSync(url, 'utf8'))
+    ) as OpenAPIV3_1.Document;
     cache.set(url.href, document);
   }
   return document;
+}
+
+/** The YAML parser, loaded only when a document is read from its source. */
+export function parseYaml(text: string): unknown {
+  const { parse } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
+  return parse(text);
 }
 
 export const serviceDocument = (): OpenAPIV3_1.Document => loadDocument(serviceDocumentUrl);

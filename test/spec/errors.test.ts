@@ -25,7 +25,8 @@ function readmeRows(): Map<string, string> {
   const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
   const section = readme.split('\n## Errors')[1]?.split('\n## ')[0] ?? '';
   const rows = new Map<string, string>();
-  for (const match of section.matchAll(/^\| `([A-Z_]+)` \| (\w+) \|/gm)) rows.set(match[1] as string, match[2] as string);
+  for (const match of section.matchAll(/^\| `([A-Z_]+)` \| (\w+) \|/gm))
+    rows.set(match[1] as string, match[2] as string);
   return rows;
 }
 
