@@ -1,0 +1,32 @@
+import type { Diagnostic, ErrorCode } from '../spec/types.js';
+
+/** Codes the client adds for failures that never reached a well-formed error answer. */
+export type ClientErrorCode = 'NETWORK_ERROR' | 'UNEXPECTED_RESPONSE';
+
+/**
+ * What every failed call of the reference client rejects with: the HTTP status (0 when no answer came), the
+ * service's stable error code, its message and one diagnostic per problem (`details` of the error envelope).
+ */
+export class UserGroupServiceError extends Error {
+  override readonly name = 'UserGroupServiceError';
+  readonly status: number;
+  readonly code: ErrorCode | ClientErrorCode;
+  readonly diagnostics: readonly Diagnostic[];
+
+  constructor(
+    status: number,
+    code: ErrorCode | ClientErrorCode,
+    message: string,
+    diagnostics: readonly Diagnostic[] = [],
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.status = status;
+    this.code = code;
+    this.diagnostics = diagnostics;
+  }
+}
+
+/** Narrows an unknown rejection, e.g. `if (isUserGroupServiceError(e) && e.code === 'TOKEN_NOT_FOUND')`. */
+export const isUserGroupServiceError = (error: unknown): error is UserGroupServiceError =>
+  error instanceof UserGroupServiceError;

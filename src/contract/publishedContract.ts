@@ -1,0 +1,39 @@
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Environment } from '../domain/model.js';
+import { defaultApiKeys } from '../http/server.js';
+
+/** Where the published Pact contracts live: `contracts/` at the package root (shipped with the package). */
+export const contractDirectory = new URL('../../contracts/', import.meta.url);
+
+/** The Pact participants of the published contract. */
+export const consumerName = 'user-group-client';
+export const providerName = 'user-group-service';
+
+/** The contract the reference client's consumer tests write (and that `user-group-mock verify` checks). */
+export const contractFile = new URL(`${consumerName}-${providerName}.json`, contractDirectory);
+
+/** Paths of every published contract file (`contracts/*.json`). */
+export function publishedContracts(): string[] {
+  const directory = fileURLToPath(contractDirectory);
+  return readdirSync(directory)
+    .filter((name) => name.endsWith('.json'))
+    .sort()
+    .map((name) => `${directory}${name}`);
+}
+
+/**
+ * The API keys the contract's requests carry, one per environment: the keys a default mock accepts.
+ * `user-group-mock verify` replaces them with the provider's real keys; any other key in the contract (the
+ * deliberately wrong one of the 401 interaction) is sent as is.
+ */
+export const contractApiKeys: Readonly<Record<Environment, string>> = {
+  Customer: keyOf('Customer'),
+  Testing: keyOf('Testing'),
+};
+
+function keyOf(environment: Environment): string {
+  const found = defaultApiKeys.find((k) => k.environment === environment);
+  if (found === undefined) throw new Error(`no default API key for ${environment}`);
+  return found.key;
+}

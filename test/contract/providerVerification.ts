@@ -1,0 +1,74 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type GroupStateParams, providerStates } from '../../src/contract/providerStates.js';
+import { verifyProvider } from '../../src/contract/verifyProvider.js';
+import { createMockServer, type MockServer } from '../../src/index.js';
+import { customerKey, testingKey } from '../support/http.js';
+
+/**
+ * The Pact Verifier replays the contract against the fake, started in-process; provider states are set up
+ * through the fake's HTTP admin API (`POST /__admin/reset`, `POST /__admin/groups`), as for any provider.
+ */
+export function providerVerification(): void {
+  let server: MockServer;
+  beforeAll(async () => {
+    server = await createMockServer({ host: '127.0.0.1', port: 0 });
+  });
+  afterAll(async () => server.close());
+
+  it('honours every interaction of the published contract', async () => {
+    const result = await verifyProvider({
+      providerBaseUrl: server.url,
+      apiKey: customerKey,
+      testingApiKey: testingKey,
+    });
+    // Pact printed its report above; the failure names each interaction that did not pass.
+    expect(result.failure).toBeUndefined();
+    expect(result).toEqual({ ok: true, skipped: [] });
+  });
+
+  it('sets states up through a Pact state-change URL when one is given, and skips Testing without its key', async () => {
+    const seen: string[] = [];
+    const stateSetup = await stateChangeServer(async ({ state, params }) => {
+      seen.push(state);
+      await server.reset();
+      if (state !== providerStates.groupExists) return {};
+      const seeded = await server.seedGroup({ ...(params as GroupStateParams), token: undefined });
+      return seeded.ok ? { token: seeded.value.token } : {};
+    });
+    try {
+      const result = await verifyProvider({
+        providerBaseUrl: server.url,
+        apiKey: customerKey,
+        stateSetupUrl: stateSetup.url,
+      });
+      expect(result.failure).toBeUndefined();
+      expect(result.skipped).toEqual([
+        'an update of a known user group with a Testing key (needs --testing-api-key)',
+      ]);
+      expect(new Set(seen)).toEqual(new Set(Object.values(providerStates)));
+    } finally {
+      await new Promise((resolve) => stateSetup.server.close(resolve));
+    }
+  });
+}
+
+/** A Pact state-change endpoint: `POST { state, params, action }`, answering the values to inject. */
+async function stateChangeServer(
+  setUp: (change: { state: string; params: unknown }) => Promise<{ token?: string }>,
+): Promise<{ server: Server; url: string }> {
+  const server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+    });
+    req.on('end', async () => {
+      const values = await setUp(JSON.parse(text) as { state: string; params: unknown });
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(values));
+    });
+  }).listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/states` };
+}
