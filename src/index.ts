@@ -1,5 +1,8 @@
+export type { TenantHandle, TokenOwner } from './admin/controls.js';
 export type { Fault, FaultSpec } from './admin/faults.js';
 export type { JournalEntry, JournalQuery } from './admin/journal.js';
+export * from './client/index.js';
+export { contractStateHandlers, type GroupStateParams, providerStates } from './contract/providerStates.js';
 export type { Group } from './domain/model.js';
 export type { GroupSeed } from './domain/seed.js';
 export { errorCatalogue } from './errors.js';

@@ -7,8 +7,9 @@ import {
   type TenantKeys,
 } from '../domain/model.js';
 import { type GroupSeed, seedGroup } from '../domain/seed.js';
-import { type ApiError, apiError } from '../errors.js';
+import { type ApiError, apiError, errorFromDiagnostics, product } from '../errors.js';
 import { type MockContext, runtimeOf } from '../http/context.js';
+import { checkAdminSchema } from './document.js';
 import type { Fault, FaultSpec } from './faults.js';
 import type { JournalEntry, JournalQuery } from './journal.js';
 
@@ -45,7 +46,13 @@ export function createControls(context: MockContext) {
       if (store.world.tenants.get(tenant)?.groups.size) await store.commit([{ op: 'clearTenant', tenant }]);
     },
 
+    /** Stores a group as given (a given token is kept); checked against `SeedGroupRequest` of admin.yaml. */
     async seedGroup(seed: GroupSeed, tenant = defaultTenantId): Promise<Result<Group>> {
+      const diagnostics = checkAdminSchema('/components/schemas/SeedGroupRequest', seed, '');
+      if (diagnostics.length > 0) {
+        const lead = 'the group does not match SeedGroupRequest (openapi/admin.yaml): ';
+        return { ok: false, error: errorFromDiagnostics('VALIDATION_FAILED', diagnostics, lead) };
+      }
       const scope = store.world.tenants.get(tenant);
       if (scope === undefined) return { ok: false, error: tenantMissing(tenant) };
       const outcome = seedGroup(store.world, scope, seed, context.ids);
@@ -83,8 +90,10 @@ export function createControls(context: MockContext) {
       return { id, api_keys };
     },
 
-    async deleteTenant(id: string): Promise<Result<void>> {
-      if (id === defaultTenantId || !store.world.tenants.has(id)) {
+    /** Removes a tenant; from a tenant's own scope only that tenant exists. */
+    async deleteTenant(id: string, scope = defaultTenantId): Promise<Result<void>> {
+      const visible = scope === defaultTenantId || scope === id;
+      if (id === defaultTenantId || !visible || !store.world.tenants.has(id)) {
         return {
           ok: false,
           error:
@@ -103,7 +112,13 @@ export function createControls(context: MockContext) {
       return { ok: true, value: undefined };
     },
 
+    /** Plans a fault; throws when the spec breaks `FaultRequest` of admin.yaml (the HTTP route checks first). */
     injectFault(spec: FaultSpec, tenant = defaultTenantId): Fault {
+      const diagnostics = checkAdminSchema('/components/schemas/FaultRequest', spec, '');
+      if (diagnostics.length > 0) {
+        const problems = diagnostics.map((d) => d.message).join('; ');
+        throw new Error(`${product}: injectFault: ${problems} (see FaultRequest in openapi/admin.yaml)`);
+      }
       return runtimeOf(context, tenant).faults.add(spec);
     },
 

@@ -1,3 +1,5 @@
+import type { OperationId } from '../spec/operations.js';
+
 /** A planned failure: the next `times` matching calls answer `status`, wait `delay_ms`, or lose their connection. */
 export interface Fault {
   readonly id: number;
@@ -8,13 +10,21 @@ export interface Fault {
   remaining: number;
 }
 
-export type FaultSpec = Partial<Pick<Fault, 'operationId' | 'status' | 'delay_ms' | 'action'>> & {
+/** A fault to plan, as `FaultRequest` in openapi/admin.yaml: at least one of `status`, `delay_ms`, `action`. */
+export interface FaultSpec {
+  readonly operationId?: OperationId;
+  readonly status?: number;
   readonly times?: number;
-};
+  readonly delay_ms?: number;
+  readonly action?: 'reset-connection';
+}
 
+/** The pending faults of one tenant, matched in the order planned; at most `capacity`, the oldest dropped first. */
 export class Faults {
   #faults: Fault[] = [];
   #nextId = 1;
+
+  constructor(private readonly capacity = 1000) {}
 
   add(spec: FaultSpec): Fault {
     const fault: Fault = {
@@ -26,7 +36,8 @@ export class Faults {
       remaining: spec.times ?? 1,
     };
     this.#faults.push(fault);
-    return fault;
+    if (this.#faults.length > this.capacity) this.#faults.splice(0, this.#faults.length - this.capacity);
+    return { ...fault };
   }
 
   /** The first fault matching this operation, counted as used. */

@@ -1,12 +1,84 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { apiError } from '../errors.js';
+import { type ApiError, apiError, errorFromDiagnostics } from '../errors.js';
 import type { MockContext } from '../http/context.js';
-import { errorReply, send } from '../http/respond.js';
+import { errorReply, type Reply, send } from '../http/respond.js';
+import type { Route } from '../spec/operations.js';
+import { adminKeyCheck, scopeOf } from './access.js';
+import { readAdminBody } from './body.js';
 import type { Controls } from './controls.js';
+import { type AdminOperationId, adminOperations, adminRoute } from './document.js';
+import { endpoints } from './endpoints.js';
+import { checkParameters } from './parameters.js';
 
-/** The `/__admin` routes (see openapi/admin.yaml). */
-export function createAdminHandler(_context: MockContext, _controls: Controls) {
-  return async (_req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
-    send(res, errorReply(apiError('ROUTE_NOT_FOUND', `no admin route at ${path}`)));
+/**
+ * The `/__admin` routes of openapi/admin.yaml: admin key, route, scope, parameters and body are checked in that
+ * order, each answering the document's error envelope; then the operation's endpoint calls the shared controls.
+ * Admin calls are not journaled.
+ */
+export function createAdminHandler(context: MockContext, controls: Controls) {
+  const checkAdminKey = adminKeyCheck(context.adminKey);
+
+  async function answer(req: IncomingMessage, method: string, path: string): Promise<Reply | undefined> {
+    const denied = checkAdminKey(req);
+    if (denied !== undefined) return errorReply(denied);
+    const found = adminRoute(method, path);
+    if (found.kind !== 'operation') return errorReply(routeError(found, method, path));
+    const scope = scopeOf(req, context);
+    if (!scope.ok) return errorReply(scope.error);
+    const { operation } = found;
+    const url = req.url ?? '';
+    const query = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
+    const params = checkParameters(operation, found.params, query);
+    if (!params.ok) {
+      const lead = `the request does not match ${operation.operationId}: `;
+      return errorReply(errorFromDiagnostics('VALIDATION_FAILED', params.diagnostics, lead));
+    }
+    const body = await readAdminBody(req, context, operation);
+    if (!body.ok) return body.error === undefined ? undefined : errorReply(body.error);
+    const endpoint = endpoints[operation.operationId as AdminOperationId];
+    try {
+      return await endpoint({ controls, tenant: scope.tenant, params: params.value, body: body.value });
+    } catch (error) {
+      // A failed write of the database file: the store rolled the change back.
+      context.logger.error({ err: error }, 'admin change failed');
+      return errorReply(apiError('INTERNAL_ERROR', `${(error as Error).message} Retry the request.`));
+    }
+  }
+
+  return async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
+    const method = req.method ?? 'GET';
+    const reply = await answer(req, method, path);
+    if (reply === undefined) res.destroy();
+    else write(res, reply);
+    const status = reply?.status ?? 0;
+    context.logger.info({ method, path, status }, `${method} ${path} ${status}`);
   };
+}
+
+/** A JSON reply, or a bare status for 204. */
+function write(res: ServerResponse, reply: Reply): void {
+  if (reply.body !== undefined) {
+    send(res, reply);
+  } else if (!res.headersSent && !res.destroyed) {
+    res.writeHead(reply.status, reply.headers);
+    res.end();
+  }
+}
+
+/** 404 naming the admin operations, or 405 with `Allow`. */
+function routeError(route: Exclude<Route, { kind: 'operation' }>, method: string, path: string): ApiError {
+  if (route.kind === 'method-not-allowed') {
+    const message = `${method} is not allowed on ${path}; it answers ${route.allow.join(', ')}`;
+    return apiError(
+      'METHOD_NOT_ALLOWED',
+      message,
+      [{ code: 'METHOD_NOT_ALLOWED', path: '/method', message }],
+      {
+        headers: { allow: route.allow.join(', ') },
+      },
+    );
+  }
+  const known = adminOperations().map((o) => `${o.method} ${o.path}`);
+  const message = `no admin operation at "${path}"; the admin API has ${known.join(', ')} (see openapi/admin.yaml)`;
+  return apiError('ROUTE_NOT_FOUND', message, [{ code: 'ROUTE_NOT_FOUND', path: '/path', message }]);
 }

@@ -1,5 +1,6 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { serviceDocument } from './document.js';
+import { type PathTemplate, pathTemplate } from './pathTemplate.js';
 
 export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'patch' | 'head' | 'options' | 'trace';
 const httpMethods: readonly HttpMethod[] = [
@@ -22,6 +23,16 @@ export interface Operation {
   readonly requestSchema: string | undefined;
   /** Status code (or `default`) to the JSON pointer of that response's schema. */
   readonly responseSchemas: ReadonlyMap<string, string>;
+  /** The path and query parameters (the path item's and the operation's own), in document order. */
+  readonly parameters: readonly OperationParameter[];
+}
+
+export interface OperationParameter {
+  readonly name: string;
+  readonly in: 'path' | 'query' | 'header' | 'cookie';
+  readonly required: boolean;
+  /** JSON pointer (within the document) to the parameter's schema. */
+  readonly schema: string;
 }
 
 const escapePointer = (segment: string): string => segment.replaceAll('~', '~0').replaceAll('/', '~1');
@@ -49,32 +60,92 @@ export function listOperations(document: OpenAPIV3_1.Document): Operation[] {
           ? `${base}/requestBody/content/application~1json/schema`
           : undefined,
         responseSchemas,
+        parameters: [
+          ...parametersAt(document, `/paths/${escapePointer(path)}`, item?.parameters),
+          ...parametersAt(document, base, operation.parameters),
+        ],
       });
     }
   }
   return operations;
 }
 
+type ParameterList = OpenAPIV3_1.OperationObject['parameters'];
+
+/** The parameters listed at `base` (a path item or an operation), each resolved through a local `$ref`. */
+function parametersAt(
+  document: OpenAPIV3_1.Document,
+  base: string,
+  list: ParameterList,
+): OperationParameter[] {
+  return (list ?? []).map((entry, index) => {
+    const ref = (entry as OpenAPIV3_1.ReferenceObject).$ref;
+    const pointer = ref === undefined ? `${base}/parameters/${index}` : ref.slice(1);
+    const name = pointer.split('/').at(-1) ?? '';
+    const parameter = (ref === undefined ? entry : document.components?.parameters?.[name]) as
+      | OpenAPIV3_1.ParameterObject
+      | undefined;
+    if (parameter === undefined) throw new Error(`user-group-mock: unresolved parameter ${ref}`);
+    return {
+      name: parameter.name,
+      in: parameter.in as OperationParameter['in'],
+      required: parameter.required === true,
+      schema: `${pointer}/schema`,
+    };
+  });
+}
+
 export type Route =
-  | { readonly kind: 'operation'; readonly operation: Operation }
+  | {
+      readonly kind: 'operation';
+      readonly operation: Operation;
+      /** The path parameters, decoded (empty for a path without templates). */
+      readonly params: Readonly<Record<string, string>>;
+    }
   | { readonly kind: 'method-not-allowed'; readonly allow: readonly string[] }
   | { readonly kind: 'not-found'; readonly known: readonly string[] };
 
-/** Matches a method and path against a list of operations (paths are literal: the service has no templates). */
+interface PathEntry {
+  readonly template: PathTemplate;
+  readonly methods: Map<string, Operation>;
+}
+
+const noParams: Readonly<Record<string, string>> = Object.freeze({});
+
+/**
+ * Matches a method and path against a list of operations. Literal paths are looked up directly and win over
+ * templates such as `/__admin/tokens/{token}`, which are tried in document order.
+ */
 export function createRouter(operations: readonly Operation[]): (method: string, path: string) => Route {
-  const byPath = new Map<string, Map<string, Operation>>();
+  const byPath = new Map<string, PathEntry>();
   for (const operation of operations) {
-    const methods = byPath.get(operation.path) ?? new Map<string, Operation>();
-    methods.set(operation.method, operation);
-    byPath.set(operation.path, methods);
+    const entry = byPath.get(operation.path) ?? {
+      template: pathTemplate(operation.path),
+      methods: new Map(),
+    };
+    entry.methods.set(operation.method, operation);
+    byPath.set(operation.path, entry);
   }
   const known = [...byPath.keys()];
+  const templated = [...byPath.values()].filter((entry) => !entry.template.literal);
   return (method, path) => {
-    const methods = byPath.get(path);
-    if (methods === undefined) return { kind: 'not-found', known };
-    const operation = methods.get(method.toUpperCase());
-    if (operation === undefined) return { kind: 'method-not-allowed', allow: [...methods.keys()] };
-    return { kind: 'operation', operation };
+    let entry = byPath.get(path);
+    let params = noParams;
+    if (entry === undefined || !entry.template.literal) {
+      entry = undefined;
+      for (const candidate of templated) {
+        const found = candidate.template.match(path);
+        if (found !== undefined) {
+          entry = candidate;
+          params = found;
+          break;
+        }
+      }
+    }
+    if (entry === undefined) return { kind: 'not-found', known };
+    const operation = entry.methods.get(method.toUpperCase());
+    if (operation === undefined) return { kind: 'method-not-allowed', allow: [...entry.methods.keys()] };
+    return { kind: 'operation', operation, params };
   };
 }
 

@@ -5,9 +5,11 @@ import { type Diagnostic, invalid, type Validation, valid } from './diagnostic.j
 import { inspectJsonValue } from './jsonValue.js';
 import { type SchemaCheck, SchemaRegistry } from './schemas.js';
 
-const documentId = 'user-group-service';
+/** The service document's id in the registry: its file name, so admin.yaml's relative `$ref`s resolve to it. */
+export const documentId = 'user-group-service.yaml';
 let registry: SchemaRegistry | undefined;
-const schemas = (): SchemaRegistry => {
+/** The one schema registry of the process; the admin API registers openapi/admin.yaml into it when first used. */
+export const schemas = (): SchemaRegistry => {
   if (registry === undefined) {
     registry = new SchemaRegistry();
     registry.register(documentId, serviceDocument());
@@ -68,10 +70,9 @@ export function checkResponseBody(
   return diagnosticsFromAjv(schemas().check(documentId, schema, { lenient })(body), '/body');
 }
 
-/** Compiles every schema now rather than on first use (servers call this before listening). */
+/** Compiles the request schemas now rather than on the first request (servers call this before listening). */
 export function warmUp(): void {
   for (const operation of operations()) {
-    if (operation.requestSchema !== undefined) schemas().check(documentId, operation.requestSchema);
-    for (const schema of operation.responseSchemas.values()) schemas().check(documentId, schema);
+    if (operation.requestSchema !== undefined) requestCheck(operation, operation.requestSchema);
   }
 }

@@ -1,0 +1,49 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { defaultTenantId } from '../domain/model.js';
+import { type ApiError, apiError } from '../errors.js';
+import { authenticate, headerValues } from '../http/authenticate.js';
+import type { MockContext } from '../http/context.js';
+
+/** The header that carries the admin key. */
+export const adminKeyHeader = 'x-admin-key';
+
+const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+
+/**
+ * Whether a call may use the admin API: always when no admin key is set, else only with `X-Admin-Key` equal to it.
+ * Both sides are hashed first, so the comparison takes the same time whatever the length or prefix of a guess.
+ */
+export function adminKeyCheck(adminKey: string | undefined): (req: IncomingMessage) => ApiError | undefined {
+  if (adminKey === undefined) return () => undefined;
+  const expected = digest(adminKey);
+  return (req) => {
+    const sent = headerValues(req, adminKeyHeader);
+    const [value] = sent;
+    if (sent.length === 1 && value !== undefined && timingSafeEqual(digest(value), expected))
+      return undefined;
+    const form = '"X-Admin-Key: <the --admin-key value>"';
+    const message =
+      sent.length === 0
+        ? `this mock was started with an admin key; send it on every /__admin call as ${form}`
+        : sent.length > 1
+          ? `the request carries ${sent.length} X-Admin-Key headers; send exactly one, ${form}`
+          : `X-Admin-Key does not match the admin key this mock was started with; send ${form}`;
+    return apiError('ADMIN_KEY_REQUIRED', message, [
+      { code: 'ADMIN_KEY_REQUIRED', path: `/headers/${adminKeyHeader}`, message },
+    ]);
+  };
+}
+
+/**
+ * The tenant an admin call acts on: the tenant of the API key in `Authorization`, or the default tenant when the
+ * call carries none. A malformed or unknown key is refused (401), never widened to the default tenant.
+ */
+export function scopeOf(
+  req: IncomingMessage,
+  context: MockContext,
+): { ok: true; tenant: string } | { ok: false; error: ApiError } {
+  if (headerValues(req, 'authorization').length === 0) return { ok: true, tenant: defaultTenantId };
+  const auth = authenticate(req, context);
+  return auth.ok ? { ok: true, tenant: auth.owner.tenant } : auth;
+}

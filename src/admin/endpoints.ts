@@ -1,0 +1,77 @@
+import type { Environment } from '../domain/model.js';
+import type { GroupSeed } from '../domain/seed.js';
+import { apiError } from '../errors.js';
+import { errorReply, type Reply } from '../http/respond.js';
+import type { Controls } from './controls.js';
+import type { AdminOperationId } from './document.js';
+import type { FaultSpec } from './faults.js';
+import type { JournalQuery } from './journal.js';
+import type { CallParameters } from './parameters.js';
+
+/** One admin call, its parameters and body already checked against openapi/admin.yaml. */
+export interface AdminCall {
+  readonly controls: Controls;
+  /** The tenant the call acts on. */
+  readonly tenant: string;
+  readonly params: CallParameters;
+  readonly body: unknown;
+}
+
+type Endpoint = (call: AdminCall) => Reply | Promise<Reply>;
+
+const json = (status: number, body: unknown): Reply => ({ status, body });
+/** A reply without a body (the admin handler writes no Content-Type for it). */
+export const noContent: Reply = { status: 204, body: undefined };
+
+/**
+ * The admin API, one handler per operationId of openapi/admin.yaml, each a thin call of the shared controls.
+ * Values read from `params` and `body` have passed the document's schemas, so the casts only name their types.
+ */
+export const endpoints: { readonly [K in AdminOperationId]: Endpoint } = {
+  reset: async ({ controls, tenant }) => {
+    await controls.reset(tenant);
+    return noContent;
+  },
+
+  listGroups: ({ controls, tenant, params }) =>
+    json(200, controls.groups(tenant, params.query.environment as Environment | undefined)),
+
+  seedGroup: async ({ controls, tenant, body }) => {
+    const seeded = await controls.seedGroup(body as GroupSeed, tenant);
+    return seeded.ok ? json(201, seeded.value) : errorReply(seeded.error);
+  },
+
+  checkToken: ({ controls, tenant, params }) => {
+    const owner = controls.token(params.path.token as string, tenant);
+    if (owner !== undefined) return json(200, owner);
+    const message =
+      'no group of this scope holds this token now: it was rotated away, its group was removed, or it belongs to another tenant. Use the token of the latest response';
+    return errorReply(
+      apiError('TOKEN_NOT_FOUND', message, [{ code: 'TOKEN_NOT_FOUND', path: '/path/token', message }]),
+    );
+  },
+
+  listRequests: ({ controls, tenant, params }) =>
+    json(200, controls.requests(params.query as JournalQuery, tenant)),
+
+  clearRequests: ({ controls, tenant }) => {
+    controls.clearRequests(tenant);
+    return noContent;
+  },
+
+  createTenant: async ({ controls }) => json(201, await controls.createTenant()),
+
+  deleteTenant: async ({ controls, tenant, params }) => {
+    const deleted = await controls.deleteTenant(params.path.id as string, tenant);
+    return deleted.ok ? noContent : errorReply(deleted.error);
+  },
+
+  listFaults: ({ controls, tenant }) => json(200, controls.faults(tenant)),
+
+  injectFault: ({ controls, tenant, body }) => json(201, controls.injectFault(body as FaultSpec, tenant)),
+
+  clearFaults: ({ controls, tenant }) => {
+    controls.clearFaults(tenant);
+    return noContent;
+  },
+};

@@ -1,0 +1,110 @@
+import type { OpenAPIV3_1 } from 'openapi-types';
+import type { Operation } from '../spec/operations.js';
+import { diagnosticsFromAjv } from '../validate/ajvDiagnostics.js';
+import type { Diagnostic } from '../validate/diagnostic.js';
+import type { SchemaCheck } from '../validate/schemas.js';
+import { adminSchemas, documentIds, documentsById } from './document.js';
+
+/** The path and query parameters of one call, coerced to the types their schemas declare. */
+export interface CallParameters {
+  readonly path: Readonly<Record<string, unknown>>;
+  readonly query: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Checks the path and query parameters of a call against the operation's parameter schemas. Diagnostics point at
+ * `/path/<name>` and `/query/<name>`; an undeclared query parameter is an unknown field.
+ */
+export function checkParameters(
+  operation: Operation,
+  pathParams: Readonly<Record<string, string>>,
+  search: URLSearchParams,
+): { ok: true; value: CallParameters } | { ok: false; diagnostics: Diagnostic[] } {
+  const { types, check } = compiled(operation);
+  const path = Object.fromEntries(
+    Object.entries(pathParams).map(([name, text]) => [name, coerce(text, types.get(`path:${name}`))]),
+  );
+  // Object.fromEntries makes every name an own property, `__proto__` included (reported as unknown).
+  const query = Object.fromEntries(
+    [...new Set(search.keys())].map((name) => {
+      const values = search.getAll(name).map((text) => coerce(text, types.get(`query:${name}`)));
+      return [name, values.length === 1 ? values[0] : values];
+    }),
+  );
+  const value = { path, query };
+  const errors = check(value);
+  return errors.length === 0
+    ? { ok: true, value }
+    : { ok: false, diagnostics: diagnosticsFromAjv(errors, '') };
+}
+
+interface ParameterCheck {
+  /** `path:name` or `query:name` to the JSON type its schema declares. */
+  readonly types: ReadonlyMap<string, unknown>;
+  readonly check: SchemaCheck;
+}
+
+const checks = new WeakMap<Operation, ParameterCheck>();
+
+/**
+ * The operation's parameter check, made once: an object schema `{ path: {...}, query: {...} }` whose properties
+ * `$ref` the declared schemas, registered under its own id next to the documents.
+ */
+function compiled(operation: Operation): ParameterCheck {
+  let found = checks.get(operation);
+  if (found !== undefined) return found;
+  const group = (where: 'path' | 'query') => {
+    const declared = operation.parameters.filter((p) => p.in === where);
+    return {
+      type: 'object',
+      additionalProperties: false,
+      required: declared.filter((p) => p.required).map((p) => p.name),
+      properties: Object.fromEntries(
+        declared.map((p) => [p.name, { $ref: `${documentIds.admin}#${p.schema}` }]),
+      ),
+    };
+  };
+  const id = `${documentIds.admin}-parameters-${operation.operationId}`;
+  const schema = { type: 'object', properties: { path: group('path'), query: group('query') } };
+  // The registry takes whole documents; a plain JSON schema is registered the same way, by its own id.
+  adminSchemas().register(id, schema as unknown as OpenAPIV3_1.Document);
+  found = {
+    types: new Map(operation.parameters.map((p) => [`${p.in}:${p.name}`, declaredType(p.schema)])),
+    check: adminSchemas().check(id, ''),
+  };
+  checks.set(operation, found);
+  return found;
+}
+
+/** The `type` a schema declares, following `$ref`s within and between the two documents. */
+function declaredType(pointer: string): unknown {
+  const documents = documentsById();
+  let document = documentIds.admin as string;
+  let at = pointer;
+  for (let hop = 0; hop < 16; hop++) {
+    const node = resolvePointer(documents.get(document), at) as { type?: unknown; $ref?: string } | undefined;
+    if (node?.$ref === undefined) return node?.type;
+    const [file, fragment = ''] = node.$ref.split('#');
+    if (file !== undefined && file !== '') document = file;
+    at = fragment;
+  }
+  return undefined;
+}
+
+function resolvePointer(root: unknown, pointer: string): unknown {
+  let node = root;
+  for (const segment of pointer.split('/').slice(1)) {
+    const key = segment.replaceAll('~1', '/').replaceAll('~0', '~');
+    node = node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined;
+  }
+  return node;
+}
+
+/** A query or path text as the type its schema declares, when it reads as one; else the text itself. */
+function coerce(text: string, type: unknown): unknown {
+  const types = [type].flat();
+  if ((types.includes('integer') || types.includes('number')) && /^-?\d+(\.\d+)?$/.test(text))
+    return Number(text);
+  if (types.includes('boolean') && (text === 'true' || text === 'false')) return text === 'true';
+  return text;
+}
