@@ -84,11 +84,15 @@ export async function serveOperation(
   }
 
   const tenant = context.store.world.tenants.get(owner.tenant);
-  if (tenant === undefined)
+  if (tenant === undefined) {
+    // The tenant was removed while this request was under way: its key is no longer known.
+    const message =
+      'the tenant of this API key was removed while the request was under way; take a new tenant with POST /__admin/tenants';
     return fail(
-      apiError('TENANT_NOT_FOUND', 'the tenant of this API key was removed; create a new tenant'),
+      apiError('AUTH_UNKNOWN_KEY', message, [], { headers: { 'www-authenticate': 'Token' } }),
       false,
     );
+  }
   const outcome = handle(
     operation.operationId as OperationId,
     context.store.world,
