@@ -14,13 +14,14 @@ describe('docs/ci.md, the vitest example', async () => {
 describe('docs/ci.md', () => {
   const start = useMocks();
 
-  it('shows the example verbatim, importing from user-group-mock', () => {
+  it('shows the example verbatim in docs/ci.md and the README, importing from user-group-mock', () => {
     const published = readFileSync(example, 'utf8').replaceAll(
       "'../../../src/index.js'",
       "'user-group-mock'",
     );
     expect(published).not.toContain('../');
     expect(readFileSync(new URL('ci.md', docs), 'utf8')).toContain(`\`\`\`ts\n${published}\`\`\``);
+    expect(readFileSync(new URL('../README.md', docs), 'utf8')).toContain(`\`\`\`ts\n${published}\`\`\``);
   });
 
   it('relies on a check that catches a broken client in its tenant', async () => {
