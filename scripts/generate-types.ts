@@ -1,5 +1,7 @@
 import { writeFileSync } from 'node:fs';
-import { generatedTypesUrl, generateTypes } from './types.js';
+import { generatedTypes, generateTypes } from './types.js';
 
-writeFileSync(generatedTypesUrl, await generateTypes());
-console.log(`user-group-mock: wrote ${generatedTypesUrl.pathname}`);
+for (const { document, output } of generatedTypes) {
+  writeFileSync(output, await generateTypes(document));
+  console.log(`user-group-mock: wrote ${output.pathname}`);
+}

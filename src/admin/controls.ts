@@ -9,22 +9,12 @@ import {
 import { type GroupSeed, seedGroup } from '../domain/seed.js';
 import { type ApiError, apiError, errorFromDiagnostics, product } from '../errors.js';
 import { type MockContext, runtimeOf } from '../http/context.js';
+import type { TenantHandle, TokenOwner } from '../spec/types.js';
 import { checkAdminSchema } from './document.js';
 import type { Fault, FaultSpec } from './faults.js';
 import type { JournalEntry, JournalQuery } from './journal.js';
 
-export interface TenantHandle {
-  readonly id: string;
-  readonly api_keys: TenantKeys;
-}
-
-export interface TokenOwner {
-  readonly environment: Environment;
-  readonly provided_id: string;
-  readonly name: string;
-  readonly team_id: number;
-  readonly properties: Group['properties'];
-}
+export type { TenantHandle, TokenOwner };
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: ApiError };
 

@@ -1,23 +1,9 @@
-import type { OperationId } from '../spec/operations.js';
+import type { Fault, FaultRequest } from '../spec/types.js';
 
-/** A planned failure: the next `times` matching calls answer `status`, wait `delay_ms`, or lose their connection. */
-export interface Fault {
-  readonly id: number;
-  readonly operationId: string | null;
-  readonly status: number | null;
-  readonly delay_ms: number;
-  readonly action: 'reset-connection' | null;
-  remaining: number;
-}
-
+/** A planned failure: the next `remaining` matching calls answer `status`, wait `delay_ms`, or lose their connection. */
+export type { Fault };
 /** A fault to plan, as `FaultRequest` in openapi/admin.yaml: at least one of `status`, `delay_ms`, `action`. */
-export interface FaultSpec {
-  readonly operationId?: OperationId;
-  readonly status?: number;
-  readonly times?: number;
-  readonly delay_ms?: number;
-  readonly action?: 'reset-connection';
-}
+export type FaultSpec = FaultRequest;
 
 /** The pending faults of one tenant, matched in the order planned; at most `capacity`, the oldest dropped first. */
 export class Faults {

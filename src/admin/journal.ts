@@ -1,18 +1,7 @@
-import type { Diagnostic } from '../spec/types.js';
+import type { JournalEntry } from '../spec/types.js';
 
 /** What the client sent and how the mock answered: one entry per request, never the raw API key. */
-export interface JournalEntry {
-  readonly id: number;
-  readonly time: string;
-  readonly method: string;
-  readonly path: string;
-  readonly operationId: string | null;
-  readonly keyEnvironment: 'Customer' | 'Testing' | null;
-  readonly status: number;
-  readonly requestBody: unknown;
-  readonly responseBody: unknown;
-  readonly diagnostics: readonly Diagnostic[];
-}
+export type { JournalEntry };
 
 export interface JournalQuery {
   readonly operationId?: string;

@@ -1,18 +1,10 @@
-import type { Environment, Mapping, Properties } from '../spec/types.js';
+import type { Environment, StoredGroup } from '../spec/types.js';
 
 export type { Environment };
 export const environments: readonly Environment[] = ['Customer', 'Testing'];
 
 /** A stored user group. `provided_id` is unique within (tenant, environment); `token` is unique everywhere. */
-export interface Group {
-  readonly environment: Environment;
-  readonly team_id: number;
-  readonly token: string;
-  readonly name: string;
-  readonly provided_id: string;
-  readonly mapping: Mapping | null;
-  readonly properties: Properties | null;
-}
+export type Group = Readonly<StoredGroup>;
 
 /** API keys of a tenant made through the admin API. The default tenant's keys come from the command line. */
 export type TenantKeys = Readonly<Record<Environment, string>>;

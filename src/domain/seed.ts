@@ -1,19 +1,11 @@
 import { apiError } from '../errors.js';
-import type { Mapping, Properties } from '../spec/types.js';
+import type { SeedGroupRequest } from '../spec/types.js';
 import type { IdSource } from './ids.js';
-import { type Environment, type Group, groupKey, type Tenant, type World } from './model.js';
+import { type Group, groupKey, type Tenant, type World } from './model.js';
 import type { Outcome } from './userGroups.js';
 
 /** A group to put in place directly (admin API, `--fixtures`), with an optional known token and team_id. */
-export interface GroupSeed {
-  readonly environment: Environment;
-  readonly user_group_id: string;
-  readonly name: string;
-  readonly token?: string;
-  readonly team_id?: number;
-  readonly mapping?: Mapping;
-  readonly properties?: Properties;
-}
+export type GroupSeed = Readonly<SeedGroupRequest>;
 
 /** Seeds one group; 409 when the id is taken in that environment or the token or team_id is in use. */
 export function seedGroup(world: World, tenant: Tenant, seed: GroupSeed, ids: IdSource): Outcome<Group> {

@@ -26,3 +26,25 @@ export type RequestBodies = {
 export type SuccessBodies = {
   [K in keyof operations]: JsonBody<operations[K]['responses'][200]>;
 };
+
+type AdminSchemas = import('./admin-types.generated.js').components['schemas'];
+
+/** A group as stored (and as `GET /__admin/groups` lists it). */
+export type StoredGroup = AdminSchemas['StoredGroup'];
+/** A group to seed (`POST /__admin/groups`, `--fixtures`). */
+export type SeedGroupRequest = AdminSchemas['SeedGroupRequest'];
+export type TokenOwner = AdminSchemas['TokenOwner'];
+export type TenantHandle = AdminSchemas['Tenant'];
+export type JournalEntry = AdminSchemas['JournalEntry'];
+export type Fault = AdminSchemas['Fault'];
+/**
+ * A fault to plan (`FaultRequest`: at least one of `status`, `delay_ms`, `action`). openapi-typescript cannot type
+ * that `anyOf`, so the shape is taken from `Fault`'s fields.
+ */
+export type FaultRequest = Partial<{
+  operationId: NonNullable<Fault['operationId']>;
+  status: NonNullable<Fault['status']>;
+  delay_ms: Fault['delay_ms'];
+  action: NonNullable<Fault['action']>;
+  times: Fault['remaining'];
+}>;
