@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { apiError, errorFromDiagnostics } from '../errors.js';
-import { operations } from '../spec/operations.js';
+import { type ApiError, apiError, errorFromDiagnostics } from '../errors.js';
+import { type OperationId, operations } from '../spec/operations.js';
 import { route } from '../validate/contract.js';
 import { routeDiagnostic } from '../validate/routes.js';
 import { type MockContext, runtimeOf } from './context.js';
@@ -17,14 +17,22 @@ export function createApp(
   return (req, res) => {
     const started = performance.now();
     const path = (req.url ?? '/').split('?')[0] as string;
-    if (path === '/__admin' || path.startsWith('/__admin/')) {
+    const hostMissing = missingHost(req);
+    if (hostMissing === undefined && (path === '/__admin' || path.startsWith('/__admin/'))) {
       admin(req, res, path).catch((error: Error) => internalError(res, context, error));
       return;
     }
     const method = req.method ?? 'GET';
     const found = route(method, path);
     let work: Promise<Exchange>;
-    if (found.kind === 'operation') {
+    if (hostMissing !== undefined) {
+      work = Promise.resolve({
+        reply: errorReply(hostMissing),
+        owner: undefined,
+        requestBody: undefined,
+        diagnostics: hostMissing.details,
+      });
+    } else if (found.kind === 'operation') {
       work = serveOperation(req, context, found.operation);
     } else {
       const diagnostic = routeDiagnostic(found, method, path, operations());
@@ -43,7 +51,7 @@ export function createApp(
         if (exchange.reply !== undefined) send(res, exchange.reply);
         else if (!res.headersSent) res.destroy();
         const status = exchange.reply?.status ?? 0;
-        const operationId = found.kind === 'operation' ? found.operation.operationId : null;
+        const operationId = found.kind === 'operation' ? (found.operation.operationId as OperationId) : null;
         runtimeOf(context, exchange.owner?.tenant ?? 'default').journal.record({
           method,
           path,
@@ -52,7 +60,7 @@ export function createApp(
           status,
           requestBody: exchange.requestBody ?? null,
           responseBody: exchange.reply?.body ?? null,
-          diagnostics: exchange.diagnostics,
+          diagnostics: [...exchange.diagnostics],
         });
         if (context.logger.isLevelEnabled('info')) {
           const ms = Math.round((performance.now() - started) * 10) / 10;
@@ -65,6 +73,14 @@ export function createApp(
       })
       .catch((error: Error) => internalError(res, context, error));
   };
+}
+
+/** HTTP/1.1 requires a Host header (RFC 9112, section 3.2): a request without one is refused, in the envelope. */
+function missingHost(req: IncomingMessage): ApiError | undefined {
+  if (req.httpVersion !== '1.1' || req.headers.host !== undefined) return undefined;
+  const message =
+    'the HTTP/1.1 request has no Host header; send one (HTTP clients set it unless told not to)';
+  return apiError('HTTP_MALFORMED', message, [{ code: 'HTTP_MALFORMED', path: '/headers/host', message }]);
 }
 
 function internalError(res: ServerResponse, context: MockContext, error: Error): void {

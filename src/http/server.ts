@@ -106,6 +106,8 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
       requestTimeout: options.requestTimeout ?? 30_000,
       maxHeaderSize: 16 * 1024,
       connectionsCheckingInterval: 250,
+      // Node's own refusal of a missing Host has no body; the app answers it with the error envelope.
+      requireHostHeader: false,
     },
     createApp(context, createAdminHandler(context, controls)),
   );
