@@ -9,26 +9,37 @@ export interface JournalQuery {
   readonly limit?: number;
 }
 
-/** A bounded, in-memory journal (the newest `capacity` entries), newest last. */
+type Recorded = Omit<JournalEntry, 'id' | 'time'> & { readonly id: number; readonly at: number };
+
+/**
+ * A bounded, in-memory journal (the newest `capacity` entries), newest last. Recording is on every request's
+ * path, so it only stores the entry in a ring and the clock reading; times are formatted when the journal is read.
+ */
 export class Journal {
-  #entries: JournalEntry[] = [];
+  #ring: Array<Recorded | undefined>;
+  #next = 0;
   #nextId = 1;
 
-  constructor(private readonly capacity = 1000) {}
+  constructor(private readonly capacity = 1000) {
+    this.#ring = new Array(capacity);
+  }
 
   record(entry: Omit<JournalEntry, 'id' | 'time'>): void {
-    this.#entries.push({ id: this.#nextId++, time: new Date().toISOString(), ...entry });
-    if (this.#entries.length > this.capacity) this.#entries.splice(0, this.#entries.length - this.capacity);
+    this.#ring[this.#next] = { ...entry, id: this.#nextId++, at: Date.now() };
+    this.#next = (this.#next + 1) % this.capacity;
   }
 
   list(query: JournalQuery = {}): JournalEntry[] {
-    let entries = this.#entries;
+    const ordered = [...this.#ring.slice(this.#next), ...this.#ring.slice(0, this.#next)];
+    let entries = ordered.filter((e): e is Recorded => e !== undefined);
     if (query.operationId !== undefined) entries = entries.filter((e) => e.operationId === query.operationId);
     if (query.invalid === true) entries = entries.filter((e) => e.diagnostics.length > 0);
-    return query.limit === undefined ? [...entries] : entries.slice(-query.limit);
+    if (query.limit !== undefined) entries = entries.slice(-query.limit);
+    return entries.map(({ at, id, ...entry }) => ({ id, time: new Date(at).toISOString(), ...entry }));
   }
 
   clear(): void {
-    this.#entries = [];
+    this.#ring = new Array(this.capacity);
+    this.#next = 0;
   }
 }

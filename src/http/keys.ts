@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Environment, World } from '../domain/model.js';
 import { defaultTenantId } from '../domain/model.js';
 
@@ -12,7 +12,7 @@ export interface KeyOwner {
   readonly environment: Environment;
 }
 
-const digest = (key: string): string => createHash('sha256').update(key, 'utf8').digest('base64');
+const digest = (key: string): string => hash('sha256', key, 'base64');
 
 /**
  * Maps API keys to their tenant and environment. Keys are looked up by their SHA-256 digest, so the time a
