@@ -12,6 +12,35 @@ export type Change =
   | { readonly op: 'deleteTenant'; readonly tenant: string }
   | { readonly op: 'clearTenant'; readonly tenant: string };
 
+const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** Whether a value read back from a change log is a change record (the log is parsed, not trusted). */
+export function isChange(value: unknown): value is Change {
+  if (!isRecord(value) || typeof value.tenant !== 'string') return false;
+  switch (value.op) {
+    case 'putGroup': {
+      const group = value.group;
+      return (
+        isRecord(group) &&
+        typeof group.environment === 'string' &&
+        typeof group.provided_id === 'string' &&
+        typeof group.token === 'string' &&
+        Number.isSafeInteger(group.team_id)
+      );
+    }
+    case 'deleteGroup':
+      return typeof value.key === 'string';
+    case 'putTenant':
+      return value.keys === null || isRecord(value.keys);
+    case 'deleteTenant':
+    case 'clearTenant':
+      return true;
+    default:
+      return false;
+  }
+}
+
 /** Applies one change and returns the changes that undo it (to apply in order). */
 export function applyChange(world: World, change: Change): Change[] {
   switch (change.op) {

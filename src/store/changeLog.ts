@@ -1,14 +1,17 @@
 import type { FileHandle } from 'node:fs/promises';
-import type { Change } from '../domain/changes.js';
+import { type Change, isChange } from '../domain/changes.js';
 import { type FileSystem, isMissing } from './fileSystem.js';
 
 /**
  * An append-only log of changes, one JSON line each. `append` returns once the lines are fdatasynced; a failed
  * append truncates the file back to its last good length, so a half-written batch never reaches a later read.
+ * When that truncate fails too, the next append truncates first (the file is opened for appending: without the
+ * cut, new lines would land after the failed batch and bring it back on the next start).
  */
 export class ChangeLog {
   #size: number;
   #records: number;
+  #tailToCut = false;
 
   private constructor(
     readonly path: string,
@@ -45,6 +48,10 @@ export class ChangeLog {
     for (const change of changes) text += `${JSON.stringify(change)}\n`;
     const bytes = Buffer.from(text, 'utf8');
     try {
+      if (this.#tailToCut) {
+        await this.handle.truncate(this.#size);
+        this.#tailToCut = false;
+      }
       let written = 0;
       while (written < bytes.length) {
         const { bytesWritten } = await this.handle.write(
@@ -57,7 +64,10 @@ export class ChangeLog {
       }
       await this.handle.datasync();
     } catch (error) {
-      await this.handle.truncate(this.#size).catch(() => undefined);
+      this.#tailToCut = await this.handle.truncate(this.#size).then(
+        () => false,
+        () => true,
+      );
       throw error;
     }
     this.#size += bytes.length;
@@ -91,7 +101,9 @@ export async function readChangeLog(
     line++;
     if (text === '') continue;
     try {
-      changes.push(JSON.parse(text) as Change);
+      const change: unknown = JSON.parse(text);
+      if (!isChange(change)) throw new Error('not a change');
+      changes.push(change);
     } catch {
       throw new Error(
         `user-group-mock: the change log ${path} is damaged at line ${line}; it was left untouched. Restore it from a backup or start with another --db path.`,

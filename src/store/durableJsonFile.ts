@@ -22,13 +22,21 @@ export class DurableJsonFile<T> implements Adapter<T> {
       if (isMissing(error)) return null;
       throw error;
     }
+    let value: unknown;
     try {
-      return JSON.parse(bytes.toString('utf8')) as T;
+      value = JSON.parse(bytes.toString('utf8'));
     } catch (error) {
       throw new Error(
         `user-group-mock: the database ${this.path} is not valid JSON (${(error as Error).message}); it was left untouched. Restore it from a backup or start with another --db path.`,
       );
     }
+    // lowdb reads a falsy value as "no file yet" and would start empty over it: refuse anything but an object.
+    if (value === null || typeof value !== 'object') {
+      throw new Error(
+        `user-group-mock: the database ${this.path} holds ${JSON.stringify(value)}, not a JSON object; it was left untouched. Restore it from a backup or start with another --db path.`,
+      );
+    }
+    return value as T;
   }
 
   async write(data: T): Promise<void> {
@@ -39,12 +47,12 @@ export class DurableJsonFile<T> implements Adapter<T> {
     );
     const handle = await this.files.open(temp, 'wx');
     try {
-      await handle.writeFile(JSON.stringify(data));
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    try {
+      try {
+        await handle.writeFile(JSON.stringify(data));
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
       await this.files.rename(temp, this.path);
     } catch (error) {
       await this.files.unlink(temp).catch(() => undefined);

@@ -76,10 +76,10 @@ export async function openFilePersistence(
     const maybeCompact = async (): Promise<void> => {
       const groups = [...world.tenants.values()].reduce((n, t) => n + t.groups.size, 0);
       if (compacting || log.records < Math.max(compactAfter, groups)) return;
-      compacting = true;
       const next = generation + 1;
       const snapshot = toSnapshot(world, next);
       const fresh = await ChangeLog.open(files, logPath(dbPath, next), { bytes: 0, records: 0 });
+      compacting = true;
       const previous = log;
       log = fresh;
       generation = next;
@@ -87,7 +87,6 @@ export async function openFilePersistence(
         try {
           db.data = snapshot;
           await db.write();
-          await previous.close();
           for (const old of (await listLogs(files, dbPath)).filter((g) => g < next))
             await files.unlink(logPath(dbPath, old));
         } catch (error) {
@@ -95,6 +94,7 @@ export async function openFilePersistence(
             `user-group-mock: compaction of ${dbPath} failed (${(error as Error).message}); the change logs still hold everything and compaction will be retried.`,
           );
         } finally {
+          await previous.close().catch(() => undefined);
           compacting = false;
         }
       })();
