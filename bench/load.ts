@@ -1,0 +1,73 @@
+import autocannon from 'autocannon';
+import { HEADERS } from './config.js';
+
+export interface LoadResult {
+  /** Completed requests per second. */
+  rps: number;
+  /** Latency percentiles in ms; infinite when no request completed. */
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  requests: number;
+}
+
+export interface LoadOptions {
+  url: string;
+  requests: autocannon.Request[];
+  connections?: number;
+  /** Stops after `seconds`, or after `maxRequests` if that comes first. */
+  seconds: number;
+  maxRequests?: number;
+}
+
+/** One bounded autocannon run against `url`. */
+export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  // autocannon's histogram has 1 ms resolution and its duration runs to the next sample tick, so keep every
+  // latency (sub-millisecond percentiles) and time the run from start to its last response.
+  const latencies: number[] = [];
+  const started = performance.now();
+  let lastResponse = started;
+  const result = await autocannon({
+    url: options.url,
+    connections: options.connections ?? 10,
+    duration: options.seconds,
+    maxOverallRequests: options.maxRequests,
+    sampleInt: 100, // autocannon notices the end of `duration` only at a sample tick
+    timeout: 10,
+    headers: HEADERS,
+    requests: options.requests,
+  }).on('response', (_client, _status, _bytes, ms) => {
+    latencies.push(ms);
+    lastResponse = performance.now();
+  });
+  const sorted = Float64Array.from(latencies).sort();
+  const percentile = (p: number) =>
+    sorted[Math.ceil((p / 100) * sorted.length) - 1] ?? Number.POSITIVE_INFINITY;
+  return {
+    rps: sorted.length / Math.max((lastResponse - started) / 1_000, 0.001),
+    p50: percentile(50),
+    p99: percentile(99),
+    non2xx: result.non2xx,
+    errors: result.errors,
+    requests: sorted.length,
+  };
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+/** Rounds of one target as one figure: mean req/s, median p50, worst p99, summed failures. */
+export function combine(rounds: LoadResult[]): LoadResult {
+  const sum = (pick: (r: LoadResult) => number) => rounds.reduce((total, r) => total + pick(r), 0);
+  return {
+    rps: sum((r) => r.rps) / rounds.length,
+    p50: median(rounds.map((r) => r.p50)),
+    p99: Math.max(...rounds.map((r) => r.p99)),
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+    requests: sum((r) => r.requests),
+  };
+}

@@ -1,0 +1,30 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from './config.js';
+import { type ServerProcess, spawnServer } from './proc.js';
+
+/** Our built CLI; BENCH_OURS_CLI points the benchmark at another build (or a stub). */
+export const OUR_CLI = process.env.BENCH_OURS_CLI ?? join(ROOT, 'dist/cli/main.js');
+
+/** The environment without USER_GROUP_MOCK_* settings, so only the flags below configure the server. */
+const env = Object.fromEntries(
+  Object.entries(process.env).filter(([name]) => !name.startsWith('USER_GROUP_MOCK_')),
+);
+
+/** Why our server cannot be benchmarked, or undefined when it can. */
+export function oursMissing(): string | undefined {
+  return existsSync(OUR_CLI) ? undefined : `${OUR_CLI} not found (run npm run build)`;
+}
+
+/** Our server on port 0, in memory, or durable with `db` (a JSON file path). */
+export function startOurs(db?: string, timeoutMs = 30_000): Promise<ServerProcess> {
+  const storage = db === undefined ? ['--in-memory'] : ['--db', db];
+  return spawnServer({
+    name: 'ours',
+    command: process.execPath,
+    args: [OUR_CLI, 'serve', '--host', '127.0.0.1', '--port', '0', ...storage, '--log-level', 'silent'],
+    readyLine: /^user-group-mock listening on (http:\/\/\S+)$/,
+    timeoutMs,
+    env,
+  });
+}

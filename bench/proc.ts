@@ -1,0 +1,145 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { getOrCreate } from './client.js';
+import { ROOT } from './config.js';
+
+/** A server child process that has answered 200 to a GET get-or-create. */
+export interface ServerProcess {
+  name: string;
+  url: string;
+  pid: number;
+  /** Launch to first 200, in ms. */
+  startupMs: number;
+  stop(): Promise<void>;
+}
+
+export interface SpawnOptions {
+  name: string;
+  command: string;
+  args: string[];
+  /** Must match the first stdout line; group 1 is the base URL. Without it, `port` is polled. */
+  readyLine?: RegExp;
+  port?: number;
+  timeoutMs?: number;
+  env?: NodeJS.ProcessEnv;
+}
+
+const live = new Set<ChildProcess>();
+
+/** Spawns a server and waits until it answers a GET get-or-create with 200. */
+export async function spawnServer(options: SpawnOptions): Promise<ServerProcess> {
+  const started = performance.now();
+  const deadline = started + (options.timeoutMs ?? 30_000);
+  const child = spawn(options.command, options.args, {
+    cwd: ROOT,
+    env: options.env ?? process.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  live.add(child);
+  let tail = '';
+  const remember = (chunk: Buffer) => {
+    tail = (tail + chunk.toString()).slice(-2_000);
+  };
+  child.stderr?.on('data', remember);
+  const failed = new Promise<never>((_, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code, signal) =>
+      reject(new Error(`${options.name} exited (${signal ?? code}): ${tail.trim().slice(-300)}`)),
+    );
+  });
+  failed.catch(() => {}); // Also rejects at the normal stop; only relevant while racing below.
+  try {
+    const url = await Promise.race([announcedUrl(child, options, deadline), failed]);
+    child.stdout?.on('data', remember);
+    await Promise.race([untilOk(url, deadline, options.name), failed]);
+    const startupMs = performance.now() - started;
+    return { name: options.name, url, pid: child.pid ?? 0, startupMs, stop: () => stopChild(child) };
+  } catch (error) {
+    await stopChild(child);
+    throw error;
+  }
+}
+
+function announcedUrl(child: ChildProcess, options: SpawnOptions, deadline: number): Promise<string> {
+  const { readyLine, port, name } = options;
+  if (!readyLine) {
+    child.stdout?.resume();
+    return Promise.resolve(`http://127.0.0.1:${port}`);
+  }
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.stdout?.off('data', onData);
+      reject(new Error(`${name} printed no first line in time`));
+    }, deadline - performance.now());
+    timer.unref();
+    let text = '';
+    const onData = (chunk: Buffer) => {
+      text += chunk.toString();
+      const end = text.indexOf('\n');
+      if (end < 0) return;
+      clearTimeout(timer);
+      child.stdout?.off('data', onData);
+      const first = text.slice(0, end).replace(/\r$/, '');
+      const match = readyLine.exec(first);
+      if (match?.[1]) resolve(match[1]);
+      else reject(new Error(`${name}: unexpected first stdout line ${JSON.stringify(first)}`));
+    };
+    child.stdout?.on('data', onData);
+  });
+}
+
+async function untilOk(url: string, deadline: number, name: string): Promise<void> {
+  let last = 'no answer';
+  while (performance.now() < deadline) {
+    try {
+      const reply = await getOrCreate(url);
+      if (reply.status === 200) return;
+      last = `status ${reply.status}: ${reply.body.slice(0, 200)}`;
+    } catch (error) {
+      last = (error as Error).message;
+    }
+    await sleep(5);
+  }
+  throw new Error(`${name} did not answer 200 in time (${last})`);
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 3_000);
+    await exited;
+    clearTimeout(timer);
+  }
+  live.delete(child);
+}
+
+/** Stops every child still running. */
+export async function stopAll(): Promise<void> {
+  await Promise.all([...live].map(stopChild));
+}
+
+/** Kills children on exit and on SIGINT / SIGTERM, so none outlives the run. */
+export function installCleanup(): void {
+  process.on('exit', () => {
+    for (const child of live) child.kill('SIGKILL');
+  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      void stopAll().finally(() => process.exit(130));
+    });
+  }
+}
+
+/** A port that was free a moment ago, for CLIs that cannot report the one they bound. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  server.close();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}

@@ -1,0 +1,67 @@
+import { writeFile } from 'node:fs/promises';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { ROOT, settings as settingsFor } from './config.js';
+import { durableRows } from './durable.js';
+import { millionRows, startupRows } from './footprint.js';
+import { installCleanup, stopAll } from './proc.js';
+import { notAvailable, type Row, renderTable } from './table.js';
+import { judge, TARGETS } from './targets.js';
+import { throughputRows } from './throughput.js';
+
+/** Runs one part of the benchmark; a part that throws becomes an n/a row instead of ending the run. */
+async function section(name: string, produce: () => Promise<Row[]>): Promise<Row[]> {
+  const started = performance.now();
+  process.stderr.write(`bench: ${name}...`);
+  try {
+    return await produce();
+  } catch (error) {
+    return [notAvailable(name, (error as Error).message)];
+  } finally {
+    process.stderr.write(` ${((performance.now() - started) / 1_000).toFixed(1)} s\n`);
+  }
+}
+
+async function validationRows(calls: number): Promise<Row[]> {
+  const { measureValidation } = await import('./validate.js');
+  return [
+    judge(
+      { name: 'validateRequest, parsed body', value: measureValidation(calls), unit: 'µs' },
+      TARGETS.validation,
+    ),
+    { name: 'validateRequest, raw JSON text body', value: measureValidation(calls, true), unit: 'µs' },
+  ];
+}
+
+async function main(): Promise<void> {
+  const settings = settingsFor(process.argv.includes('--quick'));
+  installCleanup();
+  const started = performance.now();
+  const load = loadavg()[0] ?? 0; // Other work on the machine skews every figure: report it.
+  const rows: Row[] = [];
+  try {
+    rows.push(
+      ...(await section('in-memory throughput vs ceiling and Prism', () => throughputRows(settings))),
+    );
+    rows.push(...(await section('durable file store', () => durableRows(settings))));
+    rows.push(...(await section('start-up', () => startupRows(settings))));
+    rows.push(...(await section('1M groups', () => millionRows(settings))));
+    rows.push(...(await section('validation', () => validationRows(settings.validationCalls))));
+  } finally {
+    await stopAll();
+  }
+  const seconds = (performance.now() - started) / 1_000;
+  const cpu = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}`;
+  const machine = `${cpu}, Node ${process.version}, load average ${load.toFixed(2)} at start`;
+  console.log(
+    `user-group-mock benchmark (${settings.quick ? 'quick' : 'full'}, ${settings.connections} connections, ` +
+      `${settings.rounds} alternating round(s); ${machine}; ${seconds.toFixed(0)} s)\n`,
+  );
+  console.log(renderTable(rows));
+  const file = join(ROOT, 'bench/results.json');
+  const results = { date: new Date().toISOString(), machine, seconds, settings, rows };
+  await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);
+  console.log(`\nwritten: ${file}`);
+}
+
+await main();

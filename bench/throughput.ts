@@ -1,0 +1,111 @@
+import type autocannon from 'autocannon';
+import type { Settings } from './config.js';
+import { type Contenders, type Started, startContenders, stopContenders } from './contenders.js';
+import { combine, type LoadResult, runLoad } from './load.js';
+import { idleRssMb } from './memory.js';
+import { seedTokens } from './seed.js';
+import { int, notAvailable, type Row } from './table.js';
+import { judge, TARGETS } from './targets.js';
+import { createNew, getExisting, rotate, update } from './workloads.js';
+
+interface Job {
+  label: string;
+  started: Started;
+  /** Called before each run (warm-up included). */
+  requests: (url: string) => autocannon.Request[] | Promise<autocannon.Request[]>;
+  seconds: number;
+}
+
+/** GET get-or-create on ceiling, ours and Prism in alternating rounds, ours' other operations, RSS. */
+export async function throughputRows(settings: Settings): Promise<Row[]> {
+  const contenders = await startContenders();
+  try {
+    return await measure(settings, contenders);
+  } finally {
+    await stopContenders(contenders);
+  }
+}
+
+async function measure(settings: Settings, { ceiling, ours, prism }: Contenders): Promise<Row[]> {
+  const [oursIdleRow, prismIdle] = await Promise.all([
+    rssRow('RSS ours idle', ours),
+    rssRow('RSS Prism idle', prism),
+  ]);
+  const oursIdle = judge(oursIdleRow, TARGETS.idleRss);
+  const get = (label: string, started: Started): Job => ({
+    label,
+    started,
+    requests: getExisting,
+    seconds: settings.getSeconds,
+  });
+  const ceilingJob = get('ceiling GET (bare node:http)', ceiling);
+  const oursJob = get('ours in-memory get-or-create (existing)', ours);
+  const prismJob = get('Prism static mock GET', prism);
+  const gets = [ceilingJob, oursJob, prismJob];
+  const op = (label: string, requests: Job['requests']): Job => ({
+    label,
+    started: ours,
+    requests,
+    seconds: settings.opSeconds,
+  });
+  let batch = 0;
+  const ops = [
+    op('ours in-memory create (new ids)', () => createNew(`bench-${batch++}`)),
+    op('ours in-memory update (PUT)', () => update()),
+    // A run's last in-flight rotations take their tokens with them: each run gets fresh groups to rotate.
+    op('ours in-memory rotate (POST)', async (url) =>
+      rotate(await seedTokens(url, `rotate-${batch++}`, 2 * settings.connections)),
+    ),
+  ];
+  const results = new Map<Job, LoadResult[]>();
+  const failures = new Map<Job, string>();
+  const attempt = (job: Job, seconds: number) =>
+    run(job, seconds, settings.connections).catch((error: Error) => void failures.set(job, error.message));
+  for (const job of [...gets, ...ops]) await attempt(job, settings.warmupSeconds);
+  for (let round = 0; round < settings.rounds; round++) {
+    const shift = round % gets.length;
+    for (const job of [...gets.slice(shift), ...gets.slice(0, shift), ...ops]) {
+      const result = await attempt(job, job.seconds);
+      if (result) results.set(job, [...(results.get(job) ?? []), result]);
+    }
+  }
+  const row = (job: Job): Row => {
+    const rounds = results.get(job);
+    if (rounds) return { name: job.label, load: combine(rounds) };
+    const reason = 'reason' in job.started ? job.started.reason : failures.get(job);
+    return notAvailable(job.label, reason ?? 'no result');
+  };
+  const ceilingRow = row(ceilingJob);
+  const oursRow = row(oursJob);
+  const prismRow = row(prismJob);
+  const ratio = (other: Row) => (oursRow.load && other.load ? oursRow.load.rps / other.load.rps : undefined);
+  const opRows = ops.map(row);
+  const created = opRows[0]?.load?.requests ?? 0;
+  const rotations = opRows[2]?.load?.requests ?? 0;
+  const afterLoad = await rssRow('RSS ours after load', ours);
+  return [
+    ceilingRow,
+    prismRow,
+    judge({ ...oursRow, vsCeiling: ratio(ceilingRow), vsPrism: ratio(prismRow) }, TARGETS.getOrCreate),
+    ...opRows,
+    oursIdle,
+    afterLoad.value === undefined
+      ? afterLoad
+      : {
+          ...afterLoad,
+          note: `after ${int(created)} creates and ${int(rotations)} rotations (measured runs)`,
+        },
+    prismIdle,
+  ];
+}
+
+async function run(job: Job, seconds: number, connections: number): Promise<LoadResult | undefined> {
+  if (!('server' in job.started)) return undefined;
+  const url = job.started.server.url;
+  return runLoad({ url, requests: await job.requests(url), seconds, connections });
+}
+
+async function rssRow(name: string, started: Started): Promise<Row> {
+  if (!('server' in started)) return notAvailable(name, started.reason);
+  return { name, value: await idleRssMb(started.server.pid), unit: 'MB' };
+}
