@@ -58,6 +58,8 @@ export function createUserGroupClient(options: UserGroupClientOptions): UserGrou
           'content-length': String(Buffer.byteLength(payload)),
         },
         body: payload,
+        // undici closes the connection after a GET that carries a body unless told the server handles it.
+        reset: false,
         headersTimeout: timeout,
         bodyTimeout: timeout,
         ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),

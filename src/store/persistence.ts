@@ -55,7 +55,9 @@ export async function openFilePersistence(
   await files.mkdir(directory, { recursive: true });
   const release = await acquireLock(files, `${dbPath}.lock`);
   try {
-    const db = new Low<SnapshotFile | null>(new DurableJsonFile(dbPath, files), null);
+    const snapshotFile = new DurableJsonFile<SnapshotFile | null>(dbPath, files);
+    await snapshotFile.removeLeftovers();
+    const db = new Low<SnapshotFile | null>(snapshotFile, null);
     await db.read();
     const world = db.data === null ? emptyWorld() : fromSnapshot(db.data, dbPath);
     const firstGeneration = db.data?.logGeneration ?? 1;
