@@ -9,11 +9,24 @@ export interface JournalQuery {
   readonly limit?: number;
 }
 
-type Recorded = Omit<JournalEntry, 'id' | 'time'> & { readonly id: number; readonly at: number };
+/** What a request leaves in the journal; the response as the text that was sent. */
+export type JournalRecord = Omit<JournalEntry, 'id' | 'time' | 'responseBody'> & {
+  readonly responseText: string | null;
+};
+
+/** An entry as kept: both bodies as JSON text, so the journal holds two strings, not two object graphs. */
+type Recorded = Omit<JournalEntry, 'id' | 'time' | 'requestBody' | 'responseBody'> & {
+  readonly id: number;
+  readonly at: number;
+  readonly requestText: string;
+  readonly responseText: string | null;
+};
 
 /**
  * A bounded, in-memory journal (the newest `capacity` entries), newest last. Recording is on every request's
- * path, so it only stores the entry in a ring and the clock reading; times are formatted when the journal is read.
+ * path, so it keeps text and the clock reading in a ring; bodies are parsed and times formatted when it is read.
+ * (Keeping parsed bodies alive for a thousand requests made every young-generation GC copy them, which cost more
+ * than all the validation of a request.)
  */
 export class Journal {
   #ring: Array<Recorded | undefined>;
@@ -24,8 +37,19 @@ export class Journal {
     this.#ring = new Array(capacity);
   }
 
-  record(entry: Omit<JournalEntry, 'id' | 'time'>): void {
-    this.#ring[this.#next] = { ...entry, id: this.#nextId++, at: Date.now() };
+  record(entry: JournalRecord): void {
+    this.#ring[this.#next] = {
+      method: entry.method,
+      path: entry.path,
+      operationId: entry.operationId,
+      keyEnvironment: entry.keyEnvironment,
+      status: entry.status,
+      diagnostics: entry.diagnostics,
+      id: this.#nextId++,
+      at: Date.now(),
+      requestText: JSON.stringify(entry.requestBody ?? null),
+      responseText: entry.responseText,
+    };
     this.#next = (this.#next + 1) % this.capacity;
   }
 
@@ -35,7 +59,13 @@ export class Journal {
     if (query.operationId !== undefined) entries = entries.filter((e) => e.operationId === query.operationId);
     if (query.invalid === true) entries = entries.filter((e) => e.diagnostics.length > 0);
     if (query.limit !== undefined) entries = entries.slice(-query.limit);
-    return entries.map(({ at, id, ...entry }) => ({ id, time: new Date(at).toISOString(), ...entry }));
+    return entries.map(({ at, id, requestText, responseText, ...entry }) => ({
+      id,
+      time: new Date(at).toISOString(),
+      ...entry,
+      requestBody: JSON.parse(requestText),
+      responseBody: responseText === null ? null : JSON.parse(responseText),
+    }));
   }
 
   clear(): void {

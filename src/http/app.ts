@@ -48,8 +48,8 @@ export function createApp(
     }
     work
       .then((exchange) => {
-        if (exchange.reply !== undefined) send(res, exchange.reply);
-        else if (!res.headersSent) res.destroy();
+        const sent = exchange.reply === undefined ? undefined : send(res, exchange.reply);
+        if (exchange.reply === undefined && !res.headersSent) res.destroy();
         const status = exchange.reply?.status ?? 0;
         const operationId = found.kind === 'operation' ? (found.operation.operationId as OperationId) : null;
         runtimeOf(context, exchange.owner?.tenant ?? 'default').journal.record({
@@ -59,7 +59,7 @@ export function createApp(
           keyEnvironment: exchange.owner?.environment ?? null,
           status,
           requestBody: exchange.requestBody ?? null,
-          responseBody: exchange.reply?.body ?? null,
+          responseText: sent ?? null,
           diagnostics: [...exchange.diagnostics],
         });
         if (context.logger.isLevelEnabled('info')) {

@@ -13,9 +13,9 @@ export const errorReply = (error: ApiError): Reply => ({
   ...(error.headers ? { headers: error.headers } : {}),
 });
 
-/** Writes a JSON reply with its Content-Length. */
-export function send(res: ServerResponse, reply: Reply): void {
-  if (res.headersSent || res.destroyed) return;
+/** Writes a JSON reply with its Content-Length; returns the text sent (undefined when nothing could be sent). */
+export function send(res: ServerResponse, reply: Reply): string | undefined {
+  if (res.headersSent || res.destroyed) return undefined;
   const payload = JSON.stringify(reply.body);
   res.writeHead(reply.status, {
     'content-type': 'application/json; charset=utf-8',
@@ -23,6 +23,7 @@ export function send(res: ServerResponse, reply: Reply): void {
     ...reply.headers,
   });
   res.end(payload);
+  return payload;
 }
 
 /** An HTTP/1.1 response written straight to a socket, for errors Node reports before a request exists. */

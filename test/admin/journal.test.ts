@@ -128,7 +128,7 @@ describe('GET /__admin/requests (the journal)', () => {
     const journal = new Journal();
     const entry = { method: 'GET', path: '/api/user', operationId: null, keyEnvironment: null, status: 200 };
     for (let i = 0; i < 1005; i++)
-      journal.record({ ...entry, requestBody: i, responseBody: null, diagnostics: [] });
+      journal.record({ ...entry, requestBody: i, responseText: null, diagnostics: [] });
     const entries = journal.list();
     expect(entries).toHaveLength(1000);
     expect([entries[0]?.id, entries[0]?.requestBody, entries.at(-1)?.id]).toEqual([6, 5, 1005]);
