@@ -6,7 +6,9 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    reporters: ['default'],
+    // The JSON report lets CI print a one-line total ("N passed, N failed") after vitest's own summary.
+    reporters: ['default', 'json'],
+    outputFile: { json: 'node_modules/.cache/user-group-mock/vitest-results.json' },
     tags: [
       {
         name: 'slow',
