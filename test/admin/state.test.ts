@@ -1,32 +1,12 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type FileSystem, nodeFileSystem } from '../../src/store/fileSystem.js';
 import { admin, hex64, service, useMocks } from '../support/admin.js';
+import { FaultyFileSystem } from '../support/faultyFiles.js';
 import { testingKey } from '../support/http.js';
 import { useTempDir } from '../support/tmp.js';
 
 const start = useMocks();
 const tempDir = useTempDir();
-
-/** The file system, with the next fdatasync of the change log failing as on a full disk. */
-function failingDisk(): { files: FileSystem; failNext: () => void } {
-  let fail = false;
-  const files: FileSystem = {
-    ...nodeFileSystem,
-    open: async (path, flags) => {
-      const handle = await nodeFileSystem.open(path, flags);
-      if (!path.includes('.log.')) return handle;
-      const datasync = handle.datasync.bind(handle);
-      handle.datasync = async () => {
-        if (!fail) return datasync();
-        fail = false;
-        throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
-      };
-      return handle;
-    },
-  };
-  return { files, failNext: () => (fail = true) };
-}
 
 describe('POST /__admin/groups (seed)', () => {
   it('stores the group as given, keeping a given token, and answers 201 with it', async () => {
@@ -103,9 +83,9 @@ describe('POST /__admin/groups (seed)', () => {
   });
 
   it('answers 500 INTERNAL_ERROR and keeps nothing when the seed cannot be written', async () => {
-    const disk = failingDisk();
-    const mock = await start({ db: join(tempDir(), 'db.json'), files: disk.files });
-    disk.failNext();
+    const files = new FaultyFileSystem();
+    const mock = await start({ db: join(tempDir(), 'db.json'), files });
+    files.fail('log-sync', { code: 'ENOSPC' });
     const failed = await admin(mock.url, 'POST', '/__admin/groups', {
       body: { environment: 'Customer', user_group_id: 'a', name: 'A' },
     });

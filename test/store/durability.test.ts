@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../src/index.js';
-import { type FileSystem, nodeFileSystem } from '../../src/store/fileSystem.js';
+import { FaultyFileSystem } from '../support/faultyFiles.js';
 import { startMock } from '../support/http.js';
 import { useTempDir } from '../support/tmp.js';
 
@@ -72,26 +72,10 @@ describe('a database file', () => {
 
   it('answers 500 and rolls back when a write fails, and the next write succeeds', async () => {
     const db = join(tempDir(), 'db.json');
-    let failNext = false;
-    const files: FileSystem = {
-      ...nodeFileSystem,
-      open: async (path, flags) => {
-        const handle = await nodeFileSystem.open(path, flags);
-        if (!path.includes('.log.')) return handle;
-        const datasync = handle.datasync.bind(handle);
-        handle.datasync = async () => {
-          if (failNext) {
-            failNext = false;
-            throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
-          }
-          return datasync();
-        };
-        return handle;
-      },
-    };
+    const files = new FaultyFileSystem();
     const server = await start({ db, files });
     await server.api('GET', { name: 'A', user_group_id: 'a' });
-    failNext = true;
+    files.fail('log-sync', { code: 'ENOSPC' });
     const failed = await server.api('GET', { name: 'B', user_group_id: 'b' });
     expect(failed.status).toBe(500);
     expect(failed.body).toMatchObject({ success: 0, error: { code: 'INTERNAL_ERROR' } });
