@@ -5,6 +5,7 @@ import { type Controls, createControls } from '../admin/controls.js';
 import { RateLimiter } from '../admin/rateLimit.js';
 import { createAdminHandler } from '../admin/routes.js';
 import { cryptoIds, seededIds } from '../domain/ids.js';
+import { defaultTenantId, groupKey, type World } from '../domain/model.js';
 import type { GroupSeed } from '../domain/seed.js';
 import { apiError, product } from '../errors.js';
 import type { FileSystem } from '../store/fileSystem.js';
@@ -93,7 +94,7 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
   };
   const controls = createControls(context);
   try {
-    if (options.fixtures !== undefined) await seedFixtures(controls, options.fixtures);
+    if (options.fixtures !== undefined) await seedFixtures(controls, persistence.world, options.fixtures);
     warmUp();
   } catch (error) {
     await store.close();
@@ -158,7 +159,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   socket.end(rawErrorResponse(reply));
 }
 
-async function seedFixtures(controls: Controls, path: string): Promise<void> {
+async function seedFixtures(controls: Controls, world: World, path: string): Promise<void> {
   let groups: GroupSeed[];
   try {
     groups = (JSON.parse(await readFile(path, 'utf8')) as { groups: GroupSeed[] }).groups;
@@ -168,16 +169,14 @@ async function seedFixtures(controls: Controls, path: string): Promise<void> {
       `${product}: cannot read fixtures ${path} (${(error as Error).message}); it must be JSON of the form { "groups": [ { "environment", "user_group_id", "name", ... } ] }`,
     );
   }
+  const stored = world.tenants.get(defaultTenantId)?.groups;
   for (const seed of groups) {
-    if (
-      controls
-        .groups()
-        .some((g) => g.environment === seed.environment && g.provided_id === seed.user_group_id)
-    )
-      continue;
+    // Groups already present (from an earlier run on the same database) are kept as they are.
+    if (stored?.has(groupKey(seed.environment, seed.user_group_id))) continue;
     const result = await controls.seedGroup(seed);
-    if (!result.ok)
+    if (!result.ok) {
       throw new Error(`${product}: fixture "${seed.user_group_id}" in ${path}: ${result.error.message}`);
+    }
   }
 }
 
