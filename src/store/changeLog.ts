@@ -1,6 +1,7 @@
 import type { FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { type Change, isChange } from '../domain/changes.js';
-import { type FileSystem, isMissing } from './fileSystem.js';
+import { type FileSystem, isMissing, syncDirectory } from './fileSystem.js';
 
 /**
  * An append-only log of changes, one JSON line each. `append` returns once the lines are fdatasynced; a failed
@@ -30,10 +31,17 @@ export class ChangeLog {
     replayed: { bytes: number; records: number },
   ): Promise<ChangeLog> {
     const handle = await files.open(path, 'a+');
-    const { size } = await handle.stat();
-    if (size !== replayed.bytes) {
-      await handle.truncate(replayed.bytes);
-      await handle.sync();
+    try {
+      const { size } = await handle.stat();
+      if (size !== replayed.bytes) {
+        await handle.truncate(replayed.bytes);
+        await handle.sync();
+      }
+      // A new log's directory entry must be durable before anything appended to it is acknowledged.
+      await syncDirectory(files, dirname(path));
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      throw error;
     }
     return new ChangeLog(path, handle, replayed.bytes, replayed.records);
   }

@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../src/index.js';
+import { type FileSystem, nodeFileSystem } from '../../src/store/fileSystem.js';
 import { FaultyFileSystem } from '../support/faultyFiles.js';
 import { startMock } from '../support/http.js';
 import { useTempDir } from '../support/tmp.js';
@@ -92,5 +93,29 @@ describe('a database file', () => {
         .map((g) => g.provided_id)
         .sort(),
     ).toEqual(['a', 'b']);
+  });
+
+  it('makes a new change log durable in its directory before acknowledging anything', async () => {
+    const dir = tempDir();
+    const events: string[] = [];
+    const files: FileSystem = {
+      ...nodeFileSystem,
+      open: async (path, flags) => {
+        const handle = await nodeFileSystem.open(path, flags);
+        const kind = path === dir ? 'dir' : path.includes('.log.') ? 'log' : 'other';
+        events.push(`open ${kind}`);
+        const sync = handle.sync.bind(handle);
+        handle.sync = async () => {
+          events.push(`sync ${kind}`);
+          return sync();
+        };
+        return handle;
+      },
+    };
+    const server = await start({ db: join(dir, 'db.json'), files });
+    await server.api('GET', { name: 'A', user_group_id: 'a' });
+    const created = events.indexOf('open log');
+    expect(created).toBeGreaterThanOrEqual(0);
+    expect(events.slice(created)).toContain('sync dir');
   });
 });
