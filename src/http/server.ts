@@ -55,7 +55,7 @@ export interface MockServer extends Controls {
   readonly host: string;
   readonly port: number;
   readonly apiKeys: readonly ApiKey[];
-  /** Stops accepting, finishes in-flight requests, flushes the store and releases its lock. */
+  /** Stops accepting, finishes in-flight requests, flushes the store and releases its lock (again: a no-op). */
   close(): Promise<void>;
 }
 
@@ -123,6 +123,7 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
     throw error;
   });
   const { port } = server.address() as AddressInfo;
+  let closing: Promise<void> | undefined;
   const urlHost = host.includes(':') ? `[${host}]` : host;
   return {
     ...controls,
@@ -130,7 +131,10 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
     host,
     port,
     apiKeys,
-    close: () => shutDown(server, store),
+    close: () => {
+      closing ??= shutDown(server, store);
+      return closing;
+    },
   };
 }
 

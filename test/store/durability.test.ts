@@ -1,22 +1,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { MockServer } from '../../src/index.js';
+import { describe, expect, it } from 'vitest';
 import { type FileSystem, nodeFileSystem } from '../../src/store/fileSystem.js';
 import { FaultyFileSystem } from '../support/faultyFiles.js';
-import { startMock } from '../support/http.js';
+import { useMocks } from '../support/http.js';
 import { useTempDir } from '../support/tmp.js';
 
 const tempDir = useTempDir();
-const open: MockServer[] = [];
-afterEach(async () => {
-  for (const server of open.splice(0)) await server.close();
-});
-async function start(options: Parameters<typeof startMock>[0]) {
-  const server = await startMock(options);
-  open.push(server);
-  return server;
-}
+const start = useMocks();
 
 describe('a database file', () => {
   it('keeps groups, tokens and team_ids across a restart', async () => {
@@ -26,7 +17,6 @@ describe('a database file', () => {
     const b = (await first.api('GET', { name: 'B', user_group_id: 'b' })).body.user_group;
     const rotated = (await first.api('POST', { current_token: b.token })).body.user_group;
     await first.close();
-    open.pop();
 
     const second = await start({ db });
     const again = await second.api('GET', { name: 'A', user_group_id: 'a' });
@@ -47,7 +37,6 @@ describe('a database file', () => {
     const first = await start({ db, compactAfter: 5 });
     for (let i = 0; i < 30; i++) await first.api('GET', { name: `G${i}`, user_group_id: `g${i}` });
     await first.close();
-    open.pop();
     const snapshot = JSON.parse(readFileSync(db, 'utf8'));
     expect(snapshot.format).toBe('user-group-mock/1');
     expect(snapshot.tenants[0].groups.length).toBeGreaterThan(0);
@@ -85,7 +74,6 @@ describe('a database file', () => {
     const retried = await server.api('GET', { name: 'B', user_group_id: 'b' });
     expect(retried.body.new_user_group).toBe(true);
     await server.close();
-    open.pop();
     const reopened = await start({ db });
     expect(
       reopened

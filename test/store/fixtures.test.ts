@@ -1,21 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { MockServer } from '../../src/index.js';
-import { startMock } from '../support/http.js';
+import { describe, expect, it } from 'vitest';
+import { useMocks } from '../support/http.js';
 import { useTempDir } from '../support/tmp.js';
 
 const tempDir = useTempDir();
 const example = new URL('../../fixtures/groups.json', import.meta.url).pathname;
-const open: MockServer[] = [];
-afterEach(async () => {
-  for (const server of open.splice(0)) await server.close();
-});
-async function start(options: Parameters<typeof startMock>[0]) {
-  const server = await startMock(options);
-  open.push(server);
-  return server;
-}
+const start = useMocks();
 
 describe('--fixtures', () => {
   it('seeds the groups of the file, keeping a given token that then rotates', async () => {
@@ -37,7 +28,6 @@ describe('--fixtures', () => {
     const first = await start({ db, fixtures: example });
     await first.api('PUT', { user_group_id: 'customer-a', name: 'Renamed' });
     await first.close();
-    open.pop();
     const second = await start({ db, fixtures: example });
     expect(second.groups().find((g) => g.environment === 'Customer')?.name).toBe('Renamed');
     expect(second.groups()).toHaveLength(2);

@@ -1,22 +1,10 @@
-import { afterEach, expect } from 'vitest';
+import { expect } from 'vitest';
 import { adminRoute, checkAdminSchema } from '../../src/admin/document.js';
-import { type Diagnostic, type MockServerOptions, validateResponse } from '../../src/index.js';
-import { type Answer, call, customerKey, startMock } from './http.js';
+import { type Diagnostic, validateResponse } from '../../src/index.js';
+import type { Mock } from './http.js';
+import { type Answer, call, customerKey } from './http.js';
 
-export type Mock = Awaited<ReturnType<typeof startMock>>;
-
-/** A fresh mock per call (127.0.0.1, port 0, in memory unless `db` is given), each closed after its test. */
-export function useMocks(): (options?: MockServerOptions) => Promise<Mock> {
-  const open: Mock[] = [];
-  afterEach(async () => {
-    await Promise.all(open.splice(0).map((mock) => mock.close()));
-  });
-  return async (options = {}) => {
-    const mock = await startMock(options);
-    open.push(mock);
-    return mock;
-  };
-}
+export { type Mock, useMocks } from './http.js';
 
 /** How an admin answer breaks openapi/admin.yaml: its operation's schema for the status, or the error envelope. */
 export function adminDiagnostics(method: string, path: string, answer: Answer): Diagnostic[] {

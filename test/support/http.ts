@@ -1,4 +1,5 @@
 import { request } from 'undici';
+import { afterEach } from 'vitest';
 import { createMockServer, type MockServer, type MockServerOptions } from '../../src/index.js';
 
 export const customerKey = 'dev-customer-key';
@@ -47,4 +48,19 @@ export async function startMock(options: MockServerOptions = {}): Promise<MockSe
   const api: ApiCall = (method, body, key) =>
     call(server.url, method, '/api/user', { headers: jsonHeaders(key), body });
   return Object.assign(server, { api });
+}
+
+export type Mock = Awaited<ReturnType<typeof startMock>>;
+
+/** A fresh mock per call (127.0.0.1, port 0, in memory unless `db` is given), each closed after its test. */
+export function useMocks(): (options?: MockServerOptions) => Promise<Mock> {
+  const open: Mock[] = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((mock) => mock.close()));
+  });
+  return async (options = {}) => {
+    const mock = await startMock(options);
+    open.push(mock);
+    return mock;
+  };
 }
