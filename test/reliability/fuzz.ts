@@ -88,7 +88,9 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
         update: validBody('updateUserGroup'),
         rotate: validBody('rotateUserGroupToken'),
       }),
-      async ({ key, create, update, rotate }) => {
+      async (drawn) => {
+        // The oracle is what goes over the wire: JSON.stringify turns -0 into 0, as every client's would.
+        const { key, create, update, rotate } = JSON.parse(JSON.stringify(drawn)) as typeof drawn;
         await server.reset();
         const id = create.user_group_id as string;
         const first = await call('getOrCreateUserGroup', create, key);
