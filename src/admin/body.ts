@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { type ApiError, errorFromDiagnostics } from '../errors.js';
-import { announcesBody, readBody } from '../http/body.js';
+import { readBody } from '../http/body.js';
 import type { MockContext } from '../http/context.js';
+import { announcesBody, readHead } from '../http/head.js';
 import type { Operation } from '../spec/operations.js';
 import type { Diagnostic } from '../validate/diagnostic.js';
 import { checkContentEncoding, checkContentType } from '../validate/headers.js';
@@ -27,7 +28,7 @@ export async function readAdminBody(
     error: errorFromDiagnostics(code, diagnostics, lead),
   });
   const call = `${operation.method} ${operation.path}`;
-  if (!announcesBody(req)) {
+  if (!announcesBody(readHead(req))) {
     const message = `${call} needs a JSON body; send it with "Content-Type: application/json" (see openapi/admin.yaml, ${operation.operationId})`;
     return fail('BODY_MISSING', [{ code: 'BODY_MISSING', path: '/body', message }]);
   }

@@ -1,4 +1,4 @@
-import type { JournalEntry } from '../spec/types.js';
+import type { Diagnostic, JournalEntry } from '../spec/types.js';
 
 /** What the client sent and how the mock answered: one entry per request, never the raw API key. */
 export type { JournalEntry };
@@ -9,13 +9,19 @@ export interface JournalQuery {
   readonly limit?: number;
 }
 
-/** What a request leaves in the journal; the response as the text that was sent. */
-export type JournalRecord = Omit<JournalEntry, 'id' | 'time' | 'responseBody'> & {
+/**
+ * What a request leaves in the journal: the response as the text that was sent, and the request body as the
+ * JSON text received when there is one (else `requestBody` is kept).
+ */
+export type JournalRecord = Omit<JournalEntry, 'id' | 'time' | 'responseBody' | 'diagnostics'> & {
+  readonly requestText?: string | undefined;
   readonly responseText: string | null;
+  readonly diagnostics: readonly Diagnostic[];
 };
 
 /** An entry as kept: both bodies as JSON text, so the journal holds two strings, not two object graphs. */
-type Recorded = Omit<JournalEntry, 'id' | 'time' | 'requestBody' | 'responseBody'> & {
+type Recorded = Omit<JournalEntry, 'id' | 'time' | 'requestBody' | 'responseBody' | 'diagnostics'> & {
+  readonly diagnostics: readonly Diagnostic[];
   readonly id: number;
   readonly at: number;
   readonly requestText: string;
@@ -47,7 +53,7 @@ export class Journal {
       diagnostics: entry.diagnostics,
       id: this.#nextId++,
       at: Date.now(),
-      requestText: JSON.stringify(entry.requestBody ?? null),
+      requestText: entry.requestText ?? JSON.stringify(entry.requestBody ?? null),
       responseText: entry.responseText,
     };
     this.#next = (this.#next + 1) % this.capacity;
@@ -63,6 +69,7 @@ export class Journal {
       id,
       time: new Date(at).toISOString(),
       ...entry,
+      diagnostics: [...entry.diagnostics],
       requestBody: JSON.parse(requestText),
       responseBody: responseText === null ? null : JSON.parse(responseText),
     }));

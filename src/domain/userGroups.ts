@@ -25,7 +25,10 @@ export function getOrCreate(
   const existing = caller.tenant.groups.get(groupKey(caller.environment, request.user_group_id));
   if (existing !== undefined) {
     const differing = (['name', 'mapping', 'properties'] as const).filter(
-      (field) => request[field] !== undefined && !isDeepStrictEqual(request[field], existing[field]),
+      (field) =>
+        request[field] !== undefined &&
+        request[field] !== existing[field] &&
+        !isDeepStrictEqual(request[field], existing[field]),
     );
     const notice =
       differing.length === 0

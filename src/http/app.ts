@@ -1,11 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type ApiError, apiError, errorFromDiagnostics } from '../errors.js';
 import { type OperationId, operations } from '../spec/operations.js';
+import type { Diagnostic } from '../spec/types.js';
 import { route } from '../validate/contract.js';
 import { routeDiagnostic } from '../validate/routes.js';
 import { type MockContext, runtimeOf } from './context.js';
+import { type RequestHead, readHead } from './head.js';
 import { errorReply, send } from './respond.js';
-import { type Exchange, serveOperation } from './serviceHandler.js';
+import { type Exchange, internalError, serveOperation } from './serviceHandler.js';
 
 export type AdminHandler = (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void>;
 
@@ -15,83 +17,74 @@ export function createApp(
   admin: AdminHandler,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
-    const started = performance.now();
-    const path = (req.url ?? '/').split('?')[0] as string;
-    const hostMissing = missingHost(req);
+    const logging = context.logger.isLevelEnabled('info');
+    const started = logging ? performance.now() : 0;
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const path = query === -1 ? url : url.slice(0, query);
+    const head = readHead(req);
+    const hostMissing = missingHost(req, head);
     if (hostMissing === undefined && (path === '/__admin' || path.startsWith('/__admin/'))) {
-      admin(req, res, path).catch((error: Error) => internalError(res, context, error));
+      admin(req, res, path).catch((error: Error) => send(res, errorReply(internalError(context, error))));
       return;
     }
     const method = req.method ?? 'GET';
     const found = route(method, path);
-    let work: Promise<Exchange>;
-    if (hostMissing !== undefined) {
-      work = Promise.resolve({
-        reply: errorReply(hostMissing),
-        owner: undefined,
-        requestBody: undefined,
-        diagnostics: hostMissing.details,
+    const operationId = found.kind === 'operation' ? (found.operation.operationId as OperationId) : null;
+    const complete = (exchange: Exchange): void => {
+      const sent = exchange.reply === undefined ? undefined : send(res, exchange.reply);
+      if (exchange.reply === undefined && !res.headersSent) res.destroy();
+      const status = exchange.reply?.status ?? 0;
+      runtimeOf(context, exchange.owner?.tenant ?? 'default').journal.record({
+        method,
+        path,
+        operationId,
+        keyEnvironment: exchange.owner?.environment ?? null,
+        status,
+        requestBody: exchange.requestBody ?? null,
+        requestText: exchange.requestText,
+        responseText: sent ?? null,
+        diagnostics: exchange.diagnostics,
       });
-    } else if (found.kind === 'operation') {
-      work = serveOperation(req, context, found.operation);
-    } else {
-      const diagnostic = routeDiagnostic(found, method, path, operations());
-      const code = found.kind === 'method-not-allowed' ? 'METHOD_NOT_ALLOWED' : 'ROUTE_NOT_FOUND';
-      const error = errorFromDiagnostics(code, [diagnostic]);
-      const headers = found.kind === 'method-not-allowed' ? { allow: found.allow.join(', ') } : undefined;
-      work = Promise.resolve({
-        reply: errorReply(headers ? { ...error, headers } : error),
+      if (logging) {
+        const ms = Math.round((performance.now() - started) * 10) / 10;
+        const codes = exchange.diagnostics.map((d) => d.code);
+        context.logger.info(
+          { method, path, status, ms, ...(codes.length ? { codes } : {}) },
+          `${method} ${path} ${status} ${ms}ms`,
+        );
+      }
+    };
+    const answer = (error: ApiError, diagnostics: readonly Diagnostic[]): void =>
+      complete({
+        reply: errorReply(error),
         owner: undefined,
+        requestText: undefined,
         requestBody: undefined,
-        diagnostics: [diagnostic],
+        diagnostics,
       });
+    try {
+      if (hostMissing !== undefined) {
+        answer(hostMissing, hostMissing.details);
+      } else if (found.kind === 'operation') {
+        serveOperation(req, context, head, found.operation, complete);
+      } else {
+        const diagnostic = routeDiagnostic(found, method, path, operations());
+        const code = found.kind === 'method-not-allowed' ? 'METHOD_NOT_ALLOWED' : 'ROUTE_NOT_FOUND';
+        const error = errorFromDiagnostics(code, [diagnostic]);
+        const headers = found.kind === 'method-not-allowed' ? { allow: found.allow.join(', ') } : undefined;
+        answer(headers ? { ...error, headers } : error, [diagnostic]);
+      }
+    } catch (error) {
+      answer(internalError(context, error as Error), []);
     }
-    work
-      .then((exchange) => {
-        const sent = exchange.reply === undefined ? undefined : send(res, exchange.reply);
-        if (exchange.reply === undefined && !res.headersSent) res.destroy();
-        const status = exchange.reply?.status ?? 0;
-        const operationId = found.kind === 'operation' ? (found.operation.operationId as OperationId) : null;
-        runtimeOf(context, exchange.owner?.tenant ?? 'default').journal.record({
-          method,
-          path,
-          operationId,
-          keyEnvironment: exchange.owner?.environment ?? null,
-          status,
-          requestBody: exchange.requestBody ?? null,
-          responseText: sent ?? null,
-          diagnostics: [...exchange.diagnostics],
-        });
-        if (context.logger.isLevelEnabled('info')) {
-          const ms = Math.round((performance.now() - started) * 10) / 10;
-          const codes = exchange.diagnostics.map((d) => d.code);
-          context.logger.info(
-            { method, path, status, ms, ...(codes.length ? { codes } : {}) },
-            `${method} ${path} ${status} ${ms}ms`,
-          );
-        }
-      })
-      .catch((error: Error) => internalError(res, context, error));
   };
 }
 
 /** HTTP/1.1 requires a Host header (RFC 9112, section 3.2): a request without one is refused, in the envelope. */
-function missingHost(req: IncomingMessage): ApiError | undefined {
-  if (req.httpVersion !== '1.1' || req.headers.host !== undefined) return undefined;
+function missingHost(req: IncomingMessage, head: RequestHead): ApiError | undefined {
+  if (req.httpVersion !== '1.1' || head.host !== undefined) return undefined;
   const message =
     'the HTTP/1.1 request has no Host header; send one (HTTP clients set it unless told not to)';
   return apiError('HTTP_MALFORMED', message, [{ code: 'HTTP_MALFORMED', path: '/headers/host', message }]);
-}
-
-function internalError(res: ServerResponse, context: MockContext, error: Error): void {
-  context.logger.error({ err: error }, 'internal error');
-  send(
-    res,
-    errorReply(
-      apiError(
-        'INTERNAL_ERROR',
-        'the mock failed internally; this is a bug in user-group-mock, not in the client. Retry, and report it with the server log.',
-      ),
-    ),
-  );
 }

@@ -1,26 +1,43 @@
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import { type ApiError, apiError } from '../errors.js';
 import { readApiKey } from '../validate/headers.js';
 import type { MockContext } from './context.js';
+import { type RequestHead, readHead } from './head.js';
 import type { KeyOwner } from './keys.js';
 
 const challenge = { 'www-authenticate': 'Token' };
 
-/** All values of a header as sent, in order (Node keeps only the first `Authorization`). */
+/** All values of a header as sent, in order (Node keeps only the first `Authorization`); `name` in lower case. */
 export function headerValues(req: IncomingMessage, name: string): string[] {
   const values: string[] = [];
-  for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    if (req.rawHeaders[i]?.toLowerCase() === name) values.push(req.rawHeaders[i + 1] ?? '');
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const sent = raw[i] as string;
+    if (sent.length === name.length && sent.toLowerCase() === name) values.push(raw[i + 1] ?? '');
   }
   return values;
 }
+
+/**
+ * The last key accepted on each connection. A client sends the same `Authorization` on every request of a
+ * keep-alive connection, so parsing and digesting it again each time is work thrown away. A hit compares the
+ * header with what the same connection sent before, and holds only while the keys are unchanged.
+ */
+const accepted = new WeakMap<Socket, { header: string; generation: number; owner: KeyOwner }>();
 
 /** The key's owner, or the error to answer: decided from headers alone, before any body is read. */
 export function authenticate(
   req: IncomingMessage,
   context: MockContext,
+  head: RequestHead = readHead(req),
 ): { ok: true; owner: KeyOwner } | { ok: false; error: ApiError } {
-  const values = headerValues(req, 'authorization');
+  const values = head.authorization;
+  const header = values.length === 1 ? (values[0] as string) : undefined;
+  const last = header === undefined ? undefined : accepted.get(req.socket);
+  if (last !== undefined && last.header === header && last.generation === context.keys.generation) {
+    return { ok: true, owner: last.owner };
+  }
   const read = readApiKey(values.length > 1 ? values : values[0]);
   if (!read.ok) {
     const { code, message } = read.diagnostic;
@@ -28,7 +45,11 @@ export function authenticate(
     return { ok: false, error: apiError(code as ApiError['code'], message, [read.diagnostic], { headers }) };
   }
   const owner = context.keys.owner(read.key);
-  if (owner !== undefined) return { ok: true, owner };
+  if (owner !== undefined) {
+    if (header !== undefined && req.socket)
+      accepted.set(req.socket, { header, generation: context.keys.generation, owner });
+    return { ok: true, owner };
+  }
   const path = '/headers/authorization';
   if (context.store.world.tokens.has(read.key)) {
     const message =

@@ -1,44 +1,77 @@
 import type { IncomingMessage } from 'node:http';
-import getRawBody from 'raw-body';
 import { type ApiError, apiError } from '../errors.js';
+import { type RequestHead, readHead } from './head.js';
 
-/** Reads the whole body up to `limit` bytes. A declared Content-Length over the limit fails before any read. */
-export async function readBody(
+export type BodyResult = { ok: true; bytes: Buffer } | { ok: false; error: ApiError | undefined };
+
+/**
+ * Reads the whole body up to `limit` bytes and calls `done` once. A declared Content-Length over the limit fails
+ * before any read; `error` is undefined when the client went away mid-body (there is nobody to answer).
+ *
+ * Hand-written rather than `raw-body`: this is on every request's path, and raw-body's general stream handling
+ * (five listeners added and removed, a decoder check, a deferred callback) cost a fifth of the mock's CPU time per
+ * request. Node's parser already frames the body by Content-Length or chunked encoding; this only gathers it.
+ */
+export function collectBody(
   req: IncomingMessage,
+  head: RequestHead,
   limit: number,
-): Promise<{ ok: true; bytes: Buffer } | { ok: false; error: ApiError | undefined }> {
-  const declared = req.headers['content-length'];
-  try {
-    const bytes = await getRawBody(req, { limit, ...(declared === undefined ? {} : { length: declared }) });
-    return { ok: true, bytes };
-  } catch (error) {
-    const type = (error as { type?: string }).type;
-    if (type === 'entity.too.large') {
-      const message = `the body is larger than the limit of ${limit} bytes; send a smaller body (the mock's limit is set with --body-limit)`;
-      return {
-        ok: false,
-        error: apiError(
-          'PAYLOAD_TOO_LARGE',
-          message,
-          [{ code: 'PAYLOAD_TOO_LARGE', path: '/body', message }],
-          { headers: { connection: 'close' } },
-        ),
-      };
+  done: (result: BodyResult) => void,
+): void {
+  const declared = head.contentLength;
+  const expected = declared === undefined ? -1 : Number(declared);
+  if (expected > limit) {
+    done({ ok: false, error: tooLarge(limit) });
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let received = 0;
+  const onData = (chunk: Buffer): void => {
+    received += chunk.length;
+    if (received > limit) {
+      stop();
+      done({ ok: false, error: tooLarge(limit) });
+      return;
     }
-    if (type === 'request.size.invalid') {
+    chunks.push(chunk);
+  };
+  const onEnd = (): void => {
+    stop();
+    if (expected !== -1 && received !== expected) {
       const message =
         'the body is shorter or longer than its Content-Length; let the HTTP client set Content-Length';
-      return {
+      done({
         ok: false,
         error: apiError('HTTP_MALFORMED', message, [
           { code: 'HTTP_MALFORMED', path: '/headers/content-length', message },
         ]),
-      };
+      });
+      return;
     }
-    return { ok: false, error: undefined };
-  }
+    done({ ok: true, bytes: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received) });
+  };
+  // Node destroys the request with an error when the client goes away before the body is complete.
+  const onError = (): void => {
+    stop();
+    done({ ok: false, error: undefined });
+  };
+  const stop = (): void => {
+    req.removeListener('data', onData);
+    req.removeListener('end', onEnd);
+    req.removeListener('error', onError);
+  };
+  req.on('data', onData);
+  req.on('end', onEnd);
+  req.on('error', onError);
 }
 
-/** Whether the request announces a body at all (Content-Length above zero, or chunked). */
-export const announcesBody = (req: IncomingMessage): boolean =>
-  req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+/** `collectBody` as a promise, for callers off the hot path (the admin API). */
+export const readBody = (req: IncomingMessage, limit: number): Promise<BodyResult> =>
+  new Promise((resolve) => collectBody(req, readHead(req), limit, resolve));
+
+function tooLarge(limit: number): ApiError {
+  const message = `the body is larger than the limit of ${limit} bytes; send a smaller body (the mock's limit is set with --body-limit)`;
+  return apiError('PAYLOAD_TOO_LARGE', message, [{ code: 'PAYLOAD_TOO_LARGE', path: '/body', message }], {
+    headers: { connection: 'close' },
+  });
+}

@@ -20,6 +20,7 @@ const digest = (key: string): string => hash('sha256', key, 'base64');
  */
 export class KeyRing {
   #owners = new Map<string, KeyOwner>();
+  #generation = 0;
 
   constructor(
     private readonly defaultKeys: readonly ApiKey[],
@@ -40,6 +41,12 @@ export class KeyRing {
       }
     }
     this.#owners = owners;
+    this.#generation++;
+  }
+
+  /** Changes whenever the keys change: an owner found under an earlier generation may be stale. */
+  get generation(): number {
+    return this.#generation;
   }
 
   owner(key: string): KeyOwner | undefined {

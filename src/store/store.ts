@@ -38,6 +38,11 @@ export class Store {
     return done;
   }
 
+  /** Whether every change applied so far is durable now (nothing queued or being written). */
+  get settledNow(): boolean {
+    return this.#flushing === undefined && this.#pending.length === 0;
+  }
+
   /** Resolves once every change applied so far is durable (rejects if one of them was rolled back). */
   settled(): Promise<void> {
     return this.#last;

@@ -56,6 +56,7 @@ export function checkContentType(value: HeaderValue): Diagnostic | undefined {
       'Content-Type header is missing; send "Content-Type: application/json"',
     );
   }
+  if (header === 'application/json' || header === 'application/json; charset=utf-8') return undefined;
   try {
     const { type, parameters } = parseContentType(header);
     if (type !== 'application/json') {

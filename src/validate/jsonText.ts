@@ -1,60 +1,58 @@
-import { type Diagnostic, diagnostic, invalid, type Validation, valid } from './diagnostic.js';
+import { type Diagnostic, diagnostic, invalid, type Validation } from './diagnostic.js';
 import { maxDepth } from './jsonValue.js';
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** A parse's outcome, with the decoded text (undefined when the bytes are not UTF-8 text). */
+export type ParsedJson = Validation<unknown> & { readonly text: string | undefined };
 
 /**
  * Turns the bytes of a request body into a JSON value, or diagnostics naming the client's mistake.
  * Rules beyond JSON.parse: no byte order mark, valid UTF-8, no duplicate keys in one object, nesting within
  * `maxDepth`. What the parsed value itself must satisfy is `inspectJsonValue`'s part (`checkRequestBody` runs it).
  */
-export function parseJsonBody(bytes: Uint8Array | string): Validation<unknown> {
+export function parseJsonBody(bytes: Uint8Array | string): ParsedJson {
   let text: string;
   if (typeof bytes === 'string') {
     text = bytes;
   } else {
     if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
-      return invalid([
-        diagnostic(
-          'BODY_INVALID_ENCODING',
-          '/body',
-          'body starts with a UTF-8 byte order mark; JSON over HTTP must not carry one, remove it',
-        ),
-      ]);
+      return failed(
+        undefined,
+        'BODY_INVALID_ENCODING',
+        'body starts with a UTF-8 byte order mark; JSON over HTTP must not carry one, remove it',
+      );
     }
     try {
       text = decoder.decode(bytes);
     } catch {
-      return invalid([
-        diagnostic(
-          'BODY_INVALID_ENCODING',
-          '/body',
-          'body is not valid UTF-8; encode the JSON text as UTF-8',
-        ),
-      ]);
+      return failed(
+        undefined,
+        'BODY_INVALID_ENCODING',
+        'body is not valid UTF-8; encode the JSON text as UTF-8',
+      );
     }
   }
   if (text.trim() === '') {
-    return invalid([
-      diagnostic('BODY_MISSING', '/body', 'body is empty; send the JSON object with a Content-Length header'),
-    ]);
+    return failed(text, 'BODY_MISSING', 'body is empty; send the JSON object with a Content-Length header');
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    return invalid([
-      diagnostic(
-        'BODY_INVALID_JSON',
-        '/body',
-        `body is not valid JSON (${reason}); send JSON.stringify(body)`,
-      ),
-    ]);
+    return failed(text, 'BODY_INVALID_JSON', `body is not valid JSON (${reason}); send JSON.stringify(body)`);
   }
   const structural = scanStructure(text);
-  return structural === undefined ? valid(value) : invalid([structural]);
+  return structural === undefined
+    ? { ok: true, value, diagnostics: [], text }
+    : { ok: false, diagnostics: [structural], text };
 }
+
+const failed = (text: string | undefined, code: string, message: string): ParsedJson => ({
+  ...invalid([diagnostic(code, '/body', message)]),
+  text,
+});
 
 /**
  * One pass over valid JSON text that finds what JSON.parse hides: a key repeated in one object (JSON.parse keeps

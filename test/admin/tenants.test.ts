@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { Client } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { admin, hex64, type Mock, service, useMocks } from '../support/admin.js';
 import { useTempDir } from '../support/tmp.js';
@@ -113,6 +114,39 @@ describe('tenants', () => {
     const again = await admin(mock.url, 'DELETE', `/__admin/tenants/${tenant.id}`);
     expect(again.status).toBe(404);
     expect(again.body.error.code).toBe('TENANT_NOT_FOUND');
+  });
+
+  it('stops accepting a deleted tenant’s key on a keep-alive connection that used it before', async () => {
+    // Keys accepted on a connection are remembered for it; deleting the tenant must end that at once.
+    const mock = await start();
+    const tenant = await createTenant(mock);
+    const key = tenant.api_keys.Customer;
+    const client = new Client(mock.url, { pipelining: 1 });
+    let connections = 0;
+    client.on('connect', () => connections++);
+    try {
+      const send = async () => {
+        const answer = await client.request({
+          method: 'GET',
+          path: '/api/user',
+          headers: { authorization: `Token ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ user_group_id: 'a', name: 'A' }),
+          reset: false, // undici closes the connection after a GET with a body unless told otherwise
+        });
+        const body = (await answer.body.json()) as { error?: { code: string; message: string } };
+        return { status: answer.statusCode, body };
+      };
+      expect((await send()).status).toBe(200);
+      expect((await send()).status).toBe(200);
+      expect((await admin(mock.url, 'DELETE', `/__admin/tenants/${tenant.id}`)).status).toBe(204);
+      const after = await send();
+      expect(after.status).toBe(401);
+      expect(after.body.error?.code).toBe('AUTH_UNKNOWN_KEY');
+      expect(after.body.error?.message).toMatch(/not known to this server/);
+      expect(connections).toBe(1);
+    } finally {
+      await client.close();
+    }
   });
 
   it.each([

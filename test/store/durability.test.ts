@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { type FileSystem, nodeFileSystem } from '../../src/store/fileSystem.js';
 import { FaultyFileSystem } from '../support/faultyFiles.js';
 import { useMocks } from '../support/http.js';
@@ -81,6 +81,48 @@ describe('a database file', () => {
         .map((g) => g.provided_id)
         .sort(),
     ).toEqual(['a', 'b']);
+  });
+
+  it('never answers a read with a change that is not durable yet', async () => {
+    // The log's fdatasync for group "b" is held, then fails: a get-or-create of "b" sent meanwhile finds the
+    // group in memory, but must not report it as existing before it is on disk, nor after it was rolled back.
+    let release: (() => void) | undefined;
+    let holding = false;
+    const files: FileSystem = {
+      ...nodeFileSystem,
+      open: async (path, flags) => {
+        const handle = await nodeFileSystem.open(path, flags);
+        if (!path.includes('.log.')) return handle;
+        const datasync = handle.datasync.bind(handle);
+        handle.datasync = async () => {
+          if (!holding) return datasync();
+          await new Promise<void>((resolve) => {
+            release = resolve;
+          });
+          throw Object.assign(new Error('EIO: injected fault, fdatasync'), { code: 'EIO' });
+        };
+        return handle;
+      },
+    };
+    const server = await start({ db: join(tempDir(), 'db.json'), files });
+    expect((await server.api('GET', { name: 'A', user_group_id: 'a' })).status).toBe(200);
+    holding = true;
+    const creating = server.api('GET', { name: 'B', user_group_id: 'b' });
+    await vi.waitFor(() => expect(release).toBeDefined());
+    const reading = server.api('GET', { name: 'B', user_group_id: 'b' });
+    const existing = server.api('GET', { name: 'A', user_group_id: 'a' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    holding = false;
+    release?.();
+    const [created, read, other] = await Promise.all([creating, reading, existing]);
+    expect(created.status).toBe(500);
+    expect(read.status).toBe(500);
+    expect(read.body.error.message).toMatch(/EIO/);
+    // A read waits for every change in flight, since it may have seen one: the failed write fails it too.
+    expect(other.status).toBe(500);
+    expect(server.groups().map((g) => g.provided_id)).toEqual(['a']);
+    const retried = await server.api('GET', { name: 'B', user_group_id: 'b' });
+    expect(retried.body.new_user_group).toBe(true);
   });
 
   it('makes a new change log durable in its directory before acknowledging anything', async () => {

@@ -1,0 +1,57 @@
+import type { IncomingMessage } from 'node:http';
+
+/**
+ * The headers a request to the service is judged by, read in one pass over `rawHeaders`. Node builds
+ * `req.headers` lazily, name by name, on first access; the service path never touches it. Values follow Node's
+ * rules for `req.headers` (first value kept for single-valued fields, list fields joined with ", "), except
+ * `authorization`, where every value is kept: a repeated Authorization is a client mistake to report.
+ */
+export interface RequestHead {
+  readonly host: string | undefined;
+  readonly authorization: readonly string[];
+  readonly contentLength: string | undefined;
+  readonly contentType: string | undefined;
+  readonly contentEncoding: string | undefined;
+  readonly transferEncoding: string | undefined;
+}
+
+export function readHead(req: IncomingMessage): RequestHead {
+  let host: string | undefined;
+  const authorization: string[] = [];
+  let contentLength: string | undefined;
+  let contentType: string | undefined;
+  let contentEncoding: string | undefined;
+  let transferEncoding: string | undefined;
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    const value = raw[i + 1] as string;
+    switch (name.length) {
+      case 4:
+        if (host === undefined && name.toLowerCase() === 'host') host = value;
+        break;
+      case 12:
+        if (contentType === undefined && name.toLowerCase() === 'content-type') contentType = value;
+        break;
+      case 13:
+        if (name.toLowerCase() === 'authorization') authorization.push(value);
+        break;
+      case 14:
+        if (contentLength === undefined && name.toLowerCase() === 'content-length') contentLength = value;
+        break;
+      case 16:
+        if (name.toLowerCase() === 'content-encoding')
+          contentEncoding = contentEncoding === undefined ? value : `${contentEncoding}, ${value}`;
+        break;
+      case 17:
+        if (name.toLowerCase() === 'transfer-encoding')
+          transferEncoding = transferEncoding === undefined ? value : `${transferEncoding}, ${value}`;
+        break;
+    }
+  }
+  return { host, authorization, contentLength, contentType, contentEncoding, transferEncoding };
+}
+
+/** Whether the request announces a body at all (Content-Length above zero, or chunked). */
+export const announcesBody = (head: RequestHead): boolean =>
+  head.transferEncoding !== undefined || Number(head.contentLength ?? 0) > 0;
