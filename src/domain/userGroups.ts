@@ -34,7 +34,7 @@ export function getOrCreate(
       differing.length === 0
         ? undefined
         : `group "${existing.provided_id}" already exists and was returned unchanged; its ${differing.join(', ')} ${differing.length === 1 ? 'differs' : 'differ'} from the request. Use PUT /api/user to update it.`;
-    return { ok: true, body: getOrCreateBody(existing, false), changes: [], ...(notice ? { notice } : {}) };
+    return { ok: true, body: existingAnswer(existing), changes: [], ...(notice ? { notice } : {}) };
   }
   const group: Group = {
     environment: caller.environment,
@@ -116,6 +116,33 @@ export function rotate(
     changes: [{ op: 'putGroup', tenant: caller.tenant.id, group }],
   };
 }
+
+/**
+ * The answer to a get-or-create of an existing group, frozen and shared between requests: a group is never changed
+ * in place (a change stores a new object), so neither is its answer, and the HTTP layer serialises a frozen answer
+ * once. The most frequent request of all (a client fetching its group's token) then builds nothing. The memo is
+ * bounded: it starts afresh after `answersKept` distinct groups.
+ */
+function existingAnswer(group: Group): SuccessBodies['getOrCreateUserGroup'] {
+  let answer = existingAnswers.get(group);
+  if (answer === undefined) {
+    if (existingAnswers.size >= answersKept) existingAnswers.clear();
+    answer = deepFreeze(getOrCreateBody(group, false));
+    existingAnswers.set(group, answer);
+  }
+  return answer;
+}
+
+const answersKept = 1_000;
+const existingAnswers = new Map<Group, SuccessBodies['getOrCreateUserGroup']>();
+
+const deepFreeze = <T>(value: T): T => {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+};
 
 const getOrCreateBody = (group: Group, isNew: boolean): SuccessBodies['getOrCreateUserGroup'] => ({
   success: 1,

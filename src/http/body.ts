@@ -10,7 +10,8 @@ export type BodyResult = { ok: true; bytes: Buffer } | { ok: false; error: ApiEr
  *
  * Hand-written rather than `raw-body`: this is on every request's path, and raw-body's general stream handling
  * (five listeners added and removed, a decoder check, a deferred callback) cost a fifth of the mock's CPU time per
- * request. Node's parser already frames the body by Content-Length or chunked encoding; this only gathers it.
+ * request. Node's parser already frames the body by Content-Length or chunked encoding; this only gathers it. The
+ * listeners stay until the request is collected, and `done` is called once, whatever comes after.
  */
 export function collectBody(
   req: IncomingMessage,
@@ -26,21 +27,27 @@ export function collectBody(
   }
   const chunks: Buffer[] = [];
   let received = 0;
+  let settled = false;
+  const settle = (result: BodyResult): void => {
+    if (settled) return;
+    settled = true;
+    done(result);
+  };
   const onData = (chunk: Buffer): void => {
     received += chunk.length;
     if (received > limit) {
-      stop();
-      done({ ok: false, error: tooLarge(limit) });
+      req.removeListener('data', onData); // the rest is read and dropped; the answer closes the connection
+      settle({ ok: false, error: tooLarge(limit) });
       return;
     }
     chunks.push(chunk);
   };
-  const onEnd = (): void => {
-    stop();
+  req.on('data', onData);
+  req.on('end', () => {
     if (expected !== -1 && received !== expected) {
       const message =
         'the body is shorter or longer than its Content-Length; let the HTTP client set Content-Length';
-      done({
+      settle({
         ok: false,
         error: apiError('HTTP_MALFORMED', message, [
           { code: 'HTTP_MALFORMED', path: '/headers/content-length', message },
@@ -48,21 +55,13 @@ export function collectBody(
       });
       return;
     }
-    done({ ok: true, bytes: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received) });
-  };
+    settle({
+      ok: true,
+      bytes: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received),
+    });
+  });
   // Node destroys the request with an error when the client goes away before the body is complete.
-  const onError = (): void => {
-    stop();
-    done({ ok: false, error: undefined });
-  };
-  const stop = (): void => {
-    req.removeListener('data', onData);
-    req.removeListener('end', onEnd);
-    req.removeListener('error', onError);
-  };
-  req.on('data', onData);
-  req.on('end', onEnd);
-  req.on('error', onError);
+  req.on('error', () => settle({ ok: false, error: undefined }));
 }
 
 /** `collectBody` as a promise, for callers off the hot path (the admin API). */

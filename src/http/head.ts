@@ -28,29 +28,34 @@ export function readHead(req: IncomingMessage): RequestHead {
     const value = raw[i + 1] as string;
     switch (name.length) {
       case 4:
-        if (host === undefined && name.toLowerCase() === 'host') host = value;
+        if (host === undefined && named(name, 'host', 'Host')) host = value;
         break;
       case 12:
-        if (contentType === undefined && name.toLowerCase() === 'content-type') contentType = value;
+        if (contentType === undefined && named(name, 'content-type', 'Content-Type')) contentType = value;
         break;
       case 13:
-        if (name.toLowerCase() === 'authorization') authorization.push(value);
+        if (named(name, 'authorization', 'Authorization')) authorization.push(value);
         break;
       case 14:
-        if (contentLength === undefined && name.toLowerCase() === 'content-length') contentLength = value;
+        if (contentLength === undefined && named(name, 'content-length', 'Content-Length'))
+          contentLength = value;
         break;
       case 16:
-        if (name.toLowerCase() === 'content-encoding')
+        if (named(name, 'content-encoding', 'Content-Encoding'))
           contentEncoding = contentEncoding === undefined ? value : `${contentEncoding}, ${value}`;
         break;
       case 17:
-        if (name.toLowerCase() === 'transfer-encoding')
+        if (named(name, 'transfer-encoding', 'Transfer-Encoding'))
           transferEncoding = transferEncoding === undefined ? value : `${transferEncoding}, ${value}`;
         break;
     }
   }
   return { host, authorization, contentLength, contentType, contentEncoding, transferEncoding };
 }
+
+/** Whether a header name as sent is `lower`; the two usual spellings are compared before any lower-casing. */
+const named = (name: string, lower: string, title: string): boolean =>
+  name === lower || name === title || name.toLowerCase() === lower;
 
 /** Whether the request announces a body at all (Content-Length above zero, or chunked). */
 export const announcesBody = (head: RequestHead): boolean =>

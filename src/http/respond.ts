@@ -15,10 +15,23 @@ export const errorReply = (error: ApiError): Reply => ({
 
 const jsonType = 'application/json; charset=utf-8';
 
+/** Texts of frozen bodies: a frozen body cannot change, so it is serialised once (held only as long as the body). */
+const texts = new WeakMap<object, string>();
+
+function serialize(body: unknown): string {
+  if (body === null || typeof body !== 'object' || !Object.isFrozen(body)) return JSON.stringify(body);
+  let text = texts.get(body);
+  if (text === undefined) {
+    text = JSON.stringify(body);
+    texts.set(body, text);
+  }
+  return text;
+}
+
 /** Writes a JSON reply with its Content-Length; returns the text sent (undefined when nothing could be sent). */
 export function send(res: ServerResponse, reply: Reply): string | undefined {
   if (res.headersSent || res.destroyed) return undefined;
-  const payload = JSON.stringify(reply.body);
+  const payload = serialize(reply.body);
   // Node's flat [name, value, ...] form: no header object to build and walk on every answer.
   const headers = ['content-type', jsonType, 'content-length', String(Buffer.byteLength(payload))];
   if (reply.headers !== undefined)

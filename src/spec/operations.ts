@@ -143,7 +143,7 @@ export function createRouter(operations: readonly Operation[]): (method: string,
       }
     }
     if (entry === undefined) return { kind: 'not-found', known };
-    const operation = entry.methods.get(method.toUpperCase());
+    const operation = entry.methods.get(method) ?? entry.methods.get(method.toUpperCase());
     if (operation === undefined) return { kind: 'method-not-allowed', allow: [...entry.methods.keys()] };
     return { kind: 'operation', operation, params };
   };

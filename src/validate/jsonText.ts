@@ -59,12 +59,14 @@ const failed = (text: string | undefined, code: string, message: string): Parsed
  * the last silently) and nesting deeper than `maxDepth` (reported before any recursive walk).
  */
 function scanStructure(text: string): Diagnostic | undefined {
-  const keys: Array<Set<string> | null> = [];
+  // The keys seen so far in each open object (null for an array): a short list, a Set once it grows, since most
+  // objects have a handful of keys and a body may have thousands.
+  const keys: Array<string[] | Set<string> | null> = [];
   let expectKey = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
-      keys.push(c === 0x7b ? new Set() : null);
+      keys.push(c === 0x7b ? [] : null);
       if (keys.length > maxDepth) {
         return diagnostic(
           'BODY_TOO_DEEP',
@@ -77,26 +79,30 @@ function scanStructure(text: string): Diagnostic | undefined {
       keys.pop();
       expectKey = false;
     } else if (c === 0x2c /* , */) {
-      expectKey = keys.at(-1) instanceof Set;
+      expectKey = (keys[keys.length - 1] ?? null) !== null;
     } else if (c === 0x22 /* " */) {
       const start = i;
+      let escaped = false;
       for (i++; i < text.length; i++) {
         const d = text.charCodeAt(i);
-        if (d === 0x5c /* \ */) i++;
-        else if (d === 0x22) break;
+        if (d === 0x5c /* \ */) {
+          escaped = true;
+          i++;
+        } else if (d === 0x22) break;
       }
       if (!expectKey) continue;
       expectKey = false;
-      const key = JSON.parse(text.slice(start, i + 1)) as string;
-      const seen = keys.at(-1) as Set<string>;
-      if (seen.has(key)) {
+      const key = escaped ? (JSON.parse(text.slice(start, i + 1)) as string) : text.slice(start + 1, i);
+      const seen = keys[keys.length - 1] as string[] | Set<string>;
+      if (Array.isArray(seen) ? seen.includes(key) : seen.has(key)) {
         return diagnostic(
           'BODY_DUPLICATE_KEY',
           '/body',
           `body repeats the key "${key}" in one object; send each key once`,
         );
       }
-      seen.add(key);
+      if (!Array.isArray(seen)) seen.add(key);
+      else if (seen.push(key) > 16) keys[keys.length - 1] = new Set(seen);
     }
   }
   return undefined;

@@ -162,6 +162,26 @@ describe('rotate (POST)', () => {
   });
 });
 
+describe('answers to repeated reads', () => {
+  it('follow every change: an update, a rotation and a reset each show at the next read', async () => {
+    // Reads of an unchanged group share one answer; each change must end that sharing at once.
+    mock = await startMock();
+    const read = async () => (await api('get', { name: 'A', user_group_id: 'a' })).body;
+    const created = (await read()).user_group;
+    expect((await read()).user_group).toEqual(created);
+    await api('put', { user_group_id: 'a', properties: { plan: 'pro' } });
+    const updated = (await read()).user_group;
+    expect(updated).toEqual({ ...created, properties: { plan: 'pro' } });
+    const rotated = (await api('post', { current_token: created.token })).body.user_group;
+    expect((await read()).user_group).toEqual({ ...updated, token: rotated.token });
+    await mock.reset();
+    const recreated = await read();
+    expect(recreated.new_user_group).toBe(true);
+    expect(recreated.user_group.token).not.toBe(rotated.token);
+    expect((await read()).user_group).toEqual(recreated.user_group);
+  });
+});
+
 describe('concurrency', () => {
   it('creates one group for 50 concurrent get-or-creates of one new id', async () => {
     mock = await startMock();

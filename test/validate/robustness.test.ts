@@ -12,6 +12,11 @@ function nested(depth: number): unknown {
 const cyclic: Record<string, unknown> = { name: 'A' };
 cyclic.user_group_id = cyclic;
 
+/** `"k<from>":0,...` up to (not including) `to`. */
+function keysFrom(from: number, to: number): string {
+  return Array.from({ length: to - from }, (_, i) => `"k${from + i}":0`).join(',');
+}
+
 const hostileBodies: Array<[string, unknown, string]> = [
   ['a string that is not JSON', 'not json', 'BODY_INVALID_JSON'],
   ['null', null, 'BODY_NOT_OBJECT'],
@@ -46,9 +51,24 @@ const hostileBodies: Array<[string, unknown, string]> = [
   ['bytes that are not UTF-8', new Uint8Array([0x7b, 0xff, 0x7d]), 'BODY_INVALID_ENCODING'],
   ['a byte order mark', new Uint8Array([0xef, 0xbb, 0xbf, 0x7b, 0x7d]), 'BODY_INVALID_ENCODING'],
   ['a duplicate key', '{"name":"A","user_group_id":"a","name":"B"}', 'BODY_DUPLICATE_KEY'],
+  [
+    'a duplicate key spelled with an escape',
+    '{"name":"A","user_group_id":"a","n\\u0061me":"B"}',
+    'BODY_DUPLICATE_KEY',
+  ],
+  [
+    'a key repeated far apart among many',
+    `{"name":"A","user_group_id":"a","properties":{${keysFrom(0, 40)},"k3":0}}`,
+    'BODY_DUPLICATE_KEY',
+  ],
 ];
 
 describe('the validators on hostile input', () => {
+  it('tell distinct keys apart in an object with thousands of them', () => {
+    const body = `{"name":"A","user_group_id":"a","properties":{${keysFrom(0, 5_000)}}}`;
+    expect(validateRequest({ method: 'GET', path: '/api/user', headers, body }).diagnostics).toEqual([]);
+  });
+
   it.each(hostileBodies)('return a diagnostic, never throw, for %s', (_name, body, code) => {
     const result = validateRequest({ method: 'GET', path: '/api/user', headers, body });
     expect(result.ok).toBe(false);
