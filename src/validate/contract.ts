@@ -3,6 +3,7 @@ import { createRouter, type Operation, operations, type Route } from '../spec/op
 import { diagnosticsFromAjv } from './ajvDiagnostics.js';
 import { type Diagnostic, invalid, type Validation, valid } from './diagnostic.js';
 import { inspectJsonValue } from './jsonValue.js';
+import { precompiledChecks } from './precompiled.js';
 import { type SchemaCheck, SchemaRegistry } from './schemas.js';
 
 /** The service document's id in the registry: its file name, so admin.yaml's relative `$ref`s resolve to it. */
@@ -12,7 +13,8 @@ let registry: SchemaRegistry | undefined;
 export const schemas = (): SchemaRegistry => {
   if (registry === undefined) {
     registry = new SchemaRegistry();
-    registry.register(documentId, serviceDocument());
+    const document = serviceDocument();
+    registry.register(documentId, document, precompiledChecks(document));
   }
   return registry;
 };

@@ -1,8 +1,8 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsPlugin from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type { OpenAPIV3_1 } from 'openapi-types';
 
-const addFormats = addFormatsPlugin as unknown as (ajv: Ajv2020) => Ajv2020;
+const require = createRequire(import.meta.url);
 
 /**
  * OpenAPI keywords that mean nothing to validation: those a schema may carry, and the document's own top-level
@@ -29,18 +29,25 @@ export type SchemaCheck = (value: unknown) => readonly ErrorObject[];
 
 /**
  * Compiles schemas out of OpenAPI documents, by JSON pointer, once each. The documents are registered whole, so
- * every `$ref` resolves inside its own document and no schema is ever copied.
+ * every `$ref` resolves inside its own document and no schema is ever copied. Checks compiled at build time
+ * (`precompiled`) are used as they are, and Ajv itself is loaded only when something else must be compiled.
  * Lenient mode (for recordings of a real server, which may add fields) removes `additionalProperties: false`.
  */
 export class SchemaRegistry {
-  readonly #strict = createAjv();
+  #strict: Ajv2020 | undefined;
   #lenient: Ajv2020 | undefined;
   readonly #documents = new Map<string, OpenAPIV3_1.Document>();
   readonly #compiled = new Map<string, ValidateFunction>();
 
-  register(id: string, document: OpenAPIV3_1.Document): void {
+  /** `precompiled`: validators by schema pointer, generated from this very document. */
+  register(
+    id: string,
+    document: OpenAPIV3_1.Document,
+    precompiled?: ReadonlyMap<string, ValidateFunction>,
+  ): void {
     this.#documents.set(id, document);
-    this.#strict.addSchema(document as object, id);
+    for (const [pointer, validate] of precompiled ?? []) this.#compiled.set(`${id}#${pointer}`, validate);
+    this.#strict?.addSchema(document as object, id);
   }
 
   check(id: string, schemaPointer: string, options: { lenient?: boolean } = {}): SchemaCheck {
@@ -48,7 +55,7 @@ export class SchemaRegistry {
     const key = `${lenient ? 'lenient:' : ''}${id}#${schemaPointer}`;
     let validate = this.#compiled.get(key);
     if (validate === undefined) {
-      const ajv = lenient ? this.#lenientAjv() : this.#strict;
+      const ajv = lenient ? this.#lenientAjv() : this.#strictAjv();
       validate = ajv.getSchema(`${id}#${schemaPointer}`);
       if (validate === undefined) throw new Error(`user-group-mock: no schema at ${id}#${schemaPointer}`);
       this.#compiled.set(key, validate);
@@ -57,18 +64,37 @@ export class SchemaRegistry {
     return (value) => (compiled(value) ? [] : (compiled.errors ?? []));
   }
 
+  #strictAjv(): Ajv2020 {
+    this.#strict ??= this.#ajvOver(this.#documents);
+    return this.#strict;
+  }
+
   #lenientAjv(): Ajv2020 {
     if (this.#lenient === undefined) {
-      this.#lenient = createAjv();
-      for (const [id, document] of this.#documents)
-        this.#lenient.addSchema(withoutClosedObjects(document) as object, id);
+      const open = new Map(
+        [...this.#documents].map(([id, document]) => [id, withoutClosedObjects(document)]),
+      );
+      this.#lenient = this.#ajvOver(open);
     }
     return this.#lenient;
   }
+
+  #ajvOver(documents: ReadonlyMap<string, unknown>): Ajv2020 {
+    const ajv = createAjv();
+    for (const [id, document] of documents) ajv.addSchema(document as object, id);
+    return ajv;
+  }
 }
 
-function createAjv(): Ajv2020 {
-  const ajv = new Ajv2020({
+/**
+ * The one Ajv configuration, for compiling at run time and (with `source`) for the code generated at build time
+ * (`scripts/build-validators.mjs`). Ajv is required here, on first use, so that a server whose checks were
+ * precompiled never loads it.
+ */
+export function createAjv(options: { source?: boolean } = {}): Ajv2020 {
+  const { Ajv2020: Ajv } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
+  const addFormats = require('ajv-formats') as (ajv: Ajv2020) => Ajv2020;
+  const ajv = new Ajv({
     allErrors: true,
     verbose: true,
     strict: true,
@@ -77,6 +103,7 @@ function createAjv(): Ajv2020 {
     // The documents are checked by Redocly and swagger-parser in the test suite; checking them against the
     // meta-schema again at every start would cost more than compiling the schemas the server uses.
     validateSchema: false,
+    ...(options.source === true ? { code: { source: true } } : {}),
   });
   ajv.addVocabulary(openapiVocabulary);
   addFormats(ajv);
