@@ -41,8 +41,8 @@ export function createApp(
         operationId,
         keyEnvironment: exchange.owner?.environment ?? null,
         status,
-        requestBody: exchange.requestBody ?? null,
         requestText: exchange.requestText,
+        requestBody: exchange.requestText === undefined ? (exchange.requestBody ?? null) : null,
         responseText: sent ?? null,
         diagnostics: exchange.diagnostics,
       });

@@ -128,7 +128,13 @@ describe('GET /__admin/requests (the journal)', () => {
     const journal = new Journal();
     const entry = { method: 'GET', path: '/api/user', operationId: null, keyEnvironment: null, status: 200 };
     for (let i = 0; i < 1005; i++)
-      journal.record({ ...entry, requestBody: i, responseText: null, diagnostics: [] });
+      journal.record({
+        ...entry,
+        requestText: String(i),
+        requestBody: null,
+        responseText: null,
+        diagnostics: [],
+      });
     const entries = journal.list();
     expect(entries).toHaveLength(1000);
     expect([entries[0]?.id, entries[0]?.requestBody, entries.at(-1)?.id]).toEqual([6, 5, 1005]);
