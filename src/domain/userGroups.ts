@@ -24,12 +24,7 @@ export function getOrCreate(
 ): Outcome<SuccessBodies['getOrCreateUserGroup']> {
   const existing = caller.tenant.groups.get(groupKey(caller.environment, request.user_group_id));
   if (existing !== undefined) {
-    const differing = (['name', 'mapping', 'properties'] as const).filter(
-      (field) =>
-        request[field] !== undefined &&
-        request[field] !== existing[field] &&
-        !isDeepStrictEqual(request[field], existing[field]),
-    );
+    const differing = differingFields(request, existing);
     const notice =
       differing.length === 0
         ? undefined
@@ -115,6 +110,15 @@ export function rotate(
     body: rotateBody(group),
     changes: [{ op: 'putGroup', tenant: caller.tenant.id, group }],
   };
+}
+
+/** The fields a get-or-create sends that differ from the stored group (none, almost always: checked first). */
+function differingFields(request: RequestBodies['getOrCreateUserGroup'], existing: Group): string[] {
+  if (request.name === existing.name && request.mapping === undefined && request.properties === undefined)
+    return [];
+  return (['name', 'mapping', 'properties'] as const).filter(
+    (field) => request[field] !== undefined && !isDeepStrictEqual(request[field], existing[field]),
+  );
 }
 
 /**
