@@ -1,5 +1,4 @@
 import type { IncomingMessage } from 'node:http';
-import type { Change } from '../domain/changes.js';
 import { handle } from '../domain/handlers.js';
 import { type ApiError, apiError, errorFromDiagnostics } from '../errors.js';
 import type { Operation, OperationId } from '../spec/operations.js';
@@ -164,17 +163,14 @@ export function serveOperation(
       succeed();
       return;
     }
-    durable(outcome.changes).then(
+    // No changes: commit resolves once everything already applied is durable.
+    context.store.commit(outcome.changes).then(
       () => guarded(succeed),
       (error: Error) => {
         context.logger.error({ err: error }, 'write failed');
         guarded(() => fail(apiError('INTERNAL_ERROR', `${error.message} Retry the request.`), false));
       },
     );
-  }
-
-  function durable(changes: readonly Change[]): Promise<void> {
-    return changes.length === 0 ? context.store.settled() : context.store.commit(changes);
   }
 
   /** A bug past the first tick would otherwise escape to the event loop: it answers 500 instead. */
