@@ -19,11 +19,11 @@ const jsonType = 'application/json; charset=utf-8';
 const texts = new WeakMap<object, string>();
 
 function serialize(body: unknown): string {
-  if (body === null || typeof body !== 'object' || !Object.isFrozen(body)) return JSON.stringify(body);
+  if (body === null || typeof body !== 'object') return JSON.stringify(body);
   let text = texts.get(body);
   if (text === undefined) {
     text = JSON.stringify(body);
-    texts.set(body, text);
+    if (Object.isFrozen(body)) texts.set(body, text);
   }
   return text;
 }

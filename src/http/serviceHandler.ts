@@ -89,7 +89,7 @@ export function serveOperation(
     }
     exchange.requestText = parsed.text;
     exchange.requestBody = parsed.value;
-    const checked = checkRequestBody(operation, parsed.value);
+    const checked = checkRequestBody(operation, parsed.value, parsed.clean);
     if (!checked.ok) {
       exchange.diagnostics = checked.diagnostics;
       const code = checked.diagnostics[0]?.code.startsWith('BODY_')
@@ -151,11 +151,10 @@ export function serveOperation(
       return;
     }
     const succeed = (): void => {
-      exchange.reply = {
-        status: 200,
-        body: outcome.body,
-        ...(outcome.notice ? { headers: { 'x-mock-notice': outcome.notice } } : {}),
-      };
+      exchange.reply =
+        outcome.notice === undefined
+          ? { status: 200, body: outcome.body }
+          : { status: 200, body: outcome.body, headers: { 'x-mock-notice': outcome.notice } };
       finish(exchange);
     };
     // A read must not answer with a change that is not durable yet: it waits for the store to settle.

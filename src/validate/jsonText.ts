@@ -1,10 +1,17 @@
 import { type Diagnostic, diagnostic, invalid, type Validation } from './diagnostic.js';
-import { maxDepth } from './jsonValue.js';
+import { isForbiddenKey, maxDepth } from './jsonValue.js';
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** A parse's outcome, with the decoded text (undefined when the bytes are not UTF-8 text). */
-export type ParsedJson = Validation<unknown> & { readonly text: string | undefined };
+/**
+ * A parse's outcome, with the decoded text (undefined when the bytes are not UTF-8 text). `clean` is true when the
+ * text alone shows that the value passes `inspectJsonValue`: no escapes (so no lone surrogate), no numbers (so none
+ * out of range) and no key that poisons prototypes. Such a value need not be walked again.
+ */
+export type ParsedJson = Validation<unknown> & {
+  readonly text: string | undefined;
+  readonly clean?: boolean;
+};
 
 /**
  * Turns the bytes of a request body into a JSON value, or diagnostics naming the client's mistake.
@@ -33,20 +40,20 @@ export function parseJsonBody(bytes: Uint8Array | string): ParsedJson {
       );
     }
   }
-  if (text.trim() === '') {
-    return failed(text, 'BODY_MISSING', 'body is empty; send the JSON object with a Content-Length header');
-  }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
+    if (text.trim() === '') {
+      return failed(text, 'BODY_MISSING', 'body is empty; send the JSON object with a Content-Length header');
+    }
     const reason = error instanceof Error ? error.message : String(error);
     return failed(text, 'BODY_INVALID_JSON', `body is not valid JSON (${reason}); send JSON.stringify(body)`);
   }
-  const structural = scanStructure(text);
-  return structural === undefined
-    ? { ok: true, value, diagnostics: [], text }
-    : { ok: false, diagnostics: [structural], text };
+  const scanned = scanStructure(text);
+  return typeof scanned === 'boolean'
+    ? { ok: true, value, diagnostics: [], text, clean: scanned }
+    : { ok: false, diagnostics: [scanned], text };
 }
 
 const failed = (text: string | undefined, code: string, message: string): ParsedJson => ({
@@ -56,16 +63,20 @@ const failed = (text: string | undefined, code: string, message: string): Parsed
 
 /**
  * One pass over valid JSON text that finds what JSON.parse hides: a key repeated in one object (JSON.parse keeps
- * the last silently) and nesting deeper than `maxDepth` (reported before any recursive walk).
+ * the last silently) and nesting deeper than `maxDepth` (reported before any recursive walk). Without a problem it
+ * returns whether the text is clean (see `ParsedJson`).
  */
-function scanStructure(text: string): Diagnostic | undefined {
+function scanStructure(text: string): Diagnostic | boolean {
   // The keys seen so far in each open object (null for an array): a short list, a Set once it grows, since most
   // objects have a handful of keys and a body may have thousands.
   const keys: Array<string[] | Set<string> | null> = [];
   let expectKey = false;
+  let clean = true;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+    if ((c >= 0x30 /* 0 */ && c <= 0x39) /* 9 */ || c === 0x2d /* - */) {
+      clean = false; // a number: outside strings, only numbers hold digits and '-'
+    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
       keys.push(c === 0x7b ? [] : null);
       if (keys.length > maxDepth) {
         return diagnostic(
@@ -90,9 +101,11 @@ function scanStructure(text: string): Diagnostic | undefined {
           i++;
         } else if (d === 0x22) break;
       }
+      if (escaped) clean = false;
       if (!expectKey) continue;
       expectKey = false;
       const key = escaped ? (JSON.parse(text.slice(start, i + 1)) as string) : text.slice(start + 1, i);
+      if (isForbiddenKey(key)) clean = false;
       const seen = keys[keys.length - 1] as string[] | Set<string>;
       if (Array.isArray(seen) ? seen.includes(key) : seen.has(key)) {
         return diagnostic(
@@ -105,5 +118,5 @@ function scanStructure(text: string): Diagnostic | undefined {
       else if (seen.push(key) > 16) keys[keys.length - 1] = new Set(seen);
     }
   }
-  return undefined;
+  return clean;
 }

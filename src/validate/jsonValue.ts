@@ -4,6 +4,12 @@ import { type Diagnostic, diagnostic, pointer } from './diagnostic.js';
 export const maxDepth = 32;
 /** Keys that poison prototypes when a consumer merges the object; never accepted. */
 export const forbiddenKeys: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+const lengths = [...forbiddenKeys].map((key) => key.length);
+const shortest = Math.min(...lengths);
+const longest = Math.max(...lengths);
+/** Whether a key is forbidden; most keys are told apart by length alone, without hashing them. */
+export const isForbiddenKey = (key: string): boolean =>
+  key.length >= shortest && key.length <= longest && forbiddenKeys.has(key);
 const maxDiagnostics = 20;
 
 const isPlainObject = (value: object): boolean => {
@@ -101,7 +107,7 @@ export function inspectJsonValue(root: unknown, base = '/body'): Diagnostic[] {
         parent: frame,
         key,
       };
-      if (forbiddenKeys.has(key)) {
+      if (isForbiddenKey(key)) {
         const path = pathOf(child);
         found.push(
           diagnostic(

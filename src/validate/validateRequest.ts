@@ -68,7 +68,10 @@ function check(request: RequestToValidate): RequestValidation {
         ? parseJsonBody(body)
         : { ok: true as const, value: body };
     if (!parsed.ok) diagnostics.push(...parsed.diagnostics);
-    else diagnostics.push(...checkRequestBody(operation, parsed.value).diagnostics);
+    else
+      diagnostics.push(
+        ...checkRequestBody(operation, parsed.value, 'clean' in parsed && parsed.clean).diagnostics,
+      );
   }
   return { ok: diagnostics.length === 0, operationId: operation.operationId, diagnostics };
 }

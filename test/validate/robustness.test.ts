@@ -1,5 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { validateRequest, validateResponse } from '../../src/index.js';
+import { parseJsonBody } from '../../src/validate/jsonText.js';
+import { inspectJsonValue } from '../../src/validate/jsonValue.js';
 
 const headers = { authorization: 'Token k', 'content-type': 'application/json' };
 
@@ -73,6 +76,56 @@ describe('the validators on hostile input', () => {
     const result = validateRequest({ method: 'GET', path: '/api/user', headers, body });
     expect(result.ok).toBe(false);
     expect(result.diagnostics.map((d) => d.code)).toContain(code);
+  });
+
+  it.each([
+    [
+      'a forbidden key',
+      '{"name":"A","user_group_id":"a","properties":{"constructor":{}}}',
+      'BODY_FORBIDDEN_KEY',
+    ],
+    [
+      'a number beyond 2^53',
+      '{"name":"A","user_group_id":"a","properties":{"n":9007199254740993}}',
+      'BODY_NUMBER_OUT_OF_RANGE',
+    ],
+    [
+      'a number beyond a double',
+      '{"name":"A","user_group_id":"a","properties":{"n":-1e400}}',
+      'BODY_NUMBER_OUT_OF_RANGE',
+    ],
+    ['a lone surrogate in a value', '{"name":"A\\ud800","user_group_id":"a"}', 'BODY_INVALID_ENCODING'],
+    [
+      'a lone surrogate in a key',
+      '{"name":"A","user_group_id":"a","properties":{"\\udc00":"x"}}',
+      'BODY_INVALID_ENCODING',
+    ],
+  ])('find %s in JSON text, which the text scan must not call clean', (_name, body, code) => {
+    expect(parseJsonBody(body)).toMatchObject({ ok: true, clean: false });
+    const result = validateRequest({ method: 'GET', path: '/api/user', headers, body });
+    expect(result.diagnostics.map((d) => d.code)).toContain(code);
+  });
+
+  it('call JSON text clean only when its value passes the value inspection', () => {
+    const key = fc.oneof(fc.string(), fc.constantFrom('__proto__', 'constructor', 'prototype', '\ud800'));
+    const value = fc.letrec<{ value: unknown }>((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small' },
+        fc.string(),
+        fc.constantFrom(true, false, null, 0, -1, 1.5, 2 ** 53 + 2, '\udfff'),
+        fc.array(tie('value'), { maxLength: 4 }),
+        fc.dictionary(key, tie('value'), { maxKeys: 4 }),
+      ),
+    })).value;
+    fc.assert(
+      fc.property(value, (generated) => {
+        // '\\u' in a generated string becomes an escape once the text is unescaped below.
+        const text = JSON.stringify(generated).replaceAll('\\\\u', '\\u');
+        const parsed = parseJsonBody(text);
+        if (parsed.ok && parsed.clean) expect(inspectJsonValue(parsed.value)).toEqual([]);
+      }),
+      { numRuns: 2_000 },
+    );
   });
 
   it.each([
