@@ -1,13 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type ApiError, apiError, errorFromDiagnostics } from '../errors.js';
-import { type OperationId, operations } from '../spec/operations.js';
-import type { Diagnostic } from '../spec/types.js';
+import { operations } from '../spec/operations.js';
 import { route } from '../validate/contract.js';
 import { routeDiagnostic } from '../validate/routes.js';
-import { type MockContext, runtimeOf } from './context.js';
+import type { MockContext } from './context.js';
 import { type RequestHead, readHead } from './head.js';
 import { errorReply, send } from './respond.js';
-import { type Exchange, internalError, serveOperation } from './serviceHandler.js';
+import { internalError, ServiceExchange } from './serviceHandler.js';
 
 export type AdminHandler = (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void>;
 
@@ -17,8 +16,6 @@ export function createApp(
   admin: AdminHandler,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
-    const logging = context.logger.isLevelEnabled('info');
-    const started = logging ? performance.now() : 0;
     const url = req.url ?? '/';
     const query = url.indexOf('?');
     const path = query === -1 ? url : url.slice(0, query);
@@ -30,53 +27,22 @@ export function createApp(
     }
     const method = req.method ?? 'GET';
     const found = route(method, path);
-    const operationId = found.kind === 'operation' ? (found.operation.operationId as OperationId) : null;
-    const complete = (exchange: Exchange): void => {
-      const sent = exchange.reply === undefined ? undefined : send(res, exchange.reply);
-      if (exchange.reply === undefined && !res.headersSent) res.destroy();
-      const status = exchange.reply?.status ?? 0;
-      runtimeOf(context, exchange.owner?.tenant ?? 'default').journal.record({
-        method,
-        path,
-        operationId,
-        keyEnvironment: exchange.owner?.environment ?? null,
-        status,
-        requestText: exchange.requestText,
-        requestBody: exchange.requestText === undefined ? (exchange.requestBody ?? null) : null,
-        responseText: sent ?? null,
-        diagnostics: exchange.diagnostics,
-      });
-      if (logging) {
-        const ms = Math.round((performance.now() - started) * 10) / 10;
-        const codes = exchange.diagnostics.map((d) => d.code);
-        context.logger.info(
-          { method, path, status, ms, ...(codes.length ? { codes } : {}) },
-          `${method} ${path} ${status} ${ms}ms`,
-        );
-      }
-    };
-    const answer = (error: ApiError, diagnostics: readonly Diagnostic[]): void =>
-      complete({
-        reply: errorReply(error),
-        owner: undefined,
-        requestText: undefined,
-        requestBody: undefined,
-        diagnostics,
-      });
+    const operation = found.kind === 'operation' ? found.operation : undefined;
+    const exchange = new ServiceExchange(context, req, res, method, path, operation);
     try {
       if (hostMissing !== undefined) {
-        answer(hostMissing, hostMissing.details);
+        exchange.answer(hostMissing, hostMissing.details);
       } else if (found.kind === 'operation') {
-        serveOperation(req, context, head, found.operation, complete);
+        exchange.serve(head);
       } else {
         const diagnostic = routeDiagnostic(found, method, path, operations());
         const code = found.kind === 'method-not-allowed' ? 'METHOD_NOT_ALLOWED' : 'ROUTE_NOT_FOUND';
         const error = errorFromDiagnostics(code, [diagnostic]);
         const headers = found.kind === 'method-not-allowed' ? { allow: found.allow.join(', ') } : undefined;
-        answer(headers ? { ...error, headers } : error, [diagnostic]);
+        exchange.answer(headers ? { ...error, headers } : error, [diagnostic]);
       }
     } catch (error) {
-      answer(internalError(context, error as Error), []);
+      exchange.crash(error as Error);
     }
   };
 }
