@@ -52,10 +52,10 @@ export function settings(quick: boolean): Settings {
     : {
         quick,
         connections: 10,
-        rounds: 3,
+        rounds: 5,
         warmupSeconds: 2,
-        getSeconds: 8,
-        opSeconds: 5,
+        getSeconds: 5,
+        opSeconds: 3,
         durableSeconds: 6,
         durableSizes: [1_000, 10_000, 100_000],
         startupRuns: 10,

@@ -1,7 +1,7 @@
 import type autocannon from 'autocannon';
 import type { Settings } from './config.js';
 import { type Contenders, type Started, startContenders, stopContenders } from './contenders.js';
-import { combine, type LoadResult, runLoad } from './load.js';
+import { combine, type LoadResult, median, runLoad } from './load.js';
 import { idleRssMb } from './memory.js';
 import { seedTokens } from './seed.js';
 import { int, notAvailable, type Row } from './table.js';
@@ -57,7 +57,8 @@ async function measure(settings: Settings, { ceiling, ours, prism }: Contenders)
       rotate(await seedTokens(url, `rotate-${batch++}`, 2 * settings.connections)),
     ),
   ];
-  const results = new Map<Job, LoadResult[]>();
+  /** Each job's result by round (undefined where a run failed), so that rounds can be paired. */
+  const results = new Map<Job, Array<LoadResult | undefined>>();
   const failures = new Map<Job, string>();
   const attempt = (job: Job, seconds: number) =>
     run(job, seconds, settings.connections).catch((error: Error) => void failures.set(job, error.message));
@@ -65,20 +66,34 @@ async function measure(settings: Settings, { ceiling, ours, prism }: Contenders)
   for (let round = 0; round < settings.rounds; round++) {
     const shift = round % gets.length;
     for (const job of [...gets.slice(shift), ...gets.slice(0, shift), ...ops]) {
-      const result = await attempt(job, job.seconds);
-      if (result) results.set(job, [...(results.get(job) ?? []), result]);
+      const byRound = results.get(job) ?? [];
+      byRound[round] = await attempt(job, job.seconds);
+      results.set(job, byRound);
     }
   }
+  const measured = (job: Job): LoadResult[] =>
+    (results.get(job) ?? []).filter((result): result is LoadResult => result !== undefined);
   const row = (job: Job): Row => {
-    const rounds = results.get(job);
-    if (rounds) return { name: job.label, load: combine(rounds) };
+    const rounds = measured(job);
+    if (rounds.length > 0) return { name: job.label, load: combine(rounds) };
     const reason = 'reason' in job.started ? job.started.reason : failures.get(job);
     return notAvailable(job.label, reason ?? 'no result');
   };
   const ceilingRow = row(ceilingJob);
   const oursRow = row(oursJob);
   const prismRow = row(prismJob);
-  const ratio = (other: Row) => (oursRow.load && other.load ? oursRow.load.rps / other.load.rps : undefined);
+  // Within a round, ours and the other server ran seconds apart: the ratio of each round cancels the
+  // machine's drift, and the median of them ignores a round disturbed by something else on the machine.
+  const ratios = (other: Job): number[] => {
+    const theirs = results.get(other) ?? [];
+    return (results.get(oursJob) ?? []).flatMap((ours, round) => {
+      const their = theirs[round];
+      return ours && their ? [ours.rps / their.rps] : [];
+    });
+  };
+  const [vsCeiling, vsPrism] = [ratios(ceilingJob), ratios(prismJob)];
+  const ratio = (byRound: number[]) => (byRound.length > 0 ? median(byRound) : undefined);
+  const listed = (byRound: number[]) => byRound.map((r) => r.toFixed(2)).join(', ');
   const opRows = ops.map(row);
   const created = opRows[0]?.load?.requests ?? 0;
   const rotations = opRows[2]?.load?.requests ?? 0;
@@ -86,7 +101,15 @@ async function measure(settings: Settings, { ceiling, ours, prism }: Contenders)
   return [
     ceilingRow,
     prismRow,
-    judge({ ...oursRow, vsCeiling: ratio(ceilingRow), vsPrism: ratio(prismRow) }, TARGETS.getOrCreate),
+    judge(
+      {
+        ...oursRow,
+        vsCeiling: ratio(vsCeiling),
+        vsPrism: ratio(vsPrism),
+        note: `ratios are medians of rounds; by round: ${listed(vsCeiling)} (ceiling), ${listed(vsPrism)} (Prism)`,
+      },
+      TARGETS.getOrCreate,
+    ),
     ...opRows,
     oursIdle,
     afterLoad.value === undefined

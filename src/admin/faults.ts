@@ -28,6 +28,7 @@ export class Faults {
 
   /** The first fault matching this operation, counted as used. */
   take(operationId: string): Fault | undefined {
+    if (this.#faults.length === 0) return undefined; // the usual case, asked on every request
     const fault = this.#faults.find((f) => f.operationId === null || f.operationId === operationId);
     if (fault === undefined) return undefined;
     fault.remaining--;

@@ -20,8 +20,7 @@ export interface BodySink {
  * for them; they stay until the request is collected.
  */
 export function collectBody(req: IncomingMessage, head: RequestHead, limit: number, sink: BodySink): void {
-  const declared = head.contentLength;
-  const expected = declared === undefined ? -1 : Number(declared);
+  const expected = head.contentLength ?? -1;
   if (expected > limit) {
     sink.bodyArrived({ ok: false, error: tooLarge(limit) });
     return;

@@ -9,7 +9,8 @@ import type { IncomingMessage } from 'node:http';
 export interface RequestHead {
   readonly host: string | undefined;
   readonly authorization: readonly string[];
-  readonly contentLength: string | undefined;
+  /** Node's parser has checked it is a number (and refused a request that repeats it with other values). */
+  readonly contentLength: number | undefined;
   readonly contentType: string | undefined;
   readonly contentEncoding: string | undefined;
   readonly transferEncoding: string | undefined;
@@ -18,7 +19,7 @@ export interface RequestHead {
 export function readHead(req: IncomingMessage): RequestHead {
   let host: string | undefined;
   const authorization: string[] = [];
-  let contentLength: string | undefined;
+  let contentLength: number | undefined;
   let contentType: string | undefined;
   let contentEncoding: string | undefined;
   let transferEncoding: string | undefined;
@@ -38,7 +39,7 @@ export function readHead(req: IncomingMessage): RequestHead {
         break;
       case 14:
         if (contentLength === undefined && named(name, 'content-length', 'Content-Length'))
-          contentLength = value;
+          contentLength = decimal(value);
         break;
       case 16:
         if (named(name, 'content-encoding', 'Content-Encoding'))
@@ -53,10 +54,21 @@ export function readHead(req: IncomingMessage): RequestHead {
   return { host, authorization, contentLength, contentType, contentEncoding, transferEncoding };
 }
 
+/**
+ * A Content-Length value (digits: Node's parser refuses anything else) as a number, read digit by digit: Number()
+ * would first hash the string as a possible array index.
+ */
+function decimal(digits: string): number {
+  if (digits.length > 15) return Number(digits);
+  let value = 0;
+  for (let i = 0; i < digits.length; i++) value = value * 10 + (digits.charCodeAt(i) - 0x30);
+  return value;
+}
+
 /** Whether a header name as sent is `lower`; the two usual spellings are compared before any lower-casing. */
 const named = (name: string, lower: string, title: string): boolean =>
   name === lower || name === title || name.toLowerCase() === lower;
 
 /** Whether the request announces a body at all (Content-Length above zero, or chunked). */
 export const announcesBody = (head: RequestHead): boolean =>
-  head.transferEncoding !== undefined || Number(head.contentLength ?? 0) > 0;
+  head.transferEncoding !== undefined || (head.contentLength ?? 0) > 0;

@@ -15,30 +15,35 @@ export const errorReply = (error: ApiError): Reply => ({
 
 const jsonType = 'application/json; charset=utf-8';
 
-/** Texts of frozen bodies: a frozen body cannot change, so it is serialised once (held only as long as the body). */
-const texts = new WeakMap<object, string>();
+/** A body as sent: its JSON text and that text's Content-Length. */
+interface Payload {
+  readonly text: string;
+  readonly length: string;
+}
 
-function serialize(body: unknown): string {
-  if (body === null || typeof body !== 'object') return JSON.stringify(body);
-  let text = texts.get(body);
-  if (text === undefined) {
-    text = JSON.stringify(body);
-    if (Object.isFrozen(body)) texts.set(body, text);
-  }
-  return text;
+/** Payloads of frozen bodies: a frozen body cannot change, so it is serialised once (held as long as the body). */
+const payloads = new WeakMap<object, Payload>();
+
+function payloadOf(body: unknown): Payload {
+  const cached = body !== null && typeof body === 'object' ? payloads.get(body) : undefined;
+  if (cached !== undefined) return cached;
+  const text = JSON.stringify(body);
+  const payload = { text, length: String(Buffer.byteLength(text)) };
+  if (body !== null && typeof body === 'object' && Object.isFrozen(body)) payloads.set(body, payload);
+  return payload;
 }
 
 /** Writes a JSON reply with its Content-Length; returns the text sent (undefined when nothing could be sent). */
 export function send(res: ServerResponse, reply: Reply): string | undefined {
   if (res.headersSent || res.destroyed) return undefined;
-  const payload = serialize(reply.body);
+  const { text, length } = payloadOf(reply.body);
   // Node's flat [name, value, ...] form: no header object to build and walk on every answer.
-  const headers = ['content-type', jsonType, 'content-length', String(Buffer.byteLength(payload))];
+  const headers = ['content-type', jsonType, 'content-length', length];
   if (reply.headers !== undefined)
     for (const [name, value] of Object.entries(reply.headers)) headers.push(name, value);
   res.writeHead(reply.status, headers);
-  res.end(payload);
-  return payload;
+  res.end(text);
+  return text;
 }
 
 /** An HTTP/1.1 response written straight to a socket, for errors Node reports before a request exists. */

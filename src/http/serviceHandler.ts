@@ -10,7 +10,7 @@ import { checkContentEncoding, checkContentType } from '../validate/headers.js';
 import { parseJsonBody } from '../validate/jsonText.js';
 import { authenticate } from './authenticate.js';
 import { type BodyResult, type BodySink, collectBody } from './body.js';
-import { type MockContext, runtimeOf } from './context.js';
+import { type MockContext, runtimeOf, type TenantRuntime } from './context.js';
 import { announcesBody, type RequestHead } from './head.js';
 import type { KeyOwner } from './keys.js';
 import { errorReply, type Reply, send } from './respond.js';
@@ -26,6 +26,8 @@ import { errorReply, type Reply, send } from './respond.js';
 export class ServiceExchange implements BodySink {
   reply: Reply | undefined = undefined;
   owner: KeyOwner | undefined = undefined;
+  /** The journal and faults of the key's tenant, once the key is known (else the default tenant's journal). */
+  runtime: TenantRuntime | undefined = undefined;
   /** The body as JSON text when it was JSON (kept as sent), else what was received, as a string. */
   requestText: string | undefined = undefined;
   requestBody: unknown = undefined;
@@ -54,6 +56,7 @@ export class ServiceExchange implements BodySink {
     }
     const owner = auth.owner;
     this.owner = owner;
+    this.runtime = runtimeOf(context, owner.tenant);
     const wait = context.rateLimiter?.take(`${owner.tenant}/${owner.environment}`);
     if (wait !== undefined) {
       const message = `more than ${context.rateLimiter?.perMinute} requests in a minute from this API key; wait ${wait} s (Retry-After) and back off`;
@@ -126,8 +129,7 @@ export class ServiceExchange implements BodySink {
       this.fail(errorFromDiagnostics(code, checked.diagnostics, lead));
       return;
     }
-    const tenant = (this.owner as KeyOwner).tenant;
-    const fault = runtimeOf(this.context, tenant).faults.take(operation.operationId);
+    const fault = (this.runtime as TenantRuntime).faults.take(operation.operationId);
     if (fault === undefined) this.#apply();
     else if (fault.delay_ms > 0) setTimeout(() => this.#guarded(() => this.#strike(fault)), fault.delay_ms);
     else this.#strike(fault);
@@ -220,7 +222,7 @@ export class ServiceExchange implements BodySink {
     if (reply === undefined && !res.headersSent) res.destroy();
     const status = reply?.status ?? 0;
     const owner = this.owner;
-    runtimeOf(context, owner?.tenant ?? 'default').journal.record({
+    (this.runtime ?? runtimeOf(context, 'default')).journal.record({
       method,
       path,
       operationId: (this.operation?.operationId as OperationId | undefined) ?? null,
