@@ -4,7 +4,7 @@ import { ROOT } from './config.js';
 import { type ServerProcess, spawnServer } from './proc.js';
 
 /** Our built CLI; BENCH_OURS_CLI points the benchmark at another build (or a stub). */
-export const OUR_CLI = process.env.BENCH_OURS_CLI ?? join(ROOT, 'dist/cli/main.js');
+export const OUR_CLI = process.env.BENCH_OURS_CLI ?? join(ROOT, 'dist/bin/main.js');
 
 /** The environment without USER_GROUP_MOCK_* settings, so only the flags below configure the server. */
 const env = Object.fromEntries(

@@ -5,8 +5,11 @@ import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { OpenAPIV3_1 } from 'openapi-types';
 
-/** Where `npm run build` writes the request checks it compiled (beside this module, in `dist/validate/`). */
-export const precompiledUrl = new URL('./precompiled.cjs', import.meta.url);
+/**
+ * Where `npm run build` writes the request checks it compiled: `dist/validate/`, named from one folder up so that
+ * the bundled command line (`dist/bin/`) finds it too.
+ */
+export const precompiledUrl = new URL('../validate/precompiled.cjs', import.meta.url);
 
 /** What identifies a document's content: the digest of its JSON text. */
 export const documentDigest = (document: OpenAPIV3_1.Document): string =>
