@@ -42,30 +42,44 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     lastResponse = performance.now();
   });
   const sorted = Float64Array.from(latencies).sort();
-  const percentile = (p: number) =>
-    sorted[Math.ceil((p / 100) * sorted.length) - 1] ?? Number.POSITIVE_INFINITY;
-  return {
+  const load = {
     rps: sorted.length / Math.max((lastResponse - started) / 1_000, 0.001),
-    p50: percentile(50),
-    p99: percentile(99),
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
     non2xx: result.non2xx,
     errors: result.errors,
     requests: sorted.length,
   };
+  samples.set(load, sorted);
+  return load;
 }
+
+/** Each run's latencies, sorted, so that rounds can be pooled (kept out of the result, which is written as JSON). */
+const samples = new WeakMap<LoadResult, Float64Array>();
+
+const percentile = (sorted: Float64Array, p: number): number =>
+  sorted[Math.ceil((p / 100) * sorted.length) - 1] ?? Number.POSITIVE_INFINITY;
 
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
-/** Rounds of one target as one figure: mean req/s, median p50, worst p99, summed failures. */
+/** Rounds of one target as one figure: mean req/s, p50 and p99 over every request of every round, summed failures. */
 export function combine(rounds: LoadResult[]): LoadResult {
   const sum = (pick: (r: LoadResult) => number) => rounds.reduce((total, r) => total + pick(r), 0);
+  const pooled = new Float64Array(sum((r) => samples.get(r)?.length ?? 0));
+  let filled = 0;
+  for (const round of rounds) {
+    const latencies = samples.get(round) ?? new Float64Array();
+    pooled.set(latencies, filled);
+    filled += latencies.length;
+  }
+  pooled.sort();
   return {
     rps: sum((r) => r.rps) / rounds.length,
-    p50: median(rounds.map((r) => r.p50)),
-    p99: Math.max(...rounds.map((r) => r.p99)),
+    p50: percentile(pooled, 50),
+    p99: percentile(pooled, 99),
     non2xx: sum((r) => r.non2xx),
     errors: sum((r) => r.errors),
     requests: sum((r) => r.requests),
