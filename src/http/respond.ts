@@ -25,11 +25,12 @@ interface Payload {
 const payloads = new WeakMap<object, Payload>();
 
 function payloadOf(body: unknown): Payload {
-  const cached = body !== null && typeof body === 'object' ? payloads.get(body) : undefined;
+  const object = typeof body === 'object' && body !== null ? body : undefined;
+  const cached = object === undefined ? undefined : payloads.get(object);
   if (cached !== undefined) return cached;
   const text = JSON.stringify(body);
   const payload = { text, length: String(Buffer.byteLength(text)) };
-  if (body !== null && typeof body === 'object' && Object.isFrozen(body)) payloads.set(body, payload);
+  if (object !== undefined && Object.isFrozen(object)) payloads.set(object, payload);
   return payload;
 }
 
