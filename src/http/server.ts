@@ -95,7 +95,13 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
   const controls = createControls(context);
   try {
     if (options.fixtures !== undefined) await seedFixtures(controls, persistence.world, options.fixtures);
-    warmUp();
+    const checks = warmUp();
+    context.logger.debug(
+      { requestChecks: checks },
+      checks === 'precompiled'
+        ? 'request checks: precompiled at build time'
+        : 'request checks: compiled at start (no build of this document)',
+    );
   } catch (error) {
     await store.close();
     throw error;

@@ -2,7 +2,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { validateResponse } from '../../src/index.js';
 import { call } from '../support/http.js';
 import { type TempDir, tempDir } from '../support/tempDir.js';
@@ -24,11 +24,16 @@ afterEach(async () => {
   dir = undefined;
 });
 
-/** Starts the built CLI and resolves with its URL (the first stdout line) and a way to stop it gracefully. */
-async function startBin(
-  args: readonly string[],
-): Promise<{ url: string; stop: () => Promise<number | null> }> {
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--log-level', 'silent', ...args], {
+interface Started {
+  readonly url: string;
+  /** Everything written to stderr so far (the log, one JSON line per event). */
+  stderr(): string;
+  stop(): Promise<number | null>;
+}
+
+/** Starts the built CLI and resolves once it listens (its URL is the first stdout line). */
+async function startBin(args: readonly string[], logLevel = 'silent'): Promise<Started> {
+  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--log-level', logLevel, ...args], {
     cwd: root,
     env: Object.fromEntries(
       Object.entries(process.env).filter(([name]) => !name.startsWith('USER_GROUP_MOCK_')),
@@ -36,6 +41,10 @@ async function startBin(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).once('line', resolve);
@@ -45,6 +54,7 @@ async function startBin(
   if (url === undefined) throw new Error(`unexpected first line: ${line}`);
   return {
     url,
+    stderr: () => stderr,
     stop: () => {
       child.kill('SIGTERM');
       return exited;
@@ -71,6 +81,14 @@ describe('the built command line (package.json bin)', () => {
     expect(checked.diagnostics).toEqual([]);
     const bad = await call(server.url, 'GET', '/api/user', { raw: '{"name":' });
     expect(bad.body.error.code).toBe('BODY_INVALID_JSON');
+    expect(await server.stop()).toBe(0);
+  });
+
+  it('finds the request checks precompiled at build time (no Ajv compiling at start)', async () => {
+    const server = await startBin(['--in-memory'], 'debug');
+    await vi.waitFor(() => expect(server.stderr()).toContain('"requestChecks":"precompiled"'), {
+      timeout: 5_000,
+    });
     expect(await server.stop()).toBe(0);
   });
 
