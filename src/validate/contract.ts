@@ -10,15 +10,14 @@ import { type SchemaCheck, SchemaRegistry } from './schemas.js';
 export const documentId = 'user-group-service.yaml';
 let registry: SchemaRegistry | undefined;
 /** The checks compiled at build time for this very document, by schema pointer (none when running the sources). */
-let precompiled: ReadonlyMap<string, unknown> | undefined;
+let precompiled: ReturnType<typeof precompiledChecks>;
 /** The one schema registry of the process; the admin API registers openapi/admin.yaml into it when first used. */
 export const schemas = (): SchemaRegistry => {
   if (registry === undefined) {
     registry = new SchemaRegistry();
     const document = serviceDocument();
-    const checks = precompiledChecks(document);
-    precompiled = checks;
-    registry.register(documentId, document, checks);
+    precompiled = precompiledChecks(document);
+    registry.register(documentId, document, precompiled);
   }
   return registry;
 };
