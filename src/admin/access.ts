@@ -4,7 +4,7 @@ import { defaultTenantId } from '../domain/model.js';
 import { type ApiError, apiError } from '../errors.js';
 import { authenticate, headerValues } from '../http/authenticate.js';
 import type { MockContext } from '../http/context.js';
-import { readHead } from '../http/head.js';
+import type { RequestHead } from '../http/head.js';
 
 /** The header that carries the admin key. */
 export const adminKeyHeader = 'x-admin-key';
@@ -42,9 +42,9 @@ export function adminKeyCheck(adminKey: string | undefined): (req: IncomingMessa
  */
 export function scopeOf(
   req: IncomingMessage,
+  head: RequestHead,
   context: MockContext,
 ): { ok: true; tenant: string } | { ok: false; error: ApiError } {
-  const head = readHead(req);
   if (head.authorization.length === 0) return { ok: true, tenant: defaultTenantId };
   const auth = authenticate(req, context, head);
   return auth.ok ? { ok: true, tenant: auth.owner.tenant } : auth;

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { type ApiError, errorFromDiagnostics } from '../errors.js';
 import { readBody } from '../http/body.js';
 import type { MockContext } from '../http/context.js';
-import { announcesBody, readHead } from '../http/head.js';
+import { announcesBody, type RequestHead } from '../http/head.js';
 import type { Operation } from '../spec/operations.js';
 import type { Diagnostic } from '../validate/diagnostic.js';
 import { checkContentEncoding, checkContentType } from '../validate/headers.js';
@@ -18,6 +18,7 @@ export type BodyRead = { ok: true; value: unknown } | { ok: false; error: ApiErr
  */
 export async function readAdminBody(
   req: IncomingMessage,
+  head: RequestHead,
   context: MockContext,
   operation: Operation,
 ): Promise<BodyRead> {
@@ -28,14 +29,13 @@ export async function readAdminBody(
     error: errorFromDiagnostics(code, diagnostics, lead),
   });
   const call = `${operation.method} ${operation.path}`;
-  if (!announcesBody(readHead(req))) {
+  if (!announcesBody(head)) {
     const message = `${call} needs a JSON body; send it with "Content-Type: application/json" (see openapi/admin.yaml, ${operation.operationId})`;
     return fail('BODY_MISSING', [{ code: 'BODY_MISSING', path: '/body', message }]);
   }
-  const header =
-    checkContentEncoding(req.headers['content-encoding']) ?? checkContentType(req.headers['content-type']);
+  const header = checkContentEncoding(head.contentEncoding) ?? checkContentType(head.contentType);
   if (header !== undefined) return fail('UNSUPPORTED_MEDIA_TYPE', [header]);
-  const read = await readBody(req, context.bodyLimit);
+  const read = await readBody(req, head, context.bodyLimit);
   if (!read.ok) return read;
   const parsed = parseJsonBody(read.bytes);
   if (!parsed.ok) return fail(parsed.diagnostics[0]?.code as ApiError['code'], parsed.diagnostics);

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type ApiError, apiError, errorFromDiagnostics } from '../errors.js';
 import type { MockContext } from '../http/context.js';
+import type { RequestHead } from '../http/head.js';
 import { errorReply, type Reply, send } from '../http/respond.js';
 import type { Route } from '../spec/operations.js';
 import { adminKeyCheck, scopeOf } from './access.js';
@@ -18,12 +19,17 @@ import { checkParameters } from './parameters.js';
 export function createAdminHandler(context: MockContext, controls: Controls) {
   const checkAdminKey = adminKeyCheck(context.adminKey);
 
-  async function answer(req: IncomingMessage, method: string, path: string): Promise<Reply | undefined> {
+  async function answer(
+    req: IncomingMessage,
+    head: RequestHead,
+    method: string,
+    path: string,
+  ): Promise<Reply | undefined> {
     const denied = checkAdminKey(req);
     if (denied !== undefined) return errorReply(denied);
     const found = adminRoute(method, path);
     if (found.kind !== 'operation') return errorReply(routeError(found, method, path));
-    const scope = scopeOf(req, context);
+    const scope = scopeOf(req, head, context);
     if (!scope.ok) return errorReply(scope.error);
     const { operation } = found;
     const url = req.url ?? '';
@@ -33,7 +39,7 @@ export function createAdminHandler(context: MockContext, controls: Controls) {
       const lead = `the request does not match ${operation.operationId}: `;
       return errorReply(errorFromDiagnostics('VALIDATION_FAILED', params.diagnostics, lead));
     }
-    const body = await readAdminBody(req, context, operation);
+    const body = await readAdminBody(req, head, context, operation);
     if (!body.ok) return body.error === undefined ? undefined : errorReply(body.error);
     const endpoint = endpoints[operation.operationId as AdminOperationId];
     try {
@@ -45,9 +51,14 @@ export function createAdminHandler(context: MockContext, controls: Controls) {
     }
   }
 
-  return async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
+  return async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    head: RequestHead,
+  ): Promise<void> => {
     const method = req.method ?? 'GET';
-    const reply = await answer(req, method, path);
+    const reply = await answer(req, head, method, path);
     if (reply === undefined) res.destroy();
     else write(res, reply);
     const status = reply?.status ?? 0;

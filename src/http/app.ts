@@ -8,7 +8,12 @@ import { type RequestHead, readHead } from './head.js';
 import { errorReply, send } from './respond.js';
 import { internalError, ServiceExchange } from './serviceHandler.js';
 
-export type AdminHandler = (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void>;
+export type AdminHandler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  head: RequestHead,
+) => Promise<void>;
 
 /** The request listener: routes by the document, serves, journals and logs one line per request. */
 export function createApp(
@@ -22,7 +27,9 @@ export function createApp(
     const head = readHead(req);
     const hostMissing = missingHost(req, head);
     if (hostMissing === undefined && (path === '/__admin' || path.startsWith('/__admin/'))) {
-      admin(req, res, path).catch((error: Error) => send(res, errorReply(internalError(context, error))));
+      admin(req, res, path, head).catch((error: Error) =>
+        send(res, errorReply(internalError(context, error))),
+      );
       return;
     }
     const method = req.method ?? 'GET';

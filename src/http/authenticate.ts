@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import { type ApiError, apiError } from '../errors.js';
 import { readApiKey } from '../validate/headers.js';
 import type { MockContext } from './context.js';
-import { type RequestHead, readHead } from './head.js';
+import type { RequestHead } from './head.js';
 import type { KeyOwner } from './keys.js';
 
 const challenge = { 'www-authenticate': 'Token' };
@@ -30,7 +30,7 @@ const accepted = new WeakMap<Socket, { header: string; generation: number; owner
 export function authenticate(
   req: IncomingMessage,
   context: MockContext,
-  head: RequestHead = readHead(req),
+  head: RequestHead,
 ): { ok: true; owner: KeyOwner } | { ok: false; error: ApiError } {
   const values = head.authorization;
   const header = values.length === 1 ? (values[0] as string) : undefined;

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { type ApiError, apiError } from '../errors.js';
-import { type RequestHead, readHead } from './head.js';
+import type { RequestHead } from './head.js';
 
 export type BodyResult = { ok: true; bytes: Buffer } | { ok: false; error: ApiError | undefined };
 
@@ -87,8 +87,8 @@ function onError(this: Collected): void {
 }
 
 /** `collectBody` as a promise, for callers off the hot path (the admin API). */
-export const readBody = (req: IncomingMessage, limit: number): Promise<BodyResult> =>
-  new Promise((resolve) => collectBody(req, readHead(req), limit, { bodyArrived: resolve }));
+export const readBody = (req: IncomingMessage, head: RequestHead, limit: number): Promise<BodyResult> =>
+  new Promise((resolve) => collectBody(req, head, limit, { bodyArrived: resolve }));
 
 function tooLarge(limit: number): ApiError {
   const message = `the body is larger than the limit of ${limit} bytes; send a smaller body (the mock's limit is set with --body-limit)`;
