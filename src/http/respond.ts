@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import { type ServerResponse, STATUS_CODES } from 'node:http';
 import { type ApiError, errorBody, statusOf } from '../errors.js';
 
 export interface Reply {
@@ -41,21 +41,32 @@ export function send(res: ServerResponse, reply: Reply): string | undefined {
   // Node's flat [name, value, ...] form: no header object to build and walk on every answer.
   const headers = ['content-type', jsonType, 'content-length', length];
   if (reply.headers !== undefined)
-    for (const [name, value] of Object.entries(reply.headers)) headers.push(name, value);
-  res.writeHead(reply.status, headers);
+    for (const [name, value] of Object.entries(reply.headers)) headers.push(name, headerText(value));
+  // The reason phrase is given each time: one left from a writeHead that threw would otherwise stick.
+  res.writeHead(reply.status, STATUS_CODES[reply.status] ?? 'Unknown', headers);
   res.end(text);
   return text;
 }
+
+/**
+ * A header value as HTTP can carry it: printable ASCII. Header values may hold request text (an id in any script);
+ * every other character is written as a JSON-style `\uXXXX` escape and a backslash as `\\`, so nothing is lost:
+ * reading those two escapes back gives the text.
+ */
+export function headerText(value: string): string {
+  return unsafeHeaderText.test(value)
+    ? value.replace(escapedInHeaders, (c) =>
+        c === '\\' ? '\\\\' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+      )
+    : value;
+}
+
+const unsafeHeaderText = /[^\x20-\x5b\x5d-\x7e]/;
+const escapedInHeaders = /[^\x20-\x5b\x5d-\x7e]/g;
 
 /** An HTTP/1.1 response written straight to a socket, for errors Node reports before a request exists. */
 export function rawErrorResponse(error: ApiError): string {
   const payload = JSON.stringify(errorBody(error));
   const status = statusOf(error);
-  return `HTTP/1.1 ${status} ${statusText[status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(payload)}\r\nConnection: close\r\n\r\n${payload}`;
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(payload)}\r\nConnection: close\r\n\r\n${payload}`;
 }
-
-const statusText: Record<number, string> = {
-  400: 'Bad Request',
-  408: 'Request Timeout',
-  431: 'Request Header Fields Too Large',
-};

@@ -2,6 +2,8 @@ import { connect } from 'node:net';
 
 export interface RawAnswer {
   readonly status: number;
+  /** The status line's reason phrase (`Not Found`). */
+  readonly reason: string;
   readonly headers: Record<string, string>;
   // biome-ignore lint/suspicious/noExplicitAny: tests read answers as loosely typed JSON; validateResponse checks their shape
   readonly body: any;
@@ -58,7 +60,13 @@ function parse(text: string): RawAnswer | undefined {
   } catch {
     json = undefined;
   }
-  return { status: Number(statusLine.split(' ')[1]), headers, body: json, text: body };
+  return {
+    status: Number(statusLine.split(' ')[1]),
+    reason: statusLine.split(' ').slice(2).join(' '),
+    headers,
+    body: json,
+    text: body,
+  };
 }
 
 /** An HTTP/1.1 request with the given headers and body; Content-Length is added unless `headers` sets framing. */
