@@ -60,6 +60,8 @@ export interface components {
          * @example customer-a
          */
         UserGroupId: string;
+        /** @description The `user_group_id` given in the request body, echoed back. */
+        ProvidedId: components["schemas"]["UserGroupId"];
         /**
          * @description Name of the user group.
          * @example Customer A
@@ -121,7 +123,7 @@ export interface components {
                 team_id: components["schemas"]["TeamId"];
                 token: components["schemas"]["Token"];
                 name: components["schemas"]["GroupName"];
-                provided_id: components["schemas"]["UserGroupId"];
+                provided_id: components["schemas"]["ProvidedId"];
                 properties: components["schemas"]["Properties"] | null;
             };
         };
@@ -132,7 +134,7 @@ export interface components {
                 team_id: components["schemas"]["TeamId"];
                 token: components["schemas"]["Token"];
                 name: components["schemas"]["GroupName"];
-                provided_id: components["schemas"]["UserGroupId"];
+                provided_id: components["schemas"]["ProvidedId"];
                 properties: components["schemas"]["Properties"] | null;
                 api_environment_tag: components["schemas"]["ApiEnvironmentTag"];
             };
@@ -144,7 +146,7 @@ export interface components {
                 team_id: components["schemas"]["TeamId"];
                 token: components["schemas"]["Token"];
                 name: components["schemas"]["GroupName"];
-                provided_id: components["schemas"]["UserGroupId"];
+                provided_id: components["schemas"]["ProvidedId"];
                 api_environment_tag: components["schemas"]["ApiEnvironmentTag"];
             };
         };
@@ -299,7 +301,10 @@ export interface operations {
             /** @description The group, existing or newly created. */
             200: {
                 headers: {
-                    /** @description Present when the group already existed and differs from the request; nothing was changed. */
+                    /**
+                     * @description Present when the group already existed and differs from the request (nothing was changed). ASCII
+                     *     only: other characters of the request (an id in any script) appear as `\uXXXX` escapes.
+                     */
                     "X-Mock-Notice"?: string;
                     [name: string]: unknown;
                 };

@@ -17,6 +17,8 @@ const httpMethods: readonly HttpMethod[] = [
 /** One operation of the document, with JSON pointers to its schemas (never copies of them). */
 export interface Operation {
   readonly operationId: string;
+  /** What people call it (`x-short-name`, e.g. `get-or-create`), for messages; the operationId without one. */
+  readonly shortName: string;
   readonly method: Uppercase<HttpMethod>;
   readonly path: string;
   /** JSON pointer (within the document) to the request body schema. */
@@ -52,8 +54,10 @@ export function listOperations(document: OpenAPIV3_1.Document): Operation[] {
         const pointer = ref === undefined ? `${base}/responses/${status}` : ref.slice(1);
         responseSchemas.set(status, `${pointer}/content/application~1json/schema`);
       }
+      const shortName = (operation as { 'x-short-name'?: unknown })['x-short-name'];
       operations.push({
         operationId: operation.operationId,
+        shortName: typeof shortName === 'string' ? shortName : operation.operationId,
         method: method.toUpperCase() as Uppercase<HttpMethod>,
         path,
         requestSchema: requestBody?.content?.['application/json']

@@ -3,6 +3,7 @@ import { createRouter, type Operation, operations, type Route } from '../spec/op
 import { diagnosticsFromAjv } from './ajvDiagnostics.js';
 import { type Diagnostic, invalid, type Validation, valid } from './diagnostic.js';
 import { inspectJsonValue } from './jsonValue.js';
+import { explainAnswerFields, operationsFitting, wrongMethod } from './mistakes.js';
 import { precompiledChecks } from './precompiled.js';
 import { type SchemaCheck, SchemaRegistry } from './schemas.js';
 
@@ -56,7 +57,14 @@ export function checkRequestBody(operation: Operation, body: unknown, clean = fa
   }
   if (operation.requestSchema === undefined) return valid(body);
   const errors = requestCheck(operation, operation.requestSchema)(body);
-  return errors.length === 0 ? valid(body) : invalid(diagnosticsFromAjv(errors, '/body'));
+  if (errors.length === 0) return valid(body);
+  const diagnostics = explainAnswerFields(diagnosticsFromAjv(errors, '/body'));
+  // A body that another method of the path would take: the method is the likely mistake, so it leads.
+  const fitting = operationsFitting(
+    operation,
+    (other) => requestCheck(other, other.requestSchema as string)(body).length === 0,
+  );
+  return invalid(fitting.length === 0 ? diagnostics : [wrongMethod(operation, fitting), ...diagnostics]);
 }
 
 /** Checks a response body against the schema the document gives for that operation and status. */

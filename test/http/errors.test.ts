@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMockServer, type MockServer, validateResponse } from '../../src/index.js';
 import { httpText, rawRequest } from '../support/raw.js';
@@ -105,6 +106,43 @@ const cases: Case[] = [
     code: 'BODY_NUMBER_OUT_OF_RANGE',
   },
   { name: 'a GET without a body', status: 400, code: 'BODY_MISSING', message: /Content-Length.*fetch/ },
+  {
+    name: 'a get-or-create body sent with POST (curl -d without -X GET)',
+    method: 'POST',
+    body: valid,
+    status: 400,
+    code: 'VALIDATION_FAILED',
+    message: /fits GET \/api\/user .*did you mean GET \(get-or-create\).*-X GET/,
+  },
+  {
+    name: 'a rotation body sent with GET',
+    body: JSON.stringify({ current_token: 'a'.repeat(64) }),
+    status: 400,
+    code: 'VALIDATION_FAILED',
+    message: /did you mean POST \(rotate\)\?/,
+  },
+  {
+    name: 'api_environment_tag sent in a request',
+    body: JSON.stringify({ name: 'A', user_group_id: 'a', api_environment_tag: 'Testing' }),
+    status: 400,
+    code: 'VALIDATION_FAILED',
+    message: /"api_environment_tag", a field of the service's answers.*environment comes from the API key/,
+  },
+  {
+    name: 'token sent in a request',
+    body: JSON.stringify({ name: 'A', user_group_id: 'a', token: 'a'.repeat(64) }),
+    status: 400,
+    code: 'VALIDATION_FAILED',
+    message: /"token", a field of the service's answers.*current_token/,
+  },
+  {
+    name: 'team_id sent in a request',
+    method: 'PUT',
+    body: JSON.stringify({ user_group_id: 'seeded', team_id: 1, name: 'B' }),
+    status: 400,
+    code: 'VALIDATION_FAILED',
+    message: /"team_id", a field of the service's answers.*internal id/,
+  },
   { name: 'an unknown path', path: '/api/users', body: valid, status: 404, code: 'ROUTE_NOT_FOUND' },
   {
     name: 'a trailing slash',
@@ -159,6 +197,7 @@ describe('bad requests get the error envelope with the right status', () => {
       httpText(c.method ?? 'GET', c.path ?? '/api/user', headers, c.body),
     );
     expect(answer.status).toBe(c.status);
+    expect(answer.reason).toBe(STATUS_CODES[c.status]);
     expect(answer.body).toMatchObject({ success: 0, error: { code: c.code } });
     expect(answer.text).not.toMatch(/\bat \S+\.(ts|js):\d+/);
     if (c.header) expect(answer.headers[c.header[0]]).toBe(c.header[1]);

@@ -3,6 +3,7 @@ import { createRouter, type Operation } from '../../src/spec/operations.js';
 
 const operation = (method: Operation['method'], path: string, operationId: string): Operation => ({
   operationId,
+  shortName: operationId,
   method,
   path,
   requestSchema: undefined,

@@ -8,7 +8,7 @@ const invalid = fixtures.flatMap((f) => f.invalid.map((c) => ({ ...c, operationI
 
 describe('validateRequest', () => {
   it.each(valid)('accepts $operationId: $name', ({ request, operationId }) => {
-    expect(validateRequest(request)).toEqual({ ok: true, operationId, diagnostics: [] });
+    expect(validateRequest(request)).toEqual({ ok: true, operationId, diagnostics: [], warnings: [] });
   });
 
   it.each(invalid)(

@@ -1,0 +1,107 @@
+import type { OpenAPIV3_1 } from 'openapi-types';
+import { serviceDocument } from '../spec/document.js';
+import { type Operation, operations } from '../spec/operations.js';
+import { type Diagnostic, diagnostic } from './diagnostic.js';
+
+/**
+ * Two client mistakes that schema errors alone explain badly, recognised from the document itself:
+ * a body sent with the wrong method (`curl -d` without `-X GET` sends POST), and a field of the answers sent in a
+ * request (`api_environment_tag`, `token`, `team_id`, …), explained by the `x-request-hint` the document gives it.
+ */
+
+/** The other operations of the same path whose request schema accepts `body`. */
+export function operationsFitting(operation: Operation, accepts: (other: Operation) => boolean): Operation[] {
+  return operations().filter(
+    (other) =>
+      other !== operation &&
+      other.path === operation.path &&
+      other.requestSchema !== undefined &&
+      accepts(other),
+  );
+}
+
+/** The diagnostic that leads when the body fits another method of the same path. */
+export function wrongMethod(operation: Operation, fitting: readonly Operation[]): Diagnostic {
+  const named = (o: Operation): string => `${o.method} (${o.shortName})`;
+  const curl =
+    operation.method === 'POST' && fitting.some((o) => o.method === 'GET')
+      ? ' (curl sends POST when given -d without -X GET)'
+      : '';
+  return diagnostic(
+    'WRONG_METHOD',
+    '/method',
+    `the body fits ${fitting.map((o) => `${o.method} ${o.path} (${o.operationId})`).join(' and ')}, not ${operation.method} (${operation.operationId}): did you mean ${fitting.map(named).join(' or ')}?${curl}`,
+  );
+}
+
+/** Rewrites the unknown-field diagnostics of fields that only answers carry, with what decides each one. */
+export function explainAnswerFields(diagnostics: readonly Diagnostic[]): Diagnostic[] {
+  const hints = answerOnlyFields();
+  return diagnostics.map((d) => {
+    if (d.code !== 'UNKNOWN_FIELD') return d;
+    const field = d.path.startsWith('/body/') ? d.path.slice('/body/'.length) : undefined;
+    const hint = field === undefined ? undefined : hints.get(field);
+    return hint === undefined
+      ? d
+      : diagnostic(
+          'ANSWER_ONLY_FIELD',
+          d.path,
+          `body has "${field}", a field of the service's answers, not of requests: ${hint}. Remove it`,
+        );
+  });
+}
+
+let answerOnly: ReadonlyMap<string, string> | undefined;
+
+/** Fields the answers of the service carry and no request takes, with the document's `x-request-hint` for each. */
+export function answerOnlyFields(): ReadonlyMap<string, string> {
+  answerOnly ??= collectAnswerOnlyFields(serviceDocument(), operations());
+  return answerOnly;
+}
+
+type Node = Record<string, unknown>;
+
+function collectAnswerOnlyFields(
+  document: OpenAPIV3_1.Document,
+  all: readonly Operation[],
+): ReadonlyMap<string, string> {
+  const resolve = (node: unknown): Node | undefined => {
+    let current = node as Node | undefined;
+    for (let hops = 0; typeof current?.$ref === 'string' && hops < 8; hops++)
+      current = at(document, (current.$ref as string).slice(1));
+    return current;
+  };
+  /** The first `x-request-hint` along a chain of `$ref`s, starting at the property itself. */
+  const hintOf = (node: unknown): string | undefined => {
+    let current = node as Node | undefined;
+    for (let hops = 0; current !== undefined && hops < 8; hops++) {
+      const hint = current['x-request-hint'];
+      if (typeof hint === 'string') return hint;
+      current = typeof current.$ref === 'string' ? at(document, current.$ref.slice(1)) : undefined;
+    }
+    return undefined;
+  };
+  const requestFields = new Set<string>();
+  for (const operation of all)
+    for (const name of Object.keys(resolve(at(document, operation.requestSchema))?.properties ?? {}))
+      requestFields.add(name);
+  const fields = new Map<string, string>();
+  const visit = (schema: Node | undefined, depth: number): void => {
+    for (const [name, property] of Object.entries((schema?.properties as Node | undefined) ?? {})) {
+      const hint = hintOf(property);
+      if (hint !== undefined && !requestFields.has(name)) fields.set(name, hint);
+      if (depth < 1) visit(resolve(property), depth + 1);
+    }
+  };
+  for (const operation of all) visit(resolve(at(document, operation.responseSchemas.get('200'))), 0);
+  return fields;
+}
+
+/** The node at a JSON pointer of the document. */
+function at(document: unknown, path: string | undefined): Node | undefined {
+  if (path === undefined) return undefined;
+  let node = document as Node | undefined;
+  for (const segment of path.split('/').slice(1))
+    node = node?.[segment.replaceAll('~1', '/').replaceAll('~0', '~')] as Node | undefined;
+  return node;
+}
