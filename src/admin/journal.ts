@@ -14,10 +14,14 @@ export interface JournalQuery {
  * text received when there is one (`requestText`), else as a value (`requestBody`: a string that was not JSON,
  * or null). The journal keeps the record as it is given: callers pass text, never a parsed object graph.
  */
-export type JournalRecord = Omit<JournalEntry, 'id' | 'time' | 'responseBody' | 'diagnostics'> & {
+export type JournalRecord = Omit<
+  JournalEntry,
+  'id' | 'time' | 'responseBody' | 'diagnostics' | 'warnings'
+> & {
   readonly requestText: string | undefined;
   readonly responseText: string | null;
   readonly diagnostics: readonly Diagnostic[];
+  readonly warnings: readonly Diagnostic[];
 };
 
 /**
@@ -60,12 +64,13 @@ export class Journal {
     if (query.invalid === true) entries = entries.filter(({ entry }) => entry.diagnostics.length > 0);
     if (query.limit !== undefined) entries = entries.slice(-query.limit);
     return entries.map(({ entry, id, at }) => {
-      const { requestText, requestBody, responseText, diagnostics, ...rest } = entry;
+      const { requestText, requestBody, responseText, diagnostics, warnings, ...rest } = entry;
       return {
         id,
         time: new Date(at).toISOString(),
         ...rest,
         diagnostics: [...diagnostics],
+        warnings: [...warnings],
         requestBody: requestText === undefined ? (requestBody ?? null) : JSON.parse(requestText),
         responseBody: responseText === null ? null : JSON.parse(responseText),
       };

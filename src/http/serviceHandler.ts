@@ -32,6 +32,8 @@ export class ServiceExchange implements BodySink {
   requestText: string | undefined = undefined;
   requestBody: unknown = undefined;
   diagnostics: readonly Diagnostic[] = [];
+  /** Legal but risky values of the body (accepted; said in `X-Mock-Notice` and the journal). */
+  warnings: readonly Diagnostic[] = noWarnings;
   readonly #started: number;
 
   constructor(
@@ -118,6 +120,7 @@ export class ServiceExchange implements BodySink {
     }
     this.requestText = parsed.text;
     this.requestBody = parsed.value;
+    if (parsed.warnings !== undefined) this.warnings = parsed.warnings;
     const checked = checkRequestBody(operation, parsed.value, parsed.clean);
     if (!checked.ok) {
       this.diagnostics = checked.diagnostics;
@@ -199,10 +202,18 @@ export class ServiceExchange implements BodySink {
   }
 
   #succeed(outcome: Outcome<unknown> & { ok: true }): void {
+    const notices =
+      this.warnings.length === 0 ? outcome.notice : [outcome.notice, ...this.warnings.map((w) => w.message)];
     this.reply =
-      outcome.notice === undefined
+      notices === undefined
         ? { status: 200, body: outcome.body }
-        : { status: 200, body: outcome.body, headers: { 'x-mock-notice': outcome.notice } };
+        : {
+            status: 200,
+            body: outcome.body,
+            headers: {
+              'x-mock-notice': typeof notices === 'string' ? notices : notices.filter(Boolean).join(' | '),
+            },
+          };
     this.complete();
   }
 
@@ -232,6 +243,7 @@ export class ServiceExchange implements BodySink {
       requestBody: this.requestText === undefined ? (this.requestBody ?? null) : null,
       responseText: sent ?? null,
       diagnostics: this.diagnostics,
+      warnings: this.warnings,
     });
     if (this.#started !== -1) {
       const ms = Math.round((performance.now() - this.#started) * 10) / 10;
@@ -243,6 +255,8 @@ export class ServiceExchange implements BodySink {
     }
   }
 }
+
+const noWarnings: readonly Diagnostic[] = [];
 
 /** The answer to a bug in the mock itself, logged with its stack. */
 export function internalError(context: MockContext, error: Error): ApiError {

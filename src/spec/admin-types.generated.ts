@@ -253,6 +253,11 @@ export interface components {
             responseBody: unknown;
             /** @description How the request broke the contract; empty for a valid request. */
             diagnostics: components["schemas"]["Diagnostic"][];
+            /**
+             * @description Legal but risky values the request carried, which the mock accepted (e.g. `IMPRECISE_INTEGER`: an integer
+             *     beyond 2^53 - 1 that JavaScript clients round); also sent in the `X-Mock-Notice` header.
+             */
+            warnings: components["schemas"]["Diagnostic"][];
         };
         /** @description At least one of `status`, `delay_ms`, `action`. */
         FaultRequest: {

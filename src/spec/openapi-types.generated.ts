@@ -302,8 +302,9 @@ export interface operations {
             200: {
                 headers: {
                     /**
-                     * @description Present when the group already existed and differs from the request (nothing was changed). ASCII
-                     *     only: other characters of the request (an id in any script) appear as `\uXXXX` escapes.
+                     * @description Present when the group already existed and differs from the request (nothing was changed), or when
+                     *     the body holds an integer beyond 2^53 - 1 that JavaScript clients round. ASCII only: other characters
+                     *     of the request (an id in any script) appear as `\uXXXX` escapes.
                      */
                     "X-Mock-Notice"?: string;
                     [name: string]: unknown;

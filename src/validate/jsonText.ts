@@ -1,16 +1,19 @@
 import { type Diagnostic, diagnostic, invalid, type Validation } from './diagnostic.js';
 import { isForbiddenKey, maxDepth } from './jsonValue.js';
+import { impreciseIntegers } from './numberPrecision.js';
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
  * A parse's outcome, with the decoded text (undefined when the bytes are not UTF-8 text). `clean` is true when the
- * text alone shows that the value passes `inspectJsonValue`: no escapes (so no lone surrogate), no numbers (so none
- * out of range) and no key that poisons prototypes. Such a value need not be walked again.
+ * text alone shows that the value passes `inspectJsonValue`: well-formed Unicode without escapes (so no lone
+ * surrogate), no numbers (so none out of range) and no key that poisons prototypes. Such a value need not be walked
+ * again. `warnings` name legal but risky values (an integer literal beyond 2^53 - 1); the body is still accepted.
  */
 export type ParsedJson = Validation<unknown> & {
   readonly text: string | undefined;
   readonly clean?: boolean;
+  readonly warnings?: readonly Diagnostic[];
 };
 
 /**
@@ -51,9 +54,13 @@ export function parseJsonBody(bytes: Uint8Array | string): ParsedJson {
     return failed(text, 'BODY_INVALID_JSON', `body is not valid JSON (${reason}); send JSON.stringify(body)`);
   }
   const scanned = scanStructure(text);
-  return typeof scanned === 'boolean'
-    ? { ok: true, value, diagnostics: [], text, clean: scanned }
-    : { ok: false, diagnostics: [scanned], text };
+  if (typeof scanned !== 'boolean') return { ok: false, diagnostics: [scanned], text };
+  // Decoded bytes are well-formed (the decoder is fatal); text handed over as a string may hold a raw lone surrogate.
+  const clean = scanned && (typeof bytes !== 'string' || text.isWellFormed());
+  const warnings = clean ? [] : impreciseIntegers(text, value);
+  return warnings.length === 0
+    ? { ok: true, value, diagnostics: [], text, clean }
+    : { ok: true, value, diagnostics: [], text, clean, warnings };
 }
 
 const failed = (text: string | undefined, code: string, message: string): ParsedJson => ({

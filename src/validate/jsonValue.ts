@@ -18,8 +18,8 @@ const isPlainObject = (value: object): boolean => {
 };
 
 /**
- * Checks what JSON Schema cannot: nesting depth, prototype-poisoning keys, numbers that do not survive a round
- * trip, lone surrogates, and values that are not JSON at all. Iterative, so 100,000-deep input cannot overflow the
+ * Checks what JSON Schema cannot: nesting depth, prototype-poisoning keys, numbers beyond a double's range, lone
+ * surrogates, and values that are not JSON at all. Iterative, so 100,000-deep input cannot overflow the
  * stack; stops at the first 20 problems.
  */
 export function inspectJsonValue(root: unknown, base = '/body'): Diagnostic[] {
@@ -34,22 +34,14 @@ export function inspectJsonValue(root: unknown, base = '/body'): Diagnostic[] {
         if (!value.isWellFormed()) found.push(loneSurrogate(pathOf(frame)));
         continue;
       case 'number':
+        // An integer beyond 2^53 - 1 is legal (JSON text may carry one; `impreciseIntegers` warns about it).
         if (!Number.isFinite(value)) {
           const path = pathOf(frame);
           found.push(
             diagnostic(
               'BODY_NUMBER_OUT_OF_RANGE',
               path,
-              `${place(path)} is not a finite number (e.g. 1e400); send numbers a double can hold`,
-            ),
-          );
-        } else if (Number.isInteger(value) && !Number.isSafeInteger(value)) {
-          const path = pathOf(frame);
-          found.push(
-            diagnostic(
-              'BODY_NUMBER_OUT_OF_RANGE',
-              path,
-              `${place(path)} is an integer beyond 2^53 - 1 and loses precision in JSON; send it as a string`,
+              `${place(path)} is not a finite number: JSON such as 1e400 overflows a double and cannot be stored or read back; send a number of magnitude at most 1.7976931348623157e308, or a string`,
             ),
           );
         }

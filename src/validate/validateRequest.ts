@@ -19,6 +19,11 @@ export interface RequestValidation {
   readonly ok: boolean;
   readonly operationId?: string;
   readonly diagnostics: readonly Diagnostic[];
+  /**
+   * Legal but risky values, which the mock accepts and reports in `X-Mock-Notice` (an integer literal beyond
+   * 2^53 - 1 in JSON text, which JavaScript clients round). They never make `ok` false.
+   */
+  readonly warnings: readonly Diagnostic[];
 }
 
 /**
@@ -35,6 +40,7 @@ export function validateRequest(request: RequestToValidate): RequestValidation {
       diagnostics: [
         { code: 'UNREADABLE_REQUEST', path: '', message: `the request could not be read: ${reason}` },
       ],
+      warnings: [],
     };
   }
 }
@@ -44,11 +50,12 @@ function check(request: RequestToValidate): RequestValidation {
   const path = String(request?.path ?? '').split('?')[0] as string;
   const found = route(method, path);
   if (found.kind !== 'operation') {
-    return { ok: false, diagnostics: [routeDiagnostic(found, method, path, operations())] };
+    return { ok: false, diagnostics: [routeDiagnostic(found, method, path, operations())], warnings: [] };
   }
   const { operation } = found;
   const headers = lowerCaseHeaders(request.headers);
   const diagnostics: Diagnostic[] = [];
+  let warnings: readonly Diagnostic[] = [];
   const auth = readApiKey(headers.authorization);
   if (!auth.ok) diagnostics.push(auth.diagnostic);
   const body = request.body;
@@ -68,10 +75,12 @@ function check(request: RequestToValidate): RequestValidation {
         ? parseJsonBody(body)
         : { ok: true as const, value: body };
     if (!parsed.ok) diagnostics.push(...parsed.diagnostics);
-    else
+    else {
       diagnostics.push(
         ...checkRequestBody(operation, parsed.value, 'clean' in parsed && parsed.clean).diagnostics,
       );
+      warnings = ('warnings' in parsed ? parsed.warnings : undefined) ?? [];
+    }
   }
-  return { ok: diagnostics.length === 0, operationId: operation.operationId, diagnostics };
+  return { ok: diagnostics.length === 0, operationId: operation.operationId, diagnostics, warnings };
 }

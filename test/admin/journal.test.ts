@@ -133,6 +133,7 @@ describe('GET /__admin/requests (the journal)', () => {
         requestText: String(i),
         requestBody: null,
         responseText: null,
+        warnings: [],
         diagnostics: [],
       });
     const entries = journal.list();

@@ -75,6 +75,11 @@ export const accepted: readonly Probe[] = [
   body('PUT', { user_group_id: 'customer-a', mapping: { '1': '2' } }, 'a new mapping'),
   body('PUT', { ...get, mapping: { '1': '2' }, properties: { a: 1 } }, 'every field'),
   body('POST', { current_token: seeded.token }, 'the current token'),
+  {
+    name: 'an integer beyond 2^53 - 1 (legal; ours warns in X-Mock-Notice)',
+    method: 'GET',
+    raw: '{"name":"A","user_group_id":"a","properties":{"n":9007199254740993}}',
+  },
 ];
 
 /** Requests both must reject as invalid (Prism 400/422, ours 400/415). */

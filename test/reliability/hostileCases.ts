@@ -223,8 +223,8 @@ export const hostileCases: readonly HostileCase[] = [
     code: 'BODY_NUMBER_OUT_OF_RANGE',
   },
   {
-    name: 'an integer beyond 2^53 - 1',
-    pieces: () => get(withProperties('{"id":9007199254740993}')),
+    name: 'an integer beyond 2^53 - 1 (legal) beside 1e400',
+    pieces: () => get(withProperties('{"id":9007199254740993,"n":1e400}')),
     status: 400,
     code: 'BODY_NUMBER_OUT_OF_RANGE',
   },
