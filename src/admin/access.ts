@@ -5,6 +5,8 @@ import { type ApiError, apiError } from '../errors.js';
 import { authenticate, headerValues } from '../http/authenticate.js';
 import type { MockContext } from '../http/context.js';
 import type { RequestHead } from '../http/head.js';
+import type { Route } from '../spec/operations.js';
+import { adminRoute, securityOf } from './document.js';
 
 /** The header that carries the admin key. */
 export const adminKeyHeader = 'x-admin-key';
@@ -48,4 +50,28 @@ export function scopeOf(
   if (head.authorization.length === 0) return { ok: true, tenant: defaultTenantId };
   const auth = authenticate(req, context, head);
   return auth.ok ? { ok: true, tenant: auth.owner.tenant } : auth;
+}
+
+/** What an admin call must carry: the admin key (when the mock has one), and whether `Authorization` picks a scope. */
+export interface Access {
+  readonly adminKey: boolean;
+  readonly scope: boolean;
+}
+
+const guarded: Access = { adminKey: true, scope: true };
+
+/**
+ * The access rules of a routed admin call, read from its operation's security in openapi/admin.yaml: the admin key
+ * when a requirement names `AdminKey`, a scope when one names `TenantKey`. The public documents (`/openapi.json`)
+ * name neither. A wrong method on a path takes the rules of the path's operations; an unknown `/__admin/` path
+ * needs the admin key, so that it reveals nothing without it.
+ */
+export function accessOf(route: Route, path: string): Access {
+  const routed =
+    route.kind === 'method-not-allowed' && route.allow[0] !== undefined
+      ? adminRoute(route.allow[0], path)
+      : route;
+  if (routed.kind !== 'operation') return guarded;
+  const schemes = securityOf(routed.operation).flat();
+  return { adminKey: schemes.includes('AdminKey'), scope: schemes.includes('TenantKey') };
 }

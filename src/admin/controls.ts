@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { Change } from '../domain/changes.js';
 import {
   defaultTenantId,
@@ -9,12 +10,20 @@ import {
 import { type GroupSeed, seedGroup } from '../domain/seed.js';
 import { type ApiError, apiError, errorFromDiagnostics, product } from '../errors.js';
 import { type MockContext, runtimeOf } from '../http/context.js';
-import type { TenantHandle, TokenOwner } from '../spec/types.js';
+import type { Health, TenantHandle, TokenOwner } from '../spec/types.js';
 import { checkAdminSchema } from './document.js';
 import type { Fault, FaultSpec } from './faults.js';
 import type { JournalEntry, JournalQuery } from './journal.js';
 
-export type { TenantHandle, TokenOwner };
+export type { Health, TenantHandle, TokenOwner };
+
+/** The package's own `package.json`, two levels up from this module in the sources and in `dist/` alike. */
+const packageJsonUrl = new URL('../../package.json', import.meta.url);
+let version: string | undefined;
+const packageVersion = (): string => {
+  version ??= (JSON.parse(readFileSync(packageJsonUrl, 'utf8')) as { version: string }).version;
+  return version;
+};
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: ApiError };
 
@@ -118,6 +127,11 @@ export function createControls(context: MockContext) {
 
     clearFaults(tenant = defaultTenantId): void {
       runtimeOf(context, tenant).faults.clear();
+    },
+
+    /** Ready (a mock that answers is), the package version, and where the groups are kept. */
+    health(): Health {
+      return { status: 'ready', version: packageVersion(), store: context.storeKind };
     },
   };
 }

@@ -18,7 +18,12 @@ export type AdminOperationId =
   | 'deleteTenant'
   | 'listFaults'
   | 'injectFault'
-  | 'clearFaults';
+  | 'clearFaults'
+  | 'health'
+  | 'adminDocumentJson'
+  | 'adminDocumentYaml'
+  | 'serviceDocumentJson'
+  | 'serviceDocumentYaml';
 
 const fileName = (url: URL): string => url.pathname.split('/').at(-1) as string;
 
@@ -60,6 +65,23 @@ export const adminOperations = (): readonly Operation[] => {
   operations ??= listOperations(adminDocument());
   return operations;
 };
+
+const securities = new WeakMap<Operation, readonly string[][]>();
+/**
+ * The security requirements of an admin operation (its own, else the document's), each as the names of the schemes
+ * it combines: `[[]]` for an operation anyone may call, `[[], ['AdminKey']]` for one that takes the admin key.
+ */
+export function securityOf(operation: Operation): readonly string[][] {
+  let found = securities.get(operation);
+  if (found === undefined) {
+    const document = adminDocument();
+    const method = operation.method.toLowerCase() as OpenAPIV3_1.HttpMethods;
+    const own = document.paths?.[operation.path]?.[method]?.security;
+    found = (own ?? document.security ?? []).map((requirement) => Object.keys(requirement));
+    securities.set(operation, found);
+  }
+  return found;
+}
 
 let router: ((method: string, path: string) => Route) | undefined;
 /** Finds the admin operation for a method and path (`/__admin/tokens/{token}` and the like). */

@@ -7,6 +7,12 @@ import type { AdminOperationId } from './document.js';
 import type { FaultSpec } from './faults.js';
 import type { JournalQuery } from './journal.js';
 import type { CallParameters } from './parameters.js';
+import {
+  type DocumentFormat,
+  type DocumentName,
+  type ServedDocument,
+  servedDocument,
+} from './servedDocuments.js';
 
 /** One admin call, its parameters and body already checked against openapi/admin.yaml. */
 export interface AdminCall {
@@ -17,9 +23,18 @@ export interface AdminCall {
   readonly body: unknown;
 }
 
-type Endpoint = (call: AdminCall) => Reply | Promise<Reply>;
+/** A reply whose bytes go out as they are, with their media type (the served documents). */
+export interface BytesReply extends ServedDocument {
+  readonly status: number;
+}
+
+type Endpoint = (call: AdminCall) => Reply | BytesReply | Promise<Reply | BytesReply>;
 
 const json = (status: number, body: unknown): Reply => ({ status, body });
+const document = (name: DocumentName, format: DocumentFormat): BytesReply => ({
+  status: 200,
+  ...servedDocument(name, format),
+});
 /** A reply without a body (the admin handler writes no Content-Type for it). */
 export const noContent: Reply = { status: 204, body: undefined };
 
@@ -74,4 +89,11 @@ export const endpoints: { readonly [K in AdminOperationId]: Endpoint } = {
     controls.clearFaults(tenant);
     return noContent;
   },
+
+  health: ({ controls }) => json(200, controls.health()),
+
+  adminDocumentJson: () => document('admin', 'json'),
+  adminDocumentYaml: () => document('admin', 'yaml'),
+  serviceDocumentJson: () => document('service', 'json'),
+  serviceDocumentYaml: () => document('service', 'yaml'),
 };

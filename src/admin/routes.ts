@@ -1,20 +1,24 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { defaultTenantId } from '../domain/model.js';
 import { type ApiError, apiError, errorFromDiagnostics } from '../errors.js';
 import type { MockContext } from '../http/context.js';
 import type { RequestHead } from '../http/head.js';
 import { errorReply, type Reply, send } from '../http/respond.js';
 import type { Route } from '../spec/operations.js';
-import { adminKeyCheck, scopeOf } from './access.js';
+import { accessOf, adminKeyCheck, scopeOf } from './access.js';
 import { readAdminBody } from './body.js';
 import type { Controls } from './controls.js';
 import { type AdminOperationId, adminOperations, adminRoute } from './document.js';
-import { endpoints } from './endpoints.js';
+import { type BytesReply, endpoints } from './endpoints.js';
 import { checkParameters } from './parameters.js';
 
+const noScope = { ok: true, tenant: defaultTenantId } as const;
+
 /**
- * The `/__admin` routes of openapi/admin.yaml: admin key, route, scope, parameters and body are checked in that
- * order, each answering the document's error envelope; then the operation's endpoint calls the shared controls.
- * Admin calls are not journaled.
+ * The routes of openapi/admin.yaml (those under `/__admin/` and the public documents): admin key, route, scope,
+ * parameters and body are checked in that order, each answering the document's error envelope, as far as the
+ * operation's security asks for them; then the operation's endpoint calls the shared controls. Admin calls are not
+ * journaled.
  */
 export function createAdminHandler(context: MockContext, controls: Controls) {
   const checkAdminKey = adminKeyCheck(context.adminKey);
@@ -24,12 +28,13 @@ export function createAdminHandler(context: MockContext, controls: Controls) {
     head: RequestHead,
     method: string,
     path: string,
-  ): Promise<Reply | undefined> {
-    const denied = checkAdminKey(req);
-    if (denied !== undefined) return errorReply(denied);
+  ): Promise<Reply | BytesReply | undefined> {
     const found = adminRoute(method, path);
+    const access = accessOf(found, path);
+    const denied = access.adminKey ? checkAdminKey(req) : undefined;
+    if (denied !== undefined) return errorReply(denied);
     if (found.kind !== 'operation') return errorReply(routeError(found, method, path));
-    const scope = scopeOf(req, head, context);
+    const scope = access.scope ? scopeOf(req, head, context) : noScope;
     if (!scope.ok) return errorReply(scope.error);
     const { operation } = found;
     const url = req.url ?? '';
@@ -51,24 +56,34 @@ export function createAdminHandler(context: MockContext, controls: Controls) {
     }
   }
 
-  return async (
-    req: IncomingMessage,
-    res: ServerResponse,
-    path: string,
-    head: RequestHead,
-  ): Promise<void> => {
-    const method = req.method ?? 'GET';
-    const reply = await answer(req, head, method, path);
-    if (reply === undefined) res.destroy();
-    else write(res, reply);
-    const status = reply?.status ?? 0;
-    context.logger.info({ method, path, status }, `${method} ${path} ${status}`);
+  return {
+    /** Whether a path outside `/__admin/` is one of the admin document's (the served documents). */
+    owns: (method: string, path: string): boolean => adminRoute(method, path).kind !== 'not-found',
+
+    handle: async (
+      req: IncomingMessage,
+      res: ServerResponse,
+      path: string,
+      head: RequestHead,
+    ): Promise<void> => {
+      const method = req.method ?? 'GET';
+      const reply = await answer(req, head, method, path);
+      if (reply === undefined) res.destroy();
+      else write(res, reply);
+      const status = reply?.status ?? 0;
+      context.logger.info({ method, path, status }, `${method} ${path} ${status}`);
+    },
   };
 }
 
-/** A JSON reply, or a bare status for 204. */
-function write(res: ServerResponse, reply: Reply): void {
-  if (reply.body !== undefined) {
+/** A JSON reply, bytes with their media type, or a bare status for 204. */
+function write(res: ServerResponse, reply: Reply | BytesReply): void {
+  if ('bytes' in reply) {
+    if (res.headersSent || res.destroyed) return;
+    const length = String(reply.bytes.length);
+    res.writeHead(reply.status, ['content-type', reply.contentType, 'content-length', length]);
+    res.end(reply.bytes);
+  } else if (reply.body !== undefined) {
     send(res, reply);
   } else if (!res.headersSent && !res.destroyed) {
     res.writeHead(reply.status, reply.headers);

@@ -8,18 +8,23 @@ import { type RequestHead, readHead } from './head.js';
 import { errorReply, send } from './respond.js';
 import { internalError, ServiceExchange } from './serviceHandler.js';
 
-export type AdminHandler = (
-  req: IncomingMessage,
-  res: ServerResponse,
-  path: string,
-  head: RequestHead,
-) => Promise<void>;
+/** The admin document's routes: everything under `/__admin/`, and the few paths elsewhere it `owns`. */
+export interface AdminHandler {
+  /** Whether the admin document has a path outside `/__admin/` (the served OpenAPI documents). */
+  owns(method: string, path: string): boolean;
+  handle(req: IncomingMessage, res: ServerResponse, path: string, head: RequestHead): Promise<void>;
+}
 
 /** The request listener: routes by the document, serves, journals and logs one line per request. */
 export function createApp(
   context: MockContext,
   admin: AdminHandler,
 ): (req: IncomingMessage, res: ServerResponse) => void {
+  const toAdmin = (req: IncomingMessage, res: ServerResponse, path: string, head: RequestHead): void => {
+    admin
+      .handle(req, res, path, head)
+      .catch((error: Error) => send(res, errorReply(internalError(context, error))));
+  };
   return (req, res) => {
     const url = req.url ?? '/';
     const query = url.indexOf('?');
@@ -27,13 +32,16 @@ export function createApp(
     const head = readHead(req);
     const hostMissing = missingHost(req, head);
     if (hostMissing === undefined && (path === '/__admin' || path.startsWith('/__admin/'))) {
-      admin(req, res, path, head).catch((error: Error) =>
-        send(res, errorReply(internalError(context, error))),
-      );
+      toAdmin(req, res, path, head);
       return;
     }
     const method = req.method ?? 'GET';
     const found = route(method, path);
+    // A path the service does not have may be one of the admin document's public ones (/openapi.json).
+    if (found.kind === 'not-found' && hostMissing === undefined && admin.owns(method, path)) {
+      toAdmin(req, res, path, head);
+      return;
+    }
     const operation = found.kind === 'operation' ? found.operation : undefined;
     const exchange = new ServiceExchange(context, req, res, method, path, operation);
     try {

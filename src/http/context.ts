@@ -2,6 +2,7 @@ import { Faults } from '../admin/faults.js';
 import { Journal } from '../admin/journal.js';
 import type { RateLimiter } from '../admin/rateLimit.js';
 import type { IdSource } from '../domain/ids.js';
+import type { Health } from '../spec/types.js';
 import type { Store } from '../store/store.js';
 import type { KeyRing } from './keys.js';
 import type { Log } from './log.js';
@@ -15,6 +16,8 @@ export interface TenantRuntime {
 /** Everything a request handler needs, passed in: no module-level state. */
 export interface MockContext {
   readonly store: Store;
+  /** Where the store keeps the groups: a database file (`--db`) or memory. */
+  readonly storeKind: Health['store'];
   readonly keys: KeyRing;
   readonly ids: IdSource;
   readonly logger: Log;

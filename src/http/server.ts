@@ -84,6 +84,7 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
   const store = new Store(persistence);
   const context: MockContext = {
     store,
+    storeKind: options.db === undefined ? 'memory' : 'file',
     keys: new KeyRing(apiKeys, persistence.world),
     ids: options.seed === undefined ? cryptoIds : seededIds(options.seed),
     logger: await createLog(options.logLevel ?? 'silent'),

@@ -165,6 +165,115 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__admin/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the mock is ready, its version and where it keeps groups
+         * @description The mock answers once it listens with its store open, so a 200 means ready. `version` is the version of
+         *     user-group-mock; `store` is `file` when groups are kept in a database file (`--db`) and `memory` otherwise.
+         *     Like every `/__admin/` call it needs `X-Admin-Key` when the mock has an admin key; it acts on no tenant, so
+         *     `Authorization` is not read.
+         */
+        get: operations["health"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__admin/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This document, as JSON
+         * @description `openapi/admin.yaml` as JSON. Its references into the service document point at `../openapi.json`, the
+         *     copy the mock serves at `/openapi.json`, so that a tool given this URL alone resolves them. Needs
+         *     `X-Admin-Key` when the mock has an admin key.
+         */
+        get: operations["adminDocumentJson"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__admin/openapi.yaml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This document, as YAML
+         * @description `openapi/admin.yaml` as written, except that its references into the service document point at
+         *     `../openapi.json`, the copy the mock serves at `/openapi.json`. Needs `X-Admin-Key` when the mock has an
+         *     admin key.
+         */
+        get: operations["adminDocumentYaml"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The User Group Service's document, as JSON
+         * @description `openapi/user-group-service.yaml` as `npm run build` writes it to JSON: what the mock follows. Public, like
+         *     the document itself: it needs no admin key and reads no `Authorization`.
+         */
+        get: operations["serviceDocumentJson"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi.yaml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The User Group Service's document, as YAML
+         * @description `openapi/user-group-service.yaml` exactly as written. Public, like the document itself: it needs no admin
+         *     key and reads no `Authorization`.
+         */
+        get: operations["serviceDocumentYaml"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -185,6 +294,29 @@ export interface components {
                 message: string;
                 details: components["schemas"]["Diagnostic"][];
             };
+        };
+        Health: {
+            /**
+             * @description Always `ready`; a mock that is not ready does not answer.
+             * @constant
+             */
+            status: "ready";
+            /**
+             * @description The version of user-group-mock (its `package.json`).
+             * @example 0.1.0
+             */
+            version: string;
+            /**
+             * @description `file` when groups are kept in a database file (`--db`), `memory` otherwise.
+             * @enum {string}
+             */
+            store: "memory" | "file";
+        };
+        /** @description An OpenAPI 3.1 document. */
+        OpenApiDocument: {
+            openapi: string;
+            info: Record<string, never>;
+            paths: Record<string, never>;
         };
         /**
          * @description The environment of an API key, and of the groups it owns.
@@ -701,6 +833,114 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    health: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The mock is ready. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    adminDocumentJson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The admin document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenApiDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    adminDocumentYaml: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The admin document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/yaml": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    serviceDocumentJson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The User Group Service's document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenApiDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+        };
+    };
+    serviceDocumentYaml: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The User Group Service's document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/yaml": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
         };
     };
 }

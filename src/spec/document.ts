@@ -36,6 +36,18 @@ export function loadDocument(url: URL): OpenAPIV3_1.Document {
   return document;
 }
 
+const sources = new Map<string, string>();
+
+/** The text of one document as authored (its YAML file, shipped with the package), read once per process. */
+export function documentSource(url: URL): string {
+  let text = sources.get(url.href);
+  if (text === undefined) {
+    text = readFileSync(url, 'utf8');
+    sources.set(url.href, text);
+  }
+  return text;
+}
+
 /** The YAML parser, loaded only when a document is read from its source. */
 export function parseYaml(text: string): unknown {
   const { parse } = createRequire(import.meta.url)('yaml') as typeof import('yaml');

@@ -35,6 +35,8 @@ export type StoredGroup = AdminSchemas['StoredGroup'];
 export type SeedGroupRequest = AdminSchemas['SeedGroupRequest'];
 export type TokenOwner = AdminSchemas['TokenOwner'];
 export type TenantHandle = AdminSchemas['Tenant'];
+/** What `GET /__admin/health` answers: ready, the package version and where the groups are kept. */
+export type Health = AdminSchemas['Health'];
 export type JournalEntry = AdminSchemas['JournalEntry'];
 export type Fault = AdminSchemas['Fault'];
 /**

@@ -1,6 +1,6 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { describe, expect, it } from 'vitest';
-import { adminDocument, adminOperations, checkAdminSchema } from '../../src/admin/document.js';
+import { adminDocument, adminOperations, checkAdminSchema, securityOf } from '../../src/admin/document.js';
 import { endpoints } from '../../src/admin/endpoints.js';
 import { adminDocumentUrl, serviceDocument } from '../../src/spec/document.js';
 import { operations } from '../../src/spec/operations.js';
@@ -54,8 +54,15 @@ describe('openapi/admin.yaml', () => {
     ).toEqual(Object.keys(endpoints).sort());
   });
 
-  it('keeps every path under /__admin/', () => {
-    for (const operation of adminOperations()) expect(operation.path).toMatch(/^\/__admin\//);
+  it('keeps every path under /__admin/ but the public documents, which anyone may GET', () => {
+    const outside = adminOperations().filter((o) => !o.path.startsWith('/__admin/'));
+    expect(outside.map((o) => `${o.method} ${o.path}`).sort()).toEqual([
+      'GET /openapi.json',
+      'GET /openapi.yaml',
+    ]);
+    for (const operation of outside) expect(securityOf(operation)).toEqual([[]]);
+    const guarded = adminOperations().filter((o) => o.path.startsWith('/__admin/'));
+    for (const operation of guarded) expect(securityOf(operation).flat()).toContain('AdminKey');
   });
 
   it('lists exactly the service document’s operationIds as ServiceOperationId', () => {
