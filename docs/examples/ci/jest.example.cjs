@@ -1,0 +1,44 @@
+const { createMockServer, createUserGroupClient } = require('user-group-mock');
+
+let mock;
+let tenant;
+let client;
+
+beforeAll(async () => {
+  // One mock per test file, in this process: 127.0.0.1, a free port, in memory.
+  mock = await createMockServer();
+  // This file's own tenant: its own API keys, groups, journal and faults. Other files running in parallel
+  // (each with its own tenant, or its own mock) never see them.
+  tenant = await mock.createTenant();
+  // The client under test, pointed at the mock with the tenant's Customer key. Use your own client here.
+  client = createUserGroupClient({ baseUrl: mock.url, apiKey: tenant.api_keys.Customer });
+});
+afterAll(() => mock.close());
+
+it('creates a group once, then returns it with the same token', async () => {
+  const first = await client.getOrCreate({ name: 'Customer A', user_group_id: 'customer-a' });
+  const again = await client.getOrCreate({ name: 'Customer A', user_group_id: 'customer-a' });
+  expect(again.new_user_group).toBe(false);
+  expect(again.user_group.token).toBe(first.user_group.token);
+});
+
+it('keeps only the newest token live after a rotation', async () => {
+  const { user_group } = await client.getOrCreate({ name: 'Customer B', user_group_id: 'customer-b' });
+  const rotated = await client.rotateToken(user_group.token);
+  expect(mock.token(user_group.token, tenant.id)).toBeUndefined();
+  expect(mock.token(rotated.user_group.token, tenant.id)?.provided_id).toBe('customer-b');
+});
+
+it('reports a 503 of the service as an error', async () => {
+  mock.injectFault({ operationId: 'updateUserGroup', status: 503 }, tenant.id);
+  await expect(client.update({ user_group_id: 'customer-a', name: 'Customer A (EU)' })).rejects.toMatchObject(
+    {
+      status: 503,
+    },
+  );
+});
+
+it('sent only requests that keep the contract', () => {
+  // Every request that broke the User Group Service's contract is here, with diagnostics naming the mistake.
+  expect(mock.requests({ invalid: true }, tenant.id)).toEqual([]);
+});
