@@ -1,10 +1,10 @@
 import { writeFile } from 'node:fs/promises';
-import { cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
-import { ROOT, settings as settingsFor } from './config.js';
+import { settings as settingsFor } from './config.js';
 import { durableRows } from './durable.js';
 import { millionRows, startupRows } from './footprint.js';
 import { installCleanup, stopAll } from './proc.js';
+import { publishToReadme } from './readme.js';
+import { type BenchResults, describeMachine, resultsFile, thisMachine } from './results.js';
 import { notAvailable, type Row, renderTable } from './table.js';
 import { judge, TARGETS } from './targets.js';
 import { throughputRows } from './throughput.js';
@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   const settings = settingsFor(process.argv.includes('--quick'));
   installCleanup();
   const started = performance.now();
-  const load = loadavg()[0] ?? 0; // Other work on the machine skews every figure: report it.
+  const machine = thisMachine(); // taken before the run: its load average is the other work on the machine
   const rows: Row[] = [];
   try {
     rows.push(
@@ -50,18 +50,25 @@ async function main(): Promise<void> {
   } finally {
     await stopAll();
   }
-  const seconds = (performance.now() - started) / 1_000;
-  const cpu = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}`;
-  const machine = `${cpu}, Node ${process.version}, load average ${load.toFixed(2)} at start`;
+  const seconds = Math.round((performance.now() - started) / 1_000);
+  const results: BenchResults = {
+    date: new Date().toISOString(),
+    node: process.version,
+    machine,
+    seconds,
+    settings,
+    rows,
+  };
   console.log(
     `user-group-mock benchmark (${settings.quick ? 'quick' : 'full'}, ${settings.connections} connections, ` +
-      `${settings.rounds} alternating round(s); ${machine}; ${seconds.toFixed(0)} s)\n`,
+      `${settings.rounds} alternating round(s); ${describeMachine(results)}; ${seconds} s)\n`,
   );
   console.log(renderTable(rows));
-  const file = join(ROOT, 'bench/results.json');
-  const results = { date: new Date().toISOString(), machine, seconds, settings, rows };
+  const file = resultsFile(settings.quick);
   await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);
   console.log(`\nwritten: ${file}`);
+  // Only a full run stands for the README's figures; a quick one is a smoke test of the benchmark itself.
+  if (!settings.quick) publishToReadme(results);
 }
 
 await main();

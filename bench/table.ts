@@ -17,7 +17,7 @@ export interface Row {
 /** A row that could not be measured. */
 export const notAvailable = (name: string, reason: string): Row => ({ name, note: `n/a: ${reason}` });
 
-const HEADER = [
+export const HEADER = [
   'benchmark',
   'req/s',
   'p50 ms',
@@ -35,12 +35,13 @@ const ms = (n: number) => (!Number.isFinite(n) ? 'none' : n < 10 ? n.toFixed(2) 
 const ratio = (n?: number) => (n === undefined ? '' : `${n.toFixed(2)}×`);
 const figure = (n: number) => (n < 10 ? n.toFixed(2) : n < 1_000 ? n.toFixed(1) : int(n));
 
-function status(row: Row): string {
+export function status(row: Row): string {
   if (row.target === undefined) return '';
   return row.met === undefined ? 'n/a' : row.met ? 'met' : 'missed';
 }
 
-function cells(row: Row): string[] {
+/** The cells of one line under HEADER (the figures as the table shows them). */
+export function cells(row: Row): string[] {
   const load = row.load;
   const numbers = load
     ? [int(load.rps), ms(load.p50), ms(load.p99), int(load.non2xx), int(load.errors)]

@@ -48,6 +48,11 @@ export interface MockServerOptions {
   readonly files?: FileSystem;
   /** Compact the change log after this many records (default 20,000). */
   readonly compactAfter?: number;
+  /**
+   * Receives the store's warnings about trouble it recovers from by itself (a failed compaction, retried later;
+   * nothing is lost). Default: a process warning on stderr.
+   */
+  readonly onWarning?: (message: string) => void;
 }
 
 export interface MockServer extends Controls {
@@ -80,8 +85,9 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
       : await openFilePersistence(options.db, {
           ...(options.files ? { files: options.files } : {}),
           ...(options.compactAfter ? { compactAfter: options.compactAfter } : {}),
+          ...(options.onWarning ? { onWarning: options.onWarning } : {}),
         });
-  const store = new Store(persistence);
+  const store = new Store(persistence, options.onWarning);
   const context: MockContext = {
     store,
     storeKind: options.db === undefined ? 'memory' : 'file',

@@ -34,10 +34,17 @@ export async function openMemoryPersistence(): Promise<Persistence> {
   };
 }
 
+/** Where the store reports trouble it recovers from by itself, such as a failed compaction. */
+export type OnWarning = (message: string) => void;
+
+/** The default: a process warning, printed on stderr (`(node:PID) Warning: user-group-mock: ...`). */
+export const processWarning: OnWarning = (message) => process.emitWarning(message);
+
 export interface FilePersistenceOptions {
   readonly files?: FileSystem;
   /** Compact once the current log holds this many records (and at least as many as there are groups). */
   readonly compactAfter?: number;
+  readonly onWarning?: OnWarning;
 }
 
 /**
@@ -50,6 +57,7 @@ export async function openFilePersistence(
 ): Promise<Persistence> {
   const files = options.files ?? nodeFileSystem;
   const compactAfter = options.compactAfter ?? 20_000;
+  const onWarning = options.onWarning ?? processWarning;
   const dbPath = resolve(path);
   const directory = dirname(dbPath);
   await files.mkdir(directory, { recursive: true });
@@ -92,7 +100,7 @@ export async function openFilePersistence(
           for (const old of (await listLogs(files, dbPath)).filter((g) => g < next))
             await files.unlink(logPath(dbPath, old));
         } catch (error) {
-          process.emitWarning(
+          onWarning(
             `user-group-mock: compaction of ${dbPath} failed (${(error as Error).message}); the change logs still hold everything and compaction will be retried.`,
           );
         } finally {

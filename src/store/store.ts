@@ -1,6 +1,6 @@
 import { applyChanges, type Change } from '../domain/changes.js';
 import type { World } from '../domain/model.js';
-import type { Persistence } from './persistence.js';
+import { type OnWarning, type Persistence, processWarning } from './persistence.js';
 
 interface Entry {
   readonly changes: readonly Change[];
@@ -20,7 +20,10 @@ export class Store {
   #flushing: Promise<void> | undefined;
   #last: Promise<void> = Promise.resolve();
 
-  constructor(private readonly persistence: Persistence) {}
+  constructor(
+    private readonly persistence: Persistence,
+    private readonly onWarning: OnWarning = processWarning,
+  ) {}
 
   get world(): World {
     return this.persistence.world;
@@ -68,7 +71,7 @@ export class Store {
       for (const entry of batch) entry.resolve();
       if (this.#pending.length === 0) {
         await this.persistence.maybeCompact().catch((error: Error) => {
-          process.emitWarning(
+          this.onWarning(
             `user-group-mock: could not start a compaction (${error.message}); will retry later.`,
           );
         });

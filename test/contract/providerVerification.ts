@@ -1,15 +1,18 @@
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type GroupStateParams, providerStates } from '../../src/contract/providerStates.js';
-import { verifyProvider } from '../../src/contract/verifyProvider.js';
+import { contractFile } from '../../src/contract/publishedContract.js';
 import { createMockServer, type MockServer } from '../../src/index.js';
 import { customerKey, testingKey } from '../support/http.js';
+import { verifyInChild } from './verifyInChild.js';
 
 /**
  * The Pact Verifier replays the contract against the fake, started in-process; provider states are set up
  * through the fake's HTTP admin API (`POST /__admin/reset`, `POST /__admin/groups`), as for any provider.
+ * The verifier runs in a child process, so that its report is read here rather than printed.
  */
 export function providerVerification(): void {
   let server: MockServer;
@@ -19,14 +22,17 @@ export function providerVerification(): void {
   afterAll(async () => server.close());
 
   it('honours every interaction of the published contract', async () => {
-    const result = await verifyProvider({
+    const { result, report } = await verifyInChild({
       providerBaseUrl: server.url,
       apiKey: customerKey,
       testingApiKey: testingKey,
     });
-    // Pact printed its report above; the failure names each interaction that did not pass.
-    expect(result.failure).toBeUndefined();
+    // The failure names each interaction that did not pass; the report says how.
+    expect(result.failure, report).toBeUndefined();
     expect(result).toEqual({ ok: true, skipped: [] });
+    expect(report).toContain('Verifying a pact between user-group-client and user-group-service');
+    for (const description of interactions()) expect(report).toContain(`  ${description} (`);
+    expect(report.match(/has a matching body \(OK\)/g)).toHaveLength(interactions().length);
   });
 
   it('sets states up through a Pact state-change URL when one is given, and skips Testing without its key', async () => {
@@ -39,20 +45,29 @@ export function providerVerification(): void {
       return seeded.ok ? { token: seeded.value.token } : {};
     });
     try {
-      const result = await verifyProvider({
+      const { result, report } = await verifyInChild({
         providerBaseUrl: server.url,
         apiKey: customerKey,
         stateSetupUrl: stateSetup.url,
       });
-      expect(result.failure).toBeUndefined();
+      expect(result.failure, report).toBeUndefined();
       expect(result.skipped).toEqual([
         'an update of a known user group with a Testing key (needs --testing-api-key)',
       ]);
       expect(new Set(seen)).toEqual(new Set(Object.values(providerStates)));
+      expect(report.match(/has a matching body \(OK\)/g)).toHaveLength(interactions().length - 1);
     } finally {
       await new Promise((resolve) => stateSetup.server.close(resolve));
     }
   });
+}
+
+/** The descriptions of the published contract's interactions. */
+function interactions(): string[] {
+  const contract = JSON.parse(readFileSync(contractFile, 'utf8')) as {
+    interactions: { description: string }[];
+  };
+  return contract.interactions.map((interaction) => interaction.description);
 }
 
 /** A Pact state-change endpoint: `POST { state, params, action }`, answering the values to inject. */

@@ -1,6 +1,6 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { createMockServer, type MockServer } from '../../src/index.js';
 import { answerProblems } from '../support/answers.js';
 import { memoryGroups, readDatabaseFiles } from '../support/dbFiles.js';
@@ -21,7 +21,9 @@ afterEach(async () => {
 });
 afterAll(killAllMockProcesses);
 
-async function start(options: { files?: FaultyFileSystem; compactAfter?: number } = {}) {
+async function start(
+  options: { files?: FaultyFileSystem; compactAfter?: number; onWarning?: (message: string) => void } = {},
+) {
   dir ??= await tempDir('disk');
   const mock = await startMock({ db: dir.db, ...options });
   servers.push(mock);
@@ -144,10 +146,12 @@ const compactionFaults: ReadonlyArray<{ fault: string; site: FaultSite; code: Er
 
 describe('a failed compaction', () => {
   it.each(compactionFaults)(
-    'loses nothing when $fault: requests still succeed, no temp file stays, and a later compaction succeeds',
+    'loses nothing when $fault: requests still succeed, one warning names it, no temp file stays, and a later compaction succeeds',
     async ({ site, code }) => {
       const files = new FaultyFileSystem();
-      const mock = await start({ files, compactAfter: 4 });
+      const warnings: string[] = [];
+      const processWarnings = vi.spyOn(process, 'emitWarning');
+      const mock = await start({ files, compactAfter: 4, onWarning: (message) => warnings.push(message) });
       files.fail(site, { code });
       const db = (dir as TempDir).db;
       const statuses = new Set<number>();
@@ -168,6 +172,12 @@ describe('a failed compaction', () => {
       // A compaction only rewrites what the change log already holds durably: its failure fails no request.
       expect(files.struck).toBe(1);
       expect([...statuses]).toEqual([200]);
+      // The store reports the failure (and its retry) through onWarning, not as a process warning.
+      expect(warnings).toEqual([
+        expect.stringMatching(new RegExp(`^user-group-mock: .*compaction.*\\(${code}: injected fault`)),
+      ]);
+      expect(processWarnings).not.toHaveBeenCalled();
+      processWarnings.mockRestore();
       await sleep(50);
       const stored = await readDatabaseFiles(db);
       expect(stored.snapshotGeneration ?? 0).toBeGreaterThan((generationAfterFault ?? 0) + 1);

@@ -44,6 +44,24 @@ describe('a database file', () => {
     expect(second.groups()).toHaveLength(30);
   });
 
+  it('reports a failed compaction as a process warning when no onWarning is given', async () => {
+    const warned = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    try {
+      const files = new FaultyFileSystem();
+      files.fail('rename', { code: 'EIO' });
+      const db = join(tempDir(), 'db.json');
+      const server = await start({ db, files, compactAfter: 2 });
+      for (let i = 0; i < 20 && files.struck === 0; i++)
+        await server.api('GET', { name: `G${i}`, user_group_id: `g${i}` });
+      await vi.waitFor(() => expect(warned).toHaveBeenCalledTimes(1));
+      expect(warned).toHaveBeenCalledWith(
+        `user-group-mock: compaction of ${db} failed (EIO: injected fault, rename); the change logs still hold everything and compaction will be retried.`,
+      );
+    } finally {
+      warned.mockRestore();
+    }
+  });
+
   it('refuses a second server on the same file', async () => {
     const db = join(tempDir(), 'db.json');
     await start({ db });

@@ -1,0 +1,5 @@
+// `npm run bench:readme`: writes the README's benchmark table from bench/results.json.
+import { publishToReadme } from './readme.js';
+import { readResults } from './results.js';
+
+publishToReadme(readResults());
