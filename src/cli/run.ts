@@ -1,5 +1,5 @@
 import { product } from '../errors.js';
-import { createMockServer } from '../http/server.js';
+import { createMockServer, type MockServer } from '../http/server.js';
 import { parseServeArgs, serveHelp } from './args.js';
 
 const usage = `Usage: user-group-mock <command> [flags]
@@ -45,41 +45,77 @@ async function serve(
     process.stdout.write(serveHelp());
     return 0;
   }
-  let server: Awaited<ReturnType<typeof createMockServer>>;
+  // Signals are handled before anything is opened: a stop asked for during start-up waits for the start to
+  // finish and then shuts down cleanly, and the listening line, once printed, means "ready and stoppable".
+  const stopping = stopSignal();
+  let server: MockServer;
   try {
     server = await createMockServer(args);
   } catch (error) {
+    stopping.dispose();
     process.stderr.write(`${(error as Error).message}\n`);
     return 1;
   }
+  if (stopping.received === undefined) {
+    process.stdout.write(readyLines(server, args.db));
+    await stopping.signal;
+  }
+  process.stderr.write(
+    `${product}: ${stopping.received} received; finishing in-flight requests and flushing the store\n`,
+  );
+  try {
+    await server.close();
+    return 0;
+  } catch (error) {
+    process.stderr.write(`${product}: could not shut down cleanly: ${(error as Error).message}\n`);
+    return 1;
+  } finally {
+    stopping.dispose();
+  }
+}
+
+/**
+ * SIGINT and SIGTERM, from now on: `signal` resolves with the first. The handlers stay until `dispose`, so that a
+ * second signal during the shutdown does not kill the process half way (the shutdown is bounded).
+ */
+function stopSignal(): {
+  readonly signal: Promise<string>;
+  readonly received: string | undefined;
+  dispose(): void;
+} {
+  let received: string | undefined;
+  let resolve: (signal: string) => void = () => undefined;
+  const signal = new Promise<string>((r) => {
+    resolve = r;
+  });
+  const handlers = (['SIGINT', 'SIGTERM'] as const).map((name) => {
+    const handler = (): void => {
+      received ??= name;
+      resolve(received);
+    };
+    process.on(name, handler);
+    return [name, handler] as const;
+  });
+  return {
+    signal,
+    get received() {
+      return received;
+    },
+    dispose: () => {
+      for (const [name, handler] of handlers) process.off(name, handler);
+    },
+  };
+}
+
+function readyLines(server: MockServer, db: string | undefined): string {
   const customer = server.apiKeys.find((k) => k.environment === 'Customer') ?? server.apiKeys[0];
-  const lines = [
+  return [
     `${product} listening on ${server.url}`,
-    `store: ${args.db === undefined ? 'in memory (nothing is written)' : args.db}`,
+    `store: ${db === undefined ? 'in memory (nothing is written)' : db}`,
     'API keys:',
     ...server.apiKeys.map((k) => `  ${k.key} (${k.environment})`),
     'Try:',
     `  curl -sS -X GET ${server.url}/api/user -H 'Authorization: Token ${customer?.key ?? '<API_KEY>'}' -H 'Content-Type: application/json' -d '{"name":"Customer A","user_group_id":"customer-a"}'`,
     '',
-  ];
-  process.stdout.write(lines.join('\n'));
-  return new Promise<number>((resolve) => {
-    let stopping = false;
-    const stop = (signal: string): void => {
-      if (stopping) return;
-      stopping = true;
-      process.stderr.write(
-        `${product}: ${signal} received; finishing in-flight requests and flushing the store\n`,
-      );
-      server.close().then(
-        () => resolve(0),
-        (error: Error) => {
-          process.stderr.write(`${product}: could not shut down cleanly: ${error.message}\n`);
-          resolve(1);
-        },
-      );
-    };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
-  });
+  ].join('\n');
 }
