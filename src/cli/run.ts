@@ -1,4 +1,5 @@
 import { product } from '../errors.js';
+import { ListenError } from '../http/listen.js';
 import { createMockServer, type MockServer } from '../http/server.js';
 import { parseServeArgs, serveHelp } from './args.js';
 
@@ -54,7 +55,7 @@ async function serve(
   } catch (error) {
     stopping.dispose();
     process.stderr.write(`${(error as Error).message}\n`);
-    return 1;
+    return error instanceof ListenError ? 2 : 1;
   }
   if (stopping.received === undefined) {
     process.stdout.write(readyLines(server, args.db));
