@@ -2,39 +2,60 @@ import { product } from '../errors.js';
 import { ListenError } from '../http/listen.js';
 import { createMockServer, type MockServer } from '../http/server.js';
 import { parseServeArgs, serveHelp } from './args.js';
+import { nearest } from './suggest.js';
 
-const usage = `Usage: user-group-mock <command> [flags]
+type Env = Readonly<Record<string, string | undefined>>;
 
-Commands:
-  serve    run the stateful mock (default); see "user-group-mock serve --help"
-  verify   verify a provider against the published Pact contract; see "user-group-mock verify --help"
-`;
-
-/** The command line: the only place that reads argv, env and signals. Returns the exit code. */
-export async function run(
-  argv: readonly string[],
-  env: Readonly<Record<string, string | undefined>>,
-): Promise<number> {
-  const [command = 'serve', ...rest] = argv[0]?.startsWith('-') ? ['serve', ...argv] : argv;
-  if (command === 'help' || command === '--help') {
-    process.stdout.write(usage);
-    return 0;
-  }
-  if (command === 'verify') {
-    const { runVerify } = await import('./verify.js');
-    return runVerify(rest, env);
-  }
-  if (command !== 'serve') {
-    process.stderr.write(`${product}: unknown command "${command}".\n${usage}`);
-    return 2;
-  }
-  return serve(rest, env);
+interface Command {
+  /** One line for the usage. */
+  readonly summary: string;
+  run(argv: readonly string[], env: Env): Promise<number>;
 }
 
-async function serve(
-  argv: readonly string[],
-  env: Readonly<Record<string, string | undefined>>,
-): Promise<number> {
+/** Every command: the one table the usage is printed from and a command line is dispatched through. */
+export const commands: Readonly<Record<string, Command>> = {
+  serve: {
+    summary: 'run the stateful mock (the default)',
+    run: (argv, env) => serve(argv, env),
+  },
+  verify: {
+    summary: 'verify a provider against the published Pact contract',
+    run: async (argv, env) => (await import('./verify.js')).runVerify(argv, env),
+  },
+};
+
+export function usage(): string {
+  const width = Math.max(...Object.keys(commands).map((name) => name.length));
+  const lines = Object.entries(commands).map(
+    ([name, command]) => `  ${name.padEnd(width)}  ${command.summary}; see "user-group-mock ${name} --help"`,
+  );
+  return `Usage: user-group-mock [command] [flags]\n\nCommands:\n${lines.join('\n')}\n`;
+}
+
+/** The command line: the only place that reads argv, env and signals. Returns the exit code. */
+export async function run(argv: readonly string[], env: Env): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === undefined || (first.startsWith('-') && !['--help', '-h'].includes(first)))
+    return serve(argv, env);
+  if (first === 'help' || first === '--help' || first === '-h') {
+    const topic = first === 'help' ? rest[0] : undefined;
+    if (topic !== undefined && Object.hasOwn(commands, topic))
+      return commands[topic]?.run(['--help'], env) ?? 2;
+    process.stdout.write(usage());
+    return 0;
+  }
+  const command = Object.hasOwn(commands, first) ? commands[first] : undefined;
+  if (command === undefined) {
+    const near = nearest(first, Object.keys(commands));
+    process.stderr.write(
+      `${product}: unknown command "${first}"${near === undefined ? '' : ` (did you mean ${near}?)`}.\n${usage()}`,
+    );
+    return 2;
+  }
+  return command.run(rest, env);
+}
+
+async function serve(argv: readonly string[], env: Env): Promise<number> {
   let args: ReturnType<typeof parseServeArgs>;
   try {
     args = parseServeArgs(argv, env);
