@@ -4,6 +4,7 @@ import type { Environment } from '../domain/model.js';
 import { product } from '../errors.js';
 import type { ApiKey } from '../http/keys.js';
 import type { MockServerOptions } from '../http/server.js';
+import { unknownFlag } from './suggest.js';
 
 /** Each flag of `serve`, its environment variable, and its help line: the one table --help is printed from. */
 export const serveFlags = {
@@ -92,9 +93,8 @@ export function parseServeArgs(
   try {
     values = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values;
   } catch (error) {
-    throw new Error(
-      `${product}: ${(error as Error).message}. Run "user-group-mock serve --help" for the flags.`,
-    );
+    const message = unknownFlag(argv, options) ?? (error as Error).message;
+    throw new Error(`${product}: ${message}. Run "user-group-mock serve --help" for the flags.`);
   }
   const get = (name: keyof typeof serveFlags): string | undefined => {
     const value = values[name];

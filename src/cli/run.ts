@@ -1,39 +1,61 @@
 import { product } from '../errors.js';
-import { createMockServer } from '../http/server.js';
+import { ListenError } from '../http/listen.js';
+import { createMockServer, type MockServer } from '../http/server.js';
 import { parseServeArgs, serveHelp } from './args.js';
+import { nearest } from './suggest.js';
 
-const usage = `Usage: user-group-mock <command> [flags]
+type Env = Readonly<Record<string, string | undefined>>;
 
-Commands:
-  serve    run the stateful mock (default); see "user-group-mock serve --help"
-  verify   verify a provider against the published Pact contract; see "user-group-mock verify --help"
-`;
-
-/** The command line: the only place that reads argv, env and signals. Returns the exit code. */
-export async function run(
-  argv: readonly string[],
-  env: Readonly<Record<string, string | undefined>>,
-): Promise<number> {
-  const [command = 'serve', ...rest] = argv[0]?.startsWith('-') ? ['serve', ...argv] : argv;
-  if (command === 'help' || command === '--help') {
-    process.stdout.write(usage);
-    return 0;
-  }
-  if (command === 'verify') {
-    const { runVerify } = await import('./verify.js');
-    return runVerify(rest, env);
-  }
-  if (command !== 'serve') {
-    process.stderr.write(`${product}: unknown command "${command}".\n${usage}`);
-    return 2;
-  }
-  return serve(rest, env);
+interface Command {
+  /** One line for the usage. */
+  readonly summary: string;
+  run(argv: readonly string[], env: Env): Promise<number>;
 }
 
-async function serve(
-  argv: readonly string[],
-  env: Readonly<Record<string, string | undefined>>,
-): Promise<number> {
+/** Every command: the one table the usage is printed from and a command line is dispatched through. */
+export const commands: Readonly<Record<string, Command>> = {
+  serve: {
+    summary: 'run the stateful mock (the default)',
+    run: (argv, env) => serve(argv, env),
+  },
+  verify: {
+    summary: 'verify a provider against the published Pact contract',
+    run: async (argv, env) => (await import('./verify.js')).runVerify(argv, env),
+  },
+};
+
+export function usage(): string {
+  const width = Math.max(...Object.keys(commands).map((name) => name.length));
+  const lines = Object.entries(commands).map(
+    ([name, command]) => `  ${name.padEnd(width)}  ${command.summary}; see "user-group-mock ${name} --help"`,
+  );
+  return `Usage: user-group-mock [command] [flags]\n\nCommands:\n${lines.join('\n')}\n`;
+}
+
+/** The command line: the only place that reads argv, env and signals. Returns the exit code. */
+export async function run(argv: readonly string[], env: Env): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === undefined || (first.startsWith('-') && !['--help', '-h'].includes(first)))
+    return serve(argv, env);
+  if (first === 'help' || first === '--help' || first === '-h') {
+    const topic = first === 'help' ? rest[0] : undefined;
+    if (topic !== undefined && Object.hasOwn(commands, topic))
+      return commands[topic]?.run(['--help'], env) ?? 2;
+    process.stdout.write(usage());
+    return 0;
+  }
+  const command = Object.hasOwn(commands, first) ? commands[first] : undefined;
+  if (command === undefined) {
+    const near = nearest(first, Object.keys(commands));
+    process.stderr.write(
+      `${product}: unknown command "${first}"${near === undefined ? '' : ` (did you mean ${near}?)`}.\n${usage()}`,
+    );
+    return 2;
+  }
+  return command.run(rest, env);
+}
+
+async function serve(argv: readonly string[], env: Env): Promise<number> {
   let args: ReturnType<typeof parseServeArgs>;
   try {
     args = parseServeArgs(argv, env);
@@ -45,41 +67,77 @@ async function serve(
     process.stdout.write(serveHelp());
     return 0;
   }
-  let server: Awaited<ReturnType<typeof createMockServer>>;
+  // Signals are handled before anything is opened: a stop asked for during start-up waits for the start to
+  // finish and then shuts down cleanly, and the listening line, once printed, means "ready and stoppable".
+  const stopping = stopSignal();
+  let server: MockServer;
   try {
     server = await createMockServer(args);
   } catch (error) {
+    stopping.dispose();
     process.stderr.write(`${(error as Error).message}\n`);
-    return 1;
+    return error instanceof ListenError ? 2 : 1;
   }
+  if (stopping.received === undefined) {
+    process.stdout.write(readyLines(server, args.db));
+    await stopping.signal;
+  }
+  process.stderr.write(
+    `${product}: ${stopping.received} received; finishing in-flight requests and flushing the store\n`,
+  );
+  try {
+    await server.close();
+    return 0;
+  } catch (error) {
+    process.stderr.write(`${product}: could not shut down cleanly: ${(error as Error).message}\n`);
+    return 1;
+  } finally {
+    stopping.dispose();
+  }
+}
+
+/**
+ * SIGINT and SIGTERM, from now on: `signal` resolves with the first. The handlers stay until `dispose`, so that a
+ * second signal during the shutdown does not kill the process half way (the shutdown is bounded).
+ */
+function stopSignal(): {
+  readonly signal: Promise<string>;
+  readonly received: string | undefined;
+  dispose(): void;
+} {
+  let received: string | undefined;
+  let resolve: (signal: string) => void = () => undefined;
+  const signal = new Promise<string>((r) => {
+    resolve = r;
+  });
+  const handlers = (['SIGINT', 'SIGTERM'] as const).map((name) => {
+    const handler = (): void => {
+      received ??= name;
+      resolve(received);
+    };
+    process.on(name, handler);
+    return [name, handler] as const;
+  });
+  return {
+    signal,
+    get received() {
+      return received;
+    },
+    dispose: () => {
+      for (const [name, handler] of handlers) process.off(name, handler);
+    },
+  };
+}
+
+function readyLines(server: MockServer, db: string | undefined): string {
   const customer = server.apiKeys.find((k) => k.environment === 'Customer') ?? server.apiKeys[0];
-  const lines = [
+  return [
     `${product} listening on ${server.url}`,
-    `store: ${args.db === undefined ? 'in memory (nothing is written)' : args.db}`,
+    `store: ${db === undefined ? 'in memory (nothing is written)' : db}`,
     'API keys:',
     ...server.apiKeys.map((k) => `  ${k.key} (${k.environment})`),
     'Try:',
     `  curl -sS -X GET ${server.url}/api/user -H 'Authorization: Token ${customer?.key ?? '<API_KEY>'}' -H 'Content-Type: application/json' -d '{"name":"Customer A","user_group_id":"customer-a"}'`,
     '',
-  ];
-  process.stdout.write(lines.join('\n'));
-  return new Promise<number>((resolve) => {
-    let stopping = false;
-    const stop = (signal: string): void => {
-      if (stopping) return;
-      stopping = true;
-      process.stderr.write(
-        `${product}: ${signal} received; finishing in-flight requests and flushing the store\n`,
-      );
-      server.close().then(
-        () => resolve(0),
-        (error: Error) => {
-          process.stderr.write(`${product}: could not shut down cleanly: ${error.message}\n`);
-          resolve(1);
-        },
-      );
-    };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
-  });
+  ].join('\n');
 }

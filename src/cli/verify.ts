@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { product } from '../errors.js';
+import { unknownFlag } from './suggest.js';
 
 /** Each flag of `verify` and its help line: the one table --help is printed from. */
 export const verifyFlags = {
@@ -47,13 +48,13 @@ export async function runVerify(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
   let values: Partial<Record<keyof typeof verifyFlags, string | boolean>>;
+  const options = Object.fromEntries(
+    Object.entries(verifyFlags).map(([name, flag]) => [name, { type: flag.value ? 'string' : 'boolean' }]),
+  ) as Record<string, { type: 'string' | 'boolean' }>;
   try {
-    const options = Object.fromEntries(
-      Object.entries(verifyFlags).map(([name, flag]) => [name, { type: flag.value ? 'string' : 'boolean' }]),
-    ) as Record<string, { type: 'string' | 'boolean' }>;
     values = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values;
   } catch (error) {
-    return usage(`${(error as Error).message}`);
+    return usage(unknownFlag(argv, options) ?? (error as Error).message);
   }
   if (values.help === true) {
     process.stdout.write(verifyHelp());

@@ -15,6 +15,7 @@ import { warmUp } from '../validate/contract.js';
 import { createApp } from './app.js';
 import type { MockContext } from './context.js';
 import { type ApiKey, KeyRing } from './keys.js';
+import { holdRequests, listen } from './listen.js';
 import { createLog } from './log.js';
 import { rawErrorResponse } from './respond.js';
 
@@ -79,28 +80,43 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
       `${product}: listening on ${host} (beyond loopback) needs --admin-key, so that nobody else can reset or read the mock`,
     );
   }
-  const persistence =
-    options.db === undefined
-      ? await openMemoryPersistence()
-      : await openFilePersistence(options.db, {
-          ...(options.files ? { files: options.files } : {}),
-          ...(options.compactAfter ? { compactAfter: options.compactAfter } : {}),
-          ...(options.onWarning ? { onWarning: options.onWarning } : {}),
-        });
-  const store = new Store(persistence, options.onWarning);
-  const context: MockContext = {
-    store,
-    storeKind: options.db === undefined ? 'memory' : 'file',
-    keys: new KeyRing(apiKeys, persistence.world),
-    ids: options.seed === undefined ? cryptoIds : seededIds(options.seed),
-    logger: await createLog(options.logLevel ?? 'silent'),
-    bodyLimit: options.bodyLimit ?? 1024 * 1024,
-    rateLimiter: options.rateLimit === undefined ? undefined : new RateLimiter(options.rateLimit),
-    adminKey: options.adminKey === '' ? undefined : options.adminKey,
-    runtimes: new Map(),
-  };
-  const controls = createControls(context);
+  // The port first: a port in use is refused before the store creates or locks any file.
+  const server = createServer({
+    headersTimeout: options.headersTimeout ?? 10_000,
+    requestTimeout: options.requestTimeout ?? 30_000,
+    maxHeaderSize: 16 * 1024,
+    connectionsCheckingInterval: 250,
+    // Node's own refusal of a missing Host has no body; the app answers it with the error envelope.
+    requireHostHeader: false,
+  });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) =>
+    answerClientError(error, socket),
+  );
+  await listen(server, options.port ?? 0, host);
+  const held = holdRequests(server);
+  let store: Store | undefined;
   try {
+    const persistence =
+      options.db === undefined
+        ? await openMemoryPersistence()
+        : await openFilePersistence(options.db, {
+            ...(options.files ? { files: options.files } : {}),
+            ...(options.compactAfter ? { compactAfter: options.compactAfter } : {}),
+            ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+          });
+    store = new Store(persistence, options.onWarning);
+    const context: MockContext = {
+      store,
+      storeKind: options.db === undefined ? 'memory' : 'file',
+      keys: new KeyRing(apiKeys, persistence.world),
+      ids: options.seed === undefined ? cryptoIds : seededIds(options.seed),
+      logger: await createLog(options.logLevel ?? 'silent'),
+      bodyLimit: options.bodyLimit ?? 1024 * 1024,
+      rateLimiter: options.rateLimit === undefined ? undefined : new RateLimiter(options.rateLimit),
+      adminKey: options.adminKey === '' ? undefined : options.adminKey,
+      runtimes: new Map(),
+    };
+    const controls = createControls(context);
     if (options.fixtures !== undefined) await seedFixtures(controls, persistence.world, options.fixtures);
     const checks = warmUp();
     context.logger.debug(
@@ -109,32 +125,23 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
         ? 'request checks: precompiled at build time'
         : 'request checks: compiled at start (no build of this document)',
     );
+    held.serve(createApp(context, createAdminHandler(context, controls)));
+    return serving(server, store, controls, host, apiKeys);
   } catch (error) {
-    await store.close();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await store?.close();
     throw error;
   }
+}
 
-  const server = createServer(
-    {
-      headersTimeout: options.headersTimeout ?? 10_000,
-      requestTimeout: options.requestTimeout ?? 30_000,
-      maxHeaderSize: 16 * 1024,
-      connectionsCheckingInterval: 250,
-      // Node's own refusal of a missing Host has no body; the app answers it with the error envelope.
-      requireHostHeader: false,
-    },
-    createApp(context, createAdminHandler(context, controls)),
-  );
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) =>
-    answerClientError(error, socket),
-  );
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => resolve());
-  }).catch(async (error) => {
-    await store.close();
-    throw error;
-  });
+function serving(
+  server: Server,
+  store: Store,
+  controls: Controls,
+  host: string,
+  apiKeys: readonly ApiKey[],
+): MockServer {
   const { port } = server.address() as AddressInfo;
   let closing: Promise<void> | undefined;
   const urlHost = host.includes(':') ? `[${host}]` : host;

@@ -8,6 +8,8 @@ export interface FileSystem {
   open(path: string, flags: string): Promise<fs.FileHandle>;
   readFile(path: string): Promise<Buffer>;
   rename(from: string, to: string): Promise<void>;
+  /** A hard link: fails with EEXIST when `to` exists, which makes it an atomic create of a whole file. */
+  link(from: string, to: string): Promise<void>;
   unlink(path: string): Promise<void>;
   readdir(path: string): Promise<string[]>;
   mkdir(path: string, options: { recursive: true }): Promise<unknown>;
@@ -17,6 +19,7 @@ export const nodeFileSystem: FileSystem = {
   open: (path, flags) => fs.open(path, flags),
   readFile: (path) => fs.readFile(path),
   rename: (from, to) => fs.rename(from, to),
+  link: (from, to) => fs.link(from, to),
   unlink: (path) => fs.unlink(path),
   readdir: (path) => fs.readdir(path),
   mkdir: (path, options) => fs.mkdir(path, options),

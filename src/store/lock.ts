@@ -1,42 +1,159 @@
+import { randomBytes } from 'node:crypto';
+import { basename, dirname, join } from 'node:path';
 import { type FileSystem, isMissing } from './fileSystem.js';
+import { isStillRunning, ownIdentity, type ProcessIdentity, pidIsAlive } from './processIdentity.js';
 
-/** Whether a process with this pid is running (a lock held by a dead process is stale). */
-function isRunning(pid: number): boolean {
+/** The lock files this process holds: a second store on one of them is refused without reading the file. */
+const held = new Set<string>();
+
+/**
+ * Takes `<db>.lock` for this process, so two servers never write one database. The file names its holder by pid,
+ * start time and boot id, and appears whole (written aside, then hard-linked into place). A lock whose holder is
+ * gone is taken over: killed with -9, still a zombie, or replaced by another process with the same pid (a restarted
+ * container is pid 1 again).
+ */
+export async function acquireLock(files: FileSystem, path: string): Promise<() => Promise<void>> {
+  // Claimed in this process before the first await, so that two stores opened at once here cannot both win.
+  if (held.has(path)) throw busy(process.pid, path);
+  held.add(path);
   try {
-    process.kill(pid, 0);
+    const self = await ownIdentity(files);
+    const text = `${JSON.stringify(self)}\n`;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (await create(files, path, text)) {
+        await removeLeftovers(files, path);
+        return async () => {
+          if ((await readLock(files, path))?.text === text) await files.unlink(path).catch(() => undefined);
+          held.delete(path);
+        };
+      }
+      const found = await readLock(files, path);
+      if (found === undefined) continue;
+      if (found.holder !== undefined && (await isStillRunning(files, found.holder, self)))
+        throw busy(found.holder.pid, path);
+      await removeStale(files, path, found.text);
+    }
+    throw new Error(`user-group-mock: could not take the lock ${path}; remove it if no server is running.`);
+  } catch (error) {
+    held.delete(path);
+    throw error;
+  }
+}
+
+const busy = (pid: number, path: string): Error =>
+  new Error(
+    `user-group-mock: another server (pid ${pid}) is using this database (lock ${path}). Stop it, or give this one another --db path or --in-memory.`,
+  );
+
+const aside = (path: string, suffix: string): string =>
+  join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.${suffix}`);
+
+/** Creates the lock with its whole text at once; false when a lock is already there. */
+async function create(files: FileSystem, path: string, text: string): Promise<boolean> {
+  const temp = aside(path, 'new');
+  // Not fsynced: after a power cut the machine has another boot id, so the lock is stale whatever it holds.
+  const handle = await files.open(temp, 'wx');
+  try {
+    await handle.writeFile(text);
+  } finally {
+    await handle.close();
+  }
+  try {
+    await files.link(temp, path);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS') throw error;
+    return createInPlace(files, path, text);
+  } finally {
+    await files.unlink(temp).catch(() => undefined);
+  }
+}
+
+/** For a file system without hard links: a reader may see the file empty for a moment (see `readLock`). */
+async function createInPlace(files: FileSystem, path: string, text: string): Promise<boolean> {
+  let handle: Awaited<ReturnType<FileSystem['open']>>;
+  try {
+    handle = await files.open(path, 'wx');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+  try {
+    await handle.writeFile(text);
+  } finally {
+    await handle.close();
+  }
+  return true;
+}
+
+/** Removes the files a lock taker killed half way left beside the lock (its pid is in their names). */
+async function removeLeftovers(files: FileSystem, path: string): Promise<void> {
+  const prefix = `.${basename(path)}.`;
+  for (const name of await files.readdir(dirname(path))) {
+    const pid = /^(\d+)\.[0-9a-f]+\.(?:new|stale)$/.exec(name.slice(prefix.length))?.[1];
+    if (!name.startsWith(prefix) || pid === undefined) continue;
+    if (Number(pid) === process.pid || !pidIsAlive(Number(pid)))
+      await files.unlink(join(dirname(path), name)).catch(() => undefined);
+  }
+}
+
+interface FoundLock {
+  readonly text: string;
+  /** undefined when the text names nobody (a lock cut short by a crash). */
+  readonly holder: ProcessIdentity | undefined;
+}
+
+/** The lock's text and holder; undefined once it is gone. An empty lock is re-read for a while (being written). */
+async function readLock(files: FileSystem, path: string): Promise<FoundLock | undefined> {
+  let text = '';
+  for (let read = 0; read < 10; read++) {
+    try {
+      text = (await files.readFile(path)).toString('utf8');
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+    if (text !== '') break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { text, holder: parseHolder(text) };
+}
+
+/** `{"pid":…,"startTime":…,"bootId":…}`, or a bare pid (the lock of earlier versions). */
+function parseHolder(text: string): ProcessIdentity | undefined {
+  if (/^\s*\d+\s*$/.test(text)) return { pid: Number.parseInt(text, 10) };
+  try {
+    const value = JSON.parse(text) as Partial<Record<keyof ProcessIdentity, unknown>>;
+    if (!Number.isSafeInteger(value.pid) || (value.pid as number) <= 0) return undefined;
+    return {
+      pid: value.pid as number,
+      ...(typeof value.startTime === 'string' ? { startTime: value.startTime } : {}),
+      ...(typeof value.bootId === 'string' ? { bootId: value.bootId } : {}),
+    };
+  } catch {
+    return undefined;
   }
 }
 
 /**
- * Takes `<db>.lock` for this process, so two servers never write one database. A lock left by a process that
- * is gone (killed with -9) is taken over.
+ * Removes a stale lock unless another server took it over meanwhile: the lock is read again, then moved aside, and
+ * when the lock moved is not the stale one after all (taken over in between), it is put back.
  */
-export async function acquireLock(files: FileSystem, path: string): Promise<() => Promise<void>> {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const handle = await files.open(path, 'wx');
-      await handle.writeFile(String(process.pid));
-      await handle.sync();
-      await handle.close();
-      return () => files.unlink(path).catch(() => undefined);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    let holder = Number.NaN;
-    try {
-      holder = Number.parseInt((await files.readFile(path)).toString('utf8'), 10);
-    } catch (error) {
-      if (!isMissing(error)) throw error;
-    }
-    if (Number.isInteger(holder) && isRunning(holder)) {
-      throw new Error(
-        `user-group-mock: another server (pid ${holder}) is using this database (lock ${path}). Stop it, or give this one another --db path or --in-memory.`,
-      );
-    }
-    await files.unlink(path).catch(() => undefined);
+async function removeStale(files: FileSystem, path: string, staleText: string): Promise<void> {
+  if ((await readLock(files, path))?.text !== staleText) return;
+  const moved = aside(path, 'stale');
+  try {
+    await files.rename(path, moved);
+  } catch (error) {
+    if (isMissing(error)) return;
+    throw error;
   }
-  throw new Error(`user-group-mock: could not take the lock ${path}; remove it if no server is running.`);
+  const text = await files.readFile(moved).then(
+    (bytes) => bytes.toString('utf8'),
+    () => staleText,
+  );
+  if (text !== staleText) await files.link(moved, path).catch(() => undefined);
+  await files.unlink(moved).catch(() => undefined);
 }

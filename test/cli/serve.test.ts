@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -63,6 +64,24 @@ describe('user-group-mock serve', () => {
     const cli = runCli(['serve', ...args]);
     expect(await cli.exited).toBe(2);
     expect(cli.stderr()).toMatch(message);
+  });
+
+  it('refuses a port in use with exit code 2, naming the port and --port 0, and creates no file', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const dir = tempDir();
+      const cli = runCli(['serve', '--port', String(port), '--db', join(dir, 'data', 'db.json')]);
+      expect(await cli.exited).toBe(2);
+      expect(cli.stderr()).toBe(
+        `user-group-mock: port ${port} on 127.0.0.1 is already in use (another server, perhaps another mock, listens there). Stop it, or choose another with --port N, or --port 0 for a free one.\n`,
+      );
+      expect(cli.lines).toEqual([]);
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 
   it('flushes, releases the lock and exits 0 on SIGTERM', async () => {

@@ -1,24 +1,19 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { validateResponse } from '../../src/index.js';
+import { type BuiltCli, builtBin as bin, packageRoot as root, runBuiltCli } from '../support/builtCli.js';
 import { call } from '../support/http.js';
 import { type TempDir, tempDir } from '../support/tempDir.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const pkg = JSON.parse(readFileSync(new URL('package.json', `file://${root}`), 'utf8')) as {
-  bin: Record<string, string>;
   scripts: Record<string, string>;
 };
-/** The built command line as installed users run it: the bundle `npm run build` writes (never the sources). */
-const bin = pkg.bin['user-group-mock'] as string;
 
-const children = new Set<ChildProcess>();
+const children = new Set<BuiltCli>();
 let dir: TempDir | undefined;
 afterEach(async () => {
-  for (const child of children) child.kill('SIGKILL');
+  for (const cli of children) cli.child.kill('SIGKILL');
   children.clear();
   await dir?.remove();
   dir = undefined;
@@ -33,31 +28,17 @@ interface Started {
 
 /** Starts the built CLI and resolves once it listens (its URL is the first stdout line). */
 async function startBin(args: readonly string[], logLevel = 'silent'): Promise<Started> {
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--log-level', logLevel, ...args], {
-    cwd: root,
-    env: Object.fromEntries(
-      Object.entries(process.env).filter(([name]) => !name.startsWith('USER_GROUP_MOCK_')),
-    ),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  let stderr = '';
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout as NodeJS.ReadableStream }).once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`the built CLI exited (${code}) before listening`)));
-  });
+  const cli = runBuiltCli(['serve', '--port', '0', '--log-level', logLevel, ...args]);
+  children.add(cli);
+  const line = await cli.firstLine;
   const url = /^user-group-mock listening on (http:\/\/\S+)$/.exec(line)?.[1];
   if (url === undefined) throw new Error(`unexpected first line: ${line}`);
   return {
     url,
-    stderr: () => stderr,
-    stop: () => {
-      child.kill('SIGTERM');
-      return exited;
+    stderr: cli.stderr,
+    stop: async () => {
+      cli.child.kill('SIGTERM');
+      return (await cli.exited).code;
     },
   };
 }
@@ -105,6 +86,51 @@ describe('the built command line (package.json bin)', () => {
       user_group: { token: created.body.user_group.token },
     });
     expect(await second.stop()).toBe(0);
+  });
+
+  it('stops cleanly on SIGTERM sent the moment its first line appears, 50 starts out of 50, leaving no lock', async () => {
+    dir = await tempDir('bin-sigterm');
+    const base = dir.path;
+    const outcomes: string[] = [];
+    // Five at a time: each start is signalled as soon as it reports, as a supervisor or a test does.
+    for (let batch = 0; batch < 10; batch++) {
+      const round = Array.from({ length: 5 }, async (_, i) => {
+        const db = `${base}/db-${batch * 5 + i}.json`;
+        const cli = runBuiltCli(['serve', '--port', '0', '--db', db, '--log-level', 'silent']);
+        children.add(cli);
+        const line = await cli.firstLine;
+        cli.child.kill('SIGTERM');
+        const { code, signal } = await cli.exited;
+        children.delete(cli);
+        const lock = existsSync(`${db}.lock`) ? 'lock left' : 'no lock';
+        return `${line.startsWith('user-group-mock listening on ') ? 'listening' : line}, exit ${code ?? signal}, ${lock}`;
+      });
+      outcomes.push(...(await Promise.all(round)));
+    }
+    expect(outcomes).toEqual(Array(50).fill('listening, exit 0, no lock'));
+  });
+
+  it('stops cleanly on SIGTERM sent during its start-up, without printing that it listens, leaving no lock', async () => {
+    dir = await tempDir('bin-startup');
+    // A long change log to replay makes the start-up last long enough to be signalled once the lock is taken.
+    writeFileSync(`${dir.db}.log.1`, '{"op":"clearTenant","tenant":"default"}\n'.repeat(300_000));
+    const cli = runBuiltCli(['serve', '--port', '0', '--db', dir.db, '--log-level', 'silent']);
+    children.add(cli);
+    let stdout = '';
+    cli.child.stdout?.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    await vi.waitFor(() => expect(existsSync(`${dir?.db}.lock`)).toBe(true), {
+      timeout: 20_000,
+      interval: 5,
+    });
+    const printedBeforeSignal = stdout;
+    cli.child.kill('SIGTERM');
+    expect(await cli.exited).toEqual({ code: 0, signal: null });
+    expect(printedBeforeSignal).toBe('');
+    expect(stdout).toBe('');
+    expect(cli.stderr()).toContain('SIGTERM received');
+    expect(existsSync(`${dir.db}.lock`)).toBe(false);
   });
 
   it('loads the verify command, a chunk of its own', () => {

@@ -106,6 +106,10 @@ export class FaultyFileSystem implements FileSystem {
     return nodeFileSystem.rename(from, to);
   }
 
+  link(from: string, to: string): Promise<void> {
+    return nodeFileSystem.link(from, to);
+  }
+
   unlink(path: string): Promise<void> {
     return nodeFileSystem.unlink(path);
   }

@@ -1,0 +1,70 @@
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import { product } from '../errors.js';
+
+/** The port or address in the settings cannot be listened on: a mistake in how the mock was started. */
+export class ListenError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+    this.name = 'ListenError';
+  }
+}
+
+/** Listens, or rejects with a ListenError that names the port or address and how to choose another. */
+export function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const failed = (error: NodeJS.ErrnoException): void => reject(listenError(error, port, host));
+    server.once('error', failed);
+    server.listen(port, host, () => {
+      server.off('error', failed);
+      resolve();
+    });
+  });
+}
+
+function listenError(error: NodeJS.ErrnoException, port: number, host: string): Error {
+  const code = error.code ?? '';
+  const choose = 'choose another with --port N, or --port 0 for a free one';
+  switch (code) {
+    case 'EADDRINUSE':
+      return new ListenError(
+        `${product}: port ${port} on ${host} is already in use (another server, perhaps another mock, listens there). Stop it, or ${choose}.`,
+        code,
+      );
+    case 'EACCES':
+      return new ListenError(
+        `${product}: this user may not listen on port ${port} on ${host} (ports below 1024 need privileges); ${choose}.`,
+        code,
+      );
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new ListenError(
+        `${product}: cannot listen on ${host}: it is not an address of this machine; use --host 127.0.0.1 (this machine only) or --host 0.0.0.0 (every interface).`,
+        code,
+      );
+    default:
+      return error;
+  }
+}
+
+/**
+ * Makes requests wait until `serve` gives the listener. The mock takes its port before it opens the store, so that
+ * a port in use costs nothing on disk; a client that connects meanwhile is answered once the store is ready.
+ */
+export function holdRequests(server: Server): { serve(listener: RequestListener): void } {
+  const waiting: Array<[IncomingMessage, ServerResponse]> = [];
+  const hold = (req: IncomingMessage, res: ServerResponse): void => {
+    waiting.push([req, res]);
+  };
+  server.on('request', hold);
+  return {
+    serve(listener) {
+      server.off('request', hold);
+      server.on('request', listener);
+      for (const [req, res] of waiting.splice(0)) listener(req, res);
+    },
+  };
+}
