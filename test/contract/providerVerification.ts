@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type GroupStateParams, providerStates } from '../../src/contract/providerStates.js';
 import { verifyProvider } from '../../src/contract/verifyProvider.js';
 import { createMockServer, type MockServer } from '../../src/index.js';
-import { customerKey, testingKey } from '../support/http.js';
+import { customerKey } from '../support/http.js';
 
 /**
  * The Pact Verifier replays the contract against the fake, started in-process; provider states are set up
@@ -18,15 +18,21 @@ export function providerVerification(): void {
   });
   afterAll(async () => server.close());
 
-  it('honours every interaction of the published contract', async () => {
-    const result = await verifyProvider({
-      providerBaseUrl: server.url,
-      apiKey: customerKey,
-      testingApiKey: testingKey,
+  it('honours every interaction of the published contract, verified in a tenant it removes afterwards', async () => {
+    const kept = await server.seedGroup({ environment: 'Customer', user_group_id: 'kept', name: 'Kept' });
+    expect(kept.ok).toBe(true);
+    const result = await verifyProvider({ providerBaseUrl: server.url });
+    // Pact printed its report above; `interactions.failed` names each interaction that did not pass.
+    expect(result).toMatchObject({
+      outcome: 'honoured',
+      interactions: { failed: [] },
+      skipped: [],
+      warnings: [],
     });
-    // Pact printed its report above; the failure names each interaction that did not pass.
-    expect(result.failure).toBeUndefined();
-    expect(result).toEqual({ ok: true, skipped: [] });
+    expect(result.interactions?.passed).toBeGreaterThan(0);
+    const tenant = /in tenant (t-\S+),/.exec(result.setUp ?? '')?.[1] ?? 'none';
+    expect((await server.deleteTenant(tenant)).ok).toBe(false);
+    expect(server.groups()).toEqual(kept.ok ? [kept.value] : []);
   });
 
   it('sets states up through a Pact state-change URL when one is given, and skips Testing without its key', async () => {
@@ -44,7 +50,7 @@ export function providerVerification(): void {
         apiKey: customerKey,
         stateSetupUrl: stateSetup.url,
       });
-      expect(result.failure).toBeUndefined();
+      expect(result).toMatchObject({ outcome: 'honoured', interactions: { failed: [] } });
       expect(result.skipped).toEqual([
         'an update of a known user group with a Testing key (needs --testing-api-key)',
       ]);
