@@ -1,6 +1,6 @@
-import { request } from 'undici';
 import type { Environment } from '../domain/model.js';
 import { product } from '../errors.js';
+import { adminRequest, reasonOf } from './adminRequest.js';
 
 /** The provider states the published contract uses; a provider with the `/__admin` API can set each up. */
 export const providerStates = {
@@ -33,7 +33,9 @@ export interface AdminAccess {
  * State handlers that set each provider state up through the HTTP admin API of the provider at `baseUrl`
  * (the mock, or any implementation with `POST /__admin/reset` and `POST /__admin/groups`). Pass them to the
  * Pact Verifier's `stateHandlers`. `a user group exists` resolves with the seeded group's `token`, so a
- * provider that assigns its own tokens still receives the right `current_token`.
+ * provider that assigns its own tokens still receives the right `current_token`. Every state empties the scope
+ * first: give `apiKey` a key of a tenant made for the purpose (`POST /__admin/tenants`) unless that scope's groups
+ * may go.
  */
 export function contractStateHandlers(
   baseUrl: string,
@@ -63,35 +65,11 @@ export function contractStateHandlers(
 }
 
 async function postJson(url: string, headers: Record<string, string>, body: unknown): Promise<unknown> {
-  const payload = body === undefined ? undefined : JSON.stringify(body);
-  const response = await request(url, {
-    method: 'POST',
-    headers:
-      payload === undefined
-        ? headers
-        : {
-            ...headers,
-            'content-type': 'application/json',
-            'content-length': String(Buffer.byteLength(payload)),
-          },
-    ...(payload === undefined ? {} : { body: payload }),
-  });
-  const text = await response.body.text();
-  if (response.statusCode < 200 || response.statusCode >= 300) {
+  const answer = await adminRequest('POST', url, headers, body);
+  if (answer.status < 200 || answer.status >= 300) {
     throw new Error(
-      `${product}: POST ${url} answered ${response.statusCode} (${reason(text)}); provider states are set up through the /__admin API: check the API key and admin key, or give a state setup URL`,
+      `${product}: POST ${url} answered ${answer.status} (${reasonOf(answer)}); provider states are set up through the /__admin API: check the API key and admin key, or give a state setup URL`,
     );
   }
-  return text === '' ? undefined : JSON.parse(text);
-}
-
-/** The error envelope's `code: message`, or the start of the text. */
-function reason(text: string): string {
-  try {
-    const { error } = JSON.parse(text) as { error?: { code?: string; message?: string } };
-    if (error?.code !== undefined) return `${error.code}: ${error.message ?? ''}`;
-  } catch {
-    // not JSON
-  }
-  return text.slice(0, 200);
+  return answer.body;
 }

@@ -1,124 +1,250 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { IncomingMessage } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { product } from '../errors.js';
+import type { TenantHandle } from '../spec/types.js';
+import { type PactModule, type ProviderKeys, runPact, withoutTestingKey } from './pactRun.js';
 import { contractStateHandlers, type StateHandler } from './providerStates.js';
-import { contractApiKeys, publishedContracts } from './publishedContract.js';
+import { publishedContracts } from './publishedContract.js';
+import { reach } from './reach.js';
 import { forwardingStateHandlers } from './stateSetupUrl.js';
+import { createVerifyTenant, removeVerifyTenant } from './verifyTenant.js';
 
 export interface ProviderVerificationOptions {
   /** The implementation to verify, e.g. `http://127.0.0.1:4010` or a staging copy of the real service. */
   readonly providerBaseUrl: string;
-  /** The provider's Customer API key: replaces the contract's Customer key in every request that carries it. */
-  readonly apiKey: string;
-  /** The provider's Testing API key; without it, interactions that need a Testing key are skipped. */
+  /**
+   * The provider's Customer API key, for the runs that cannot use a tenant of their own (with `stateSetupUrl`
+   * or `stateHandlers`, or with `allowReset` on a provider without `POST /__admin/tenants`); it replaces the
+   * contract's Customer key in every request that carries it.
+   */
+  readonly apiKey?: string;
+  /** The provider's Testing API key, in those runs; without it, interactions that need one are skipped. */
   readonly testingApiKey?: string;
-  /** A Pact state-change URL (POST `{ state, params, action }`); default: the provider's own `/__admin` API. */
+  /** A Pact state-change URL (POST `{ state, params, action }`); default: a tenant of the provider's own. */
   readonly stateSetupUrl?: string;
   /** The `X-Admin-Key` for the provider's `/__admin` API, when it was started with one. */
   readonly adminKey?: string;
-  /** Handlers to use instead of either (tests inject these). */
+  /**
+   * On a provider without `POST /__admin/tenants`, set the states up through `/__admin/reset` and `/__admin/groups`
+   * in the scope of `apiKey`, which removes that scope's groups. Without it, such a provider is refused.
+   */
+  readonly allowReset?: boolean;
+  /** Handlers to use instead of either (tests inject these); the requests then carry `apiKey`. */
   readonly stateHandlers?: Record<string, StateHandler>;
   /** Contract files; default: the published `contracts/*.json`. */
   readonly contracts?: readonly string[];
-}
-
-export interface ProviderVerification {
-  readonly ok: boolean;
-  /** Descriptions of interactions that were not verified, and why. */
-  readonly skipped: readonly string[];
-  /** Why verification failed, when it did (Pact prints its own report to stdout as it runs). */
-  readonly failure?: string;
+  /** Aborting stops waiting for Pact, removes the tenant, and resolves with the outcome `interrupted`. */
+  readonly signal?: AbortSignal;
+  /** Loads `@pact-foundation/pact`; default: a dynamic import (tests inject one that fails). */
+  readonly loadPact?: () => Promise<PactModule>;
 }
 
 /**
- * Runs the Pact Verifier over the published contract against a provider. Pact prints its report to stdout;
- * the result says whether every interaction passed. Never throws.
+ * How a verification ended. `honoured` and `not-honoured` are verdicts; the others mean nothing was verified:
+ * a flag is needed (`refused`), the provider or the state-change URL cannot be reached, Pact is not installed,
+ * the set-up or Pact itself failed (`could-not-run`), or the run was `interrupted`.
+ */
+export type VerifyOutcome =
+  | 'honoured'
+  | 'not-honoured'
+  | 'refused'
+  | 'unreachable'
+  | 'missing-dependency'
+  | 'could-not-run'
+  | 'interrupted';
+
+export interface ProviderVerification {
+  readonly outcome: VerifyOutcome;
+  /** The replayed interactions, when Pact ran: how many passed, and the descriptions of those that failed. */
+  readonly interactions?: { readonly passed: number; readonly failed: readonly string[] };
+  /** Descriptions of interactions that were not verified, and why. */
+  readonly skipped: readonly string[];
+  /** Why verify could not run or did not finish, in one sentence. */
+  readonly reason?: string;
+  /** Where the provider states were set up, e.g. `in tenant t-…, removed afterwards`. */
+  readonly setUp?: string;
+  /** Problems that leave the outcome as it is, e.g. a tenant that could not be removed. */
+  readonly warnings: readonly string[];
+}
+
+/** How the provider states are set up, and with which keys the requests go. */
+interface StateSetUp {
+  readonly handlers: Record<string, StateHandler>;
+  readonly keys: ProviderKeys;
+  readonly tenant?: TenantHandle;
+  readonly description: string;
+}
+
+type Stopped = { readonly outcome: VerifyOutcome; readonly reason: string };
+
+/**
+ * Runs the Pact Verifier over the published contract against a provider, without touching the provider's data:
+ * the states are set up in a tenant made for the run (`POST /__admin/tenants`) and removed afterwards, also on
+ * failure and interruption. Pact prints its report to stdout. Never throws.
  */
 export async function verifyProvider(options: ProviderVerificationOptions): Promise<ProviderVerification> {
   process.env.PACT_DO_NOT_TRACK ||= 'true';
-  let pact: typeof import('@pact-foundation/pact');
+  const stopped = (s: Stopped): ProviderVerification => ({ ...s, skipped: [], warnings: [] });
+  const needsKey = options.stateSetupUrl !== undefined || options.stateHandlers !== undefined;
+  if (needsKey && options.apiKey === undefined)
+    return stopped({
+      outcome: 'refused',
+      reason:
+        '--api-key KEY is required with --state-setup-url: the requests then carry your Customer API key, not the keys of a tenant made for the run',
+    });
+  const pact = await loadPact(options.loadPact);
+  if ('reason' in pact) return stopped(pact);
+  const unreachable = await firstUnreachable(options);
+  if (unreachable !== undefined) return stopped(unreachable);
+  if (options.signal?.aborted) return stopped(interrupted);
+
+  const setUp = await stateSetUp(options);
+  if ('reason' in setUp) return stopped(setUp);
+  const verification = await replay(pact, setUp, options);
+  if (setUp.tenant === undefined) return { ...verification, setUp: setUp.description, warnings: [] };
+  const { id } = setUp.tenant;
+  const problem = await removeVerifyTenant(options.providerBaseUrl, setUp.tenant, options.adminKey);
+  if (problem === undefined)
+    return {
+      ...verification,
+      setUp: `in tenant ${id}, made for the run and removed afterwards`,
+      warnings: [],
+    };
+  return {
+    ...verification,
+    setUp: `in tenant ${id}, made for the run and left behind`,
+    warnings: [`could not remove tenant ${id} (${problem}); remove it with DELETE /__admin/tenants/${id}`],
+  };
+}
+
+const interrupted: Stopped = { outcome: 'interrupted', reason: 'interrupted before the end' };
+
+const importPact = (): Promise<PactModule> => import('@pact-foundation/pact');
+
+async function loadPact(load = importPact): Promise<PactModule | Stopped> {
   try {
-    pact = await import('@pact-foundation/pact');
-  } catch {
-    const failure = `${product}: verify needs @pact-foundation/pact; install it next to user-group-mock (npm i -D @pact-foundation/pact)`;
-    return { ok: false, skipped: [], failure };
+    return await load();
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    const reason = ['ERR_MODULE_NOT_FOUND', 'MODULE_NOT_FOUND'].includes(code ?? '')
+      ? 'needs @pact-foundation/pact, which is not installed here'
+      : `could not load @pact-foundation/pact (${message})`;
+    return {
+      outcome: 'missing-dependency',
+      reason: `${reason}; install it next to ${product} (npm i -D @pact-foundation/pact)`,
+    };
   }
+}
+
+/** The provider, then the state-change URL: the first that accepts no connection, and why. */
+async function firstUnreachable(options: ProviderVerificationOptions): Promise<Stopped | undefined> {
+  const provider = await reach(options.providerBaseUrl);
+  if (!provider.ok)
+    return {
+      outcome: 'unreachable',
+      reason: `cannot reach ${options.providerBaseUrl} (${provider.reason}); is the provider running? Start it (npx ${product} serve) or correct --provider-base-url`,
+    };
+  if (options.stateSetupUrl === undefined) return undefined;
+  const stateUrl = await reach(options.stateSetupUrl);
+  if (stateUrl.ok) return undefined;
+  return {
+    outcome: 'unreachable',
+    reason: `cannot reach the state-change URL ${options.stateSetupUrl} (${stateUrl.reason}); is it running? Start it or correct --state-setup-url`,
+  };
+}
+
+/** Injected handlers, a state-change URL, a tenant of the run's own, or (allowed only) the scope of `apiKey`. */
+async function stateSetUp(options: ProviderVerificationOptions): Promise<StateSetUp | Stopped> {
+  const userKeys = (apiKey: string): ProviderKeys => ({
+    Customer: apiKey,
+    ...(options.testingApiKey === undefined ? {} : { Testing: options.testingApiKey }),
+  });
+  if (options.stateHandlers !== undefined && options.apiKey !== undefined)
+    return { handlers: options.stateHandlers, keys: userKeys(options.apiKey), description: 'given handlers' };
+  if (options.stateSetupUrl !== undefined && options.apiKey !== undefined)
+    return {
+      handlers: forwardingStateHandlers(options.stateSetupUrl, options.contracts ?? publishedContracts()),
+      keys: userKeys(options.apiKey),
+      description: `states set up by ${options.stateSetupUrl}`,
+    };
+  const adminKey = options.adminKey === undefined ? {} : { adminKey: options.adminKey };
+  const made = await createVerifyTenant(options.providerBaseUrl, options.adminKey);
+  if (made.kind === 'created')
+    return {
+      handlers: contractStateHandlers(options.providerBaseUrl, {
+        apiKey: made.tenant.api_keys.Customer,
+        ...adminKey,
+      }),
+      keys: made.tenant.api_keys,
+      tenant: made.tenant,
+      description: `in tenant ${made.tenant.id}`,
+    };
+  if (made.kind === 'refused') return { outcome: 'refused', reason: made.reason };
+  if (made.kind === 'failed') return { outcome: 'could-not-run', reason: made.reason };
+  const url = options.providerBaseUrl;
+  if (options.allowReset !== true)
+    return {
+      outcome: 'refused',
+      reason: `${url} has no tenants API (POST /__admin/tenants answered ${made.status}), so verify cannot work in a tenant of its own, and setting its provider states up would reset the groups of your API key's scope. Pass --allow-reset to allow that, or --state-setup-url URL to set the states up yourself`,
+    };
+  if (options.apiKey === undefined)
+    return {
+      outcome: 'refused',
+      reason: `--api-key KEY is required with --allow-reset: ${url} has no tenants API, so the requests carry your Customer API key`,
+    };
+  return {
+    handlers: contractStateHandlers(url, { apiKey: options.apiKey, ...adminKey }),
+    keys: userKeys(options.apiKey),
+    description: 'states set up by resetting the scope of --api-key, as --allow-reset allows',
+  };
+}
+
+/** Replays the contracts through Pact, or stops waiting for it when the run is interrupted. */
+async function replay(
+  pact: PactModule,
+  setUp: StateSetUp,
+  options: ProviderVerificationOptions,
+): Promise<Omit<ProviderVerification, 'warnings'>> {
+  if (options.signal?.aborted) return { ...interrupted, skipped: [] };
   const work = mkdtempSync(join(tmpdir(), `${product}-verify-`));
   try {
     const skipped: string[] = [];
-    const pactUrls = (options.contracts ?? publishedContracts()).map((file, index) =>
-      options.testingApiKey === undefined
-        ? withoutTestingKey(file, join(work, `${index}.json`), skipped)
-        : file,
-    );
-    const stateHandlers =
-      options.stateHandlers ??
-      (options.stateSetupUrl === undefined
-        ? contractStateHandlers(options.providerBaseUrl, {
-            apiKey: options.apiKey,
-            ...(options.adminKey === undefined ? {} : { adminKey: options.adminKey }),
-          })
-        : forwardingStateHandlers(options.stateSetupUrl, pactUrls));
-    const verifier = new pact.Verifier({
-      providerBaseUrl: options.providerBaseUrl,
-      pactUrls,
-      stateHandlers,
-      requestFilter: replaceContractKeys(options),
-      logLevel: 'error',
-    });
-    await verifier.verifyProvider();
-    return { ok: true, skipped };
-  } catch (error) {
-    return { ok: false, skipped: [], failure: summarise(error) };
+    const contracts = options.contracts ?? publishedContracts();
+    const pactUrls =
+      setUp.keys.Testing === undefined
+        ? contracts.map((file, index) => withoutTestingKey(file, join(work, `${index}.json`), skipped))
+        : contracts;
+    const run = await Promise.race([
+      runPact(pact, {
+        providerBaseUrl: options.providerBaseUrl,
+        pactUrls,
+        stateHandlers: setUp.handlers,
+        keys: setUp.keys,
+      }),
+      abortion(options.signal),
+    ]);
+    if (run === 'aborted') return { ...interrupted, skipped };
+    if (!run.ran) return { outcome: 'could-not-run', reason: run.reason, skipped };
+    if (run.lost !== undefined)
+      return {
+        outcome: 'unreachable',
+        reason: `the connection to ${options.providerBaseUrl} failed during the run (${run.lost}); is the provider still running? Look at its log for a crash`,
+        skipped,
+      };
+    return {
+      outcome: run.failed.length === 0 ? 'honoured' : 'not-honoured',
+      interactions: { passed: run.passed, failed: run.failed },
+      skipped,
+    };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
 }
 
-/** Swaps the contract's API keys for the provider's; the 401 interaction's wrong key is left alone. */
-function replaceContractKeys(options: ProviderVerificationOptions) {
-  const replacements = new Map<string, string>([
-    [`Token ${contractApiKeys.Customer}`, `Token ${options.apiKey}`],
-  ]);
-  if (options.testingApiKey !== undefined)
-    replacements.set(`Token ${contractApiKeys.Testing}`, `Token ${options.testingApiKey}`);
-  return (req: IncomingMessage, _res: unknown, next: () => void): void => {
-    const replacement = replacements.get(req.headers.authorization ?? '');
-    if (replacement !== undefined) req.headers.authorization = replacement;
-    next();
-  };
-}
-
-/** Copies a contract without the interactions that send the Testing key, noting each one in `skipped`. */
-function withoutTestingKey(file: string, copy: string, skipped: string[]): string {
-  const contract = JSON.parse(readFileSync(file, 'utf8')) as { interactions?: Interaction[] };
-  const testingHeader = `Token ${contractApiKeys.Testing}`;
-  const kept = (contract.interactions ?? []).filter((interaction) => {
-    const header = interaction.request?.headers?.authorization;
-    const usesTesting = [header].flat().includes(testingHeader);
-    if (usesTesting) skipped.push(`${interaction.description} (needs --testing-api-key)`);
-    return !usesTesting;
-  });
-  writeFileSync(copy, JSON.stringify({ ...contract, interactions: kept }));
-  return copy;
-}
-
-interface Interaction {
-  readonly description?: string;
-  readonly request?: { readonly headers?: Record<string, string | string[]> };
-}
-
-/** Pact rejects with its JSON results; the readable report has already been printed. */
-function summarise(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  try {
-    const results = JSON.parse(text) as { errors?: { interaction?: string }[] };
-    const failed = (results.errors ?? []).map((e) => `  - ${e.interaction ?? 'an interaction'}`);
-    if (failed.length > 0) return `${failed.length} interaction(s) failed:\n${failed.join('\n')}`;
-  } catch {
-    // not Pact's JSON: the message is the reason
-  }
-  return text;
+/** Resolves when `signal` aborts; never when there is none. */
+function abortion(signal: AbortSignal | undefined): Promise<'aborted'> {
+  return new Promise((resolve) =>
+    signal?.addEventListener('abort', () => resolve('aborted'), { once: true }),
+  );
 }

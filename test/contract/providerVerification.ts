@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type GroupStateParams, providerStates } from '../../src/contract/providerStates.js';
 import { contractFile } from '../../src/contract/publishedContract.js';
 import { createMockServer, type MockServer } from '../../src/index.js';
-import { customerKey, testingKey } from '../support/http.js';
+import { customerKey } from '../support/http.js';
 import { verifyInChild } from './verifyInChild.js';
 
 /**
@@ -21,18 +21,24 @@ export function providerVerification(): void {
   });
   afterAll(async () => server.close());
 
-  it('honours every interaction of the published contract', async () => {
-    const { result, report } = await verifyInChild({
-      providerBaseUrl: server.url,
-      apiKey: customerKey,
-      testingApiKey: testingKey,
+  it('honours every interaction of the published contract, verified in a tenant it removes afterwards', async () => {
+    const kept = await server.seedGroup({ environment: 'Customer', user_group_id: 'kept', name: 'Kept' });
+    expect(kept.ok).toBe(true);
+    const { result, report } = await verifyInChild({ providerBaseUrl: server.url });
+    // `interactions.failed` names each interaction that did not pass; the report says how.
+    expect(result, report).toMatchObject({
+      outcome: 'honoured',
+      interactions: { failed: [] },
+      skipped: [],
+      warnings: [],
     });
-    // The failure names each interaction that did not pass; the report says how.
-    expect(result.failure, report).toBeUndefined();
-    expect(result).toEqual({ ok: true, skipped: [] });
+    expect(result.interactions?.passed).toBe(interactions().length);
     expect(report).toContain('Verifying a pact between user-group-client and user-group-service');
     for (const description of interactions()) expect(report).toContain(`  ${description} (`);
     expect(report.match(/has a matching body \(OK\)/g)).toHaveLength(interactions().length);
+    const tenant = /in tenant (t-\S+),/.exec(result.setUp ?? '')?.[1] ?? 'none';
+    expect((await server.deleteTenant(tenant)).ok).toBe(false);
+    expect(server.groups()).toEqual(kept.ok ? [kept.value] : []);
   });
 
   it('sets states up through a Pact state-change URL when one is given, and skips Testing without its key', async () => {
@@ -50,7 +56,7 @@ export function providerVerification(): void {
         apiKey: customerKey,
         stateSetupUrl: stateSetup.url,
       });
-      expect(result.failure, report).toBeUndefined();
+      expect(result).toMatchObject({ outcome: 'honoured', interactions: { failed: [] } });
       expect(result.skipped).toEqual([
         'an update of a known user group with a Testing key (needs --testing-api-key)',
       ]);

@@ -1,0 +1,55 @@
+import { request } from 'undici';
+
+/** How long one `/__admin` call of a provider may take before it is given up. */
+export const adminTimeoutMs = 15_000;
+
+/** A provider's answer to an `/__admin` call: its status, its text, and the text parsed when it is JSON. */
+export interface AdminAnswer {
+  readonly status: number;
+  readonly text: string;
+  readonly body: unknown;
+}
+
+/** Sends one `/__admin` call (a JSON body when given) and reads the whole answer; rejects on network errors. */
+export async function adminRequest(
+  method: 'POST' | 'DELETE',
+  url: string,
+  headers: Readonly<Record<string, string>>,
+  body?: unknown,
+): Promise<AdminAnswer> {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  const response = await request(url, {
+    method,
+    headers:
+      payload === undefined
+        ? headers
+        : {
+            ...headers,
+            'content-type': 'application/json',
+            'content-length': String(Buffer.byteLength(payload)),
+          },
+    ...(payload === undefined ? {} : { body: payload }),
+    signal: AbortSignal.timeout(adminTimeoutMs),
+  });
+  const text = await response.body.text();
+  let parsed: unknown;
+  try {
+    parsed = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.statusCode, text, body: parsed };
+}
+
+/** The error envelope's `code: message`, or the start of the text. */
+export function reasonOf(answer: AdminAnswer): string {
+  const { error } = (answer.body ?? {}) as { error?: { code?: unknown; message?: unknown } };
+  if (typeof error?.code === 'string') return `${error.code}: ${String(error.message ?? '')}`;
+  return answer.text.slice(0, 200);
+}
+
+/** The error envelope's `code`, when the answer has one. */
+export function errorCodeOf(answer: AdminAnswer): string | undefined {
+  const { error } = (answer.body ?? {}) as { error?: { code?: unknown } };
+  return typeof error?.code === 'string' ? error.code : undefined;
+}

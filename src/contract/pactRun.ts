@@ -1,0 +1,111 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { StateHandler } from './providerStates.js';
+import { guardProxy } from './proxyGuard.js';
+import { contractApiKeys } from './publishedContract.js';
+
+/** The part of `@pact-foundation/pact` verify uses (loaded on demand: it is an optional dependency). */
+export type PactModule = Pick<typeof import('@pact-foundation/pact'), 'Verifier'>;
+
+/** The keys that replace the contract's keys in the requests that carry them. */
+export interface ProviderKeys {
+  readonly Customer: string;
+  /** Without it, the interactions that send the contract's Testing key are skipped. */
+  readonly Testing?: string;
+}
+
+export interface PactRunOptions {
+  readonly providerBaseUrl: string;
+  readonly pactUrls: readonly string[];
+  readonly stateHandlers: Record<string, StateHandler>;
+  readonly keys: ProviderKeys;
+}
+
+/**
+ * What the Pact Verifier found: each replayed interaction passed or failed, or it could not run at all. `lost`:
+ * a connection to the provider failed during the run (its code, e.g. `ECONNRESET`), so the counts mean nothing.
+ */
+export type PactRun =
+  | {
+      readonly ran: true;
+      readonly passed: number;
+      readonly failed: readonly string[];
+      readonly lost?: string;
+    }
+  | { readonly ran: false; readonly reason: string };
+
+/** Runs the Pact Verifier (it prints its report to stdout as it goes, logging errors only) and reads its results. */
+export async function runPact(pact: PactModule, options: PactRunOptions): Promise<PactRun> {
+  const guard = guardProxy();
+  const replaceKeys = replaceContractKeys(options.keys);
+  const verifier = new pact.Verifier({
+    providerBaseUrl: options.providerBaseUrl,
+    pactUrls: [...options.pactUrls],
+    stateHandlers: options.stateHandlers,
+    requestFilter: (req: IncomingMessage, res: ServerResponse, next: () => void) => {
+      guard.track(res);
+      replaceKeys(req, res, next);
+    },
+    logLevel: 'error',
+  });
+  let run: PactRun;
+  try {
+    run = resultsOf(await verifier.verifyProvider()) ?? { ran: false, reason: 'Pact reported no results' };
+  } catch (error) {
+    // A failed verification rejects with Pact's JSON results; anything else means it could not run.
+    const message = error instanceof Error ? error.message : String(error);
+    run = resultsOf(message) ?? { ran: false, reason: `Pact could not verify: ${message}` };
+  } finally {
+    guard.release();
+  }
+  const lost = guard.lost();
+  return run.ran && lost !== undefined ? { ...run, lost } : run;
+}
+
+/** Pact's JSON results (`interactionResults`, each `result: "OK"` or not) as counts; undefined when not JSON. */
+function resultsOf(output: unknown): PactRun | undefined {
+  let results: { interactionResults?: { description?: string; result?: string }[] };
+  try {
+    results = JSON.parse(String(output));
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(results?.interactionResults)) return undefined;
+  const failed = results.interactionResults
+    .filter((interaction) => interaction.result !== 'OK')
+    .map((interaction) => interaction.description ?? 'an interaction');
+  return { ran: true, passed: results.interactionResults.length - failed.length, failed };
+}
+
+/** Swaps the contract's API keys for the provider's; the 401 interaction's wrong key is left alone. */
+function replaceContractKeys(keys: ProviderKeys) {
+  const replacements = new Map<string, string>([
+    [`Token ${contractApiKeys.Customer}`, `Token ${keys.Customer}`],
+  ]);
+  if (keys.Testing !== undefined)
+    replacements.set(`Token ${contractApiKeys.Testing}`, `Token ${keys.Testing}`);
+  return (req: IncomingMessage, _res: unknown, next: () => void): void => {
+    const replacement = replacements.get(req.headers.authorization ?? '');
+    if (replacement !== undefined) req.headers.authorization = replacement;
+    next();
+  };
+}
+
+/** Copies a contract without the interactions that send the Testing key, noting each one in `skipped`. */
+export function withoutTestingKey(file: string, copy: string, skipped: string[]): string {
+  const contract = JSON.parse(readFileSync(file, 'utf8')) as { interactions?: Interaction[] };
+  const testingHeader = `Token ${contractApiKeys.Testing}`;
+  const kept = (contract.interactions ?? []).filter((interaction) => {
+    const header = interaction.request?.headers?.authorization;
+    const usesTesting = [header].flat().includes(testingHeader);
+    if (usesTesting) skipped.push(`${interaction.description} (needs --testing-api-key)`);
+    return !usesTesting;
+  });
+  writeFileSync(copy, JSON.stringify({ ...contract, interactions: kept }));
+  return copy;
+}
+
+interface Interaction {
+  readonly description?: string;
+  readonly request?: { readonly headers?: Record<string, string | string[]> };
+}

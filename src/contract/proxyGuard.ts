@@ -1,0 +1,66 @@
+import type { ServerResponse } from 'node:http';
+import { product } from '../errors.js';
+
+/** Error codes of a connection to the provider that failed or broke. */
+const connectionErrors = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+export interface ProxyGuard {
+  /** Notes a response of Pact's proxy as in flight until it closes. */
+  track(res: ServerResponse): void;
+  /** The code of the first broken connection to the provider (`ECONNRESET`), if any. */
+  lost(): string | undefined;
+  /** Stops guarding. */
+  release(): void;
+}
+
+/**
+ * Pact's proxy forwards each request through http-proxy without an error handler, so a provider that goes away
+ * during the run throws from a socket callback (an uncaught exception: a stack trace), and Pact then waits 30 s
+ * for each request it sent. Until `release`, such an error answers the requests in flight with 502 instead and is
+ * remembered, so the run ends in seconds; any other uncaught exception is left to the other listeners, or thrown
+ * again as if the guard were not there.
+ */
+export function guardProxy(): ProxyGuard {
+  const inFlight = new Set<ServerResponse>();
+  let lost: string | undefined;
+  const release = (): void => {
+    process.off('uncaughtException', onUncaught);
+  };
+  function onUncaught(error: Error): void {
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    if (!connectionErrors.has(code)) {
+      if (process.listenerCount('uncaughtException') > 1) return;
+      release();
+      process.nextTick(() => {
+        throw error;
+      });
+      return;
+    }
+    lost ??= code;
+    for (const res of inFlight) {
+      if (res.headersSent) res.destroy();
+      else
+        res
+          .writeHead(502, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: `${product}: the connection to the provider failed (${code})` }));
+    }
+  }
+  process.on('uncaughtException', onUncaught);
+  return {
+    track: (res) => {
+      inFlight.add(res);
+      res.once('close', () => inFlight.delete(res));
+    },
+    lost: () => lost,
+    release,
+  };
+}

@@ -1,0 +1,41 @@
+import { connect } from 'node:net';
+
+/** How long `reach` waits for a connection before it calls the address unreachable. */
+export const reachTimeoutMs = 5000;
+
+/** What `reach` found: the address accepts connections, or why it does not (`connection refused`). */
+export type Reach = { readonly ok: true } | { readonly ok: false; readonly reason: string };
+
+const reasons: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ENOTFOUND: 'no such host',
+  EAI_AGAIN: 'host name lookup failed',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  EADDRNOTAVAIL: 'address not available',
+};
+
+/**
+ * Whether something accepts TCP connections at the host and port of `url` (the port of its scheme when it names
+ * none), within `timeoutMs`. Opens one connection and closes it at once; sends nothing.
+ */
+export function reach(url: string, timeoutMs = reachTimeoutMs): Promise<Reach> {
+  const target = new URL(url);
+  const port = Number(target.port || (target.protocol === 'https:' ? 443 : 80));
+  const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    const settle = (found: Reach): void => {
+      socket.destroy();
+      resolve(found);
+    };
+    socket.setTimeout(timeoutMs, () =>
+      settle({ ok: false, reason: `no connection within ${timeoutMs / 1000} s` }),
+    );
+    socket.once('connect', () => settle({ ok: true }));
+    socket.once('error', (error: NodeJS.ErrnoException) =>
+      settle({ ok: false, reason: reasons[error.code ?? ''] ?? error.code ?? error.message }),
+    );
+  });
+}

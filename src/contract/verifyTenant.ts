@@ -1,0 +1,67 @@
+import type { TenantHandle } from '../spec/types.js';
+import { type AdminAnswer, adminRequest, errorCodeOf, reasonOf } from './adminRequest.js';
+
+/**
+ * What asking a provider for a tenant of verify's own gave: the tenant; no tenants API there (`unavailable`); a
+ * refusal the caller can fix with a flag (`refused`, e.g. the admin key); or another failure.
+ */
+export type VerifyTenant =
+  | { readonly kind: 'created'; readonly tenant: TenantHandle }
+  | { readonly kind: 'unavailable'; readonly status: number }
+  | { readonly kind: 'refused'; readonly reason: string }
+  | { readonly kind: 'failed'; readonly reason: string };
+
+const adminOf = (baseUrl: string): string => `${baseUrl.replace(/\/+$/, '')}/__admin`;
+const adminKeyHeader = (adminKey: string | undefined): Record<string, string> =>
+  adminKey === undefined ? {} : { 'x-admin-key': adminKey };
+
+/** `POST /__admin/tenants` on the provider, from the default scope: a fresh tenant with its own keys and groups. */
+export async function createVerifyTenant(baseUrl: string, adminKey?: string): Promise<VerifyTenant> {
+  const url = `${adminOf(baseUrl)}/tenants`;
+  let answer: AdminAnswer;
+  try {
+    answer = await adminRequest('POST', url, adminKeyHeader(adminKey));
+  } catch (error) {
+    return { kind: 'failed', reason: `POST ${url} failed: ${(error as Error).message}` };
+  }
+  if (answer.status === 201 && isTenant(answer.body)) return { kind: 'created', tenant: answer.body };
+  if ([404, 405, 501].includes(answer.status)) return { kind: 'unavailable', status: answer.status };
+  if (errorCodeOf(answer) === 'ADMIN_KEY_REQUIRED')
+    return {
+      kind: 'refused',
+      reason: `${baseUrl} asks for an admin key on /__admin calls (${reasonOf(answer)}); pass --admin-key KEY or set USER_GROUP_MOCK_ADMIN_KEY`,
+    };
+  return {
+    kind: 'failed',
+    reason: `POST ${url} answered ${answer.status} (${reasonOf(answer)}) instead of a tenant { id, api_keys }`,
+  };
+}
+
+/**
+ * `DELETE /__admin/tenants/{id}` with the tenant's own key (a scope that can remove that tenant and nothing else).
+ * Resolves with why it could not, or undefined once the tenant is gone.
+ */
+export async function removeVerifyTenant(
+  baseUrl: string,
+  tenant: TenantHandle,
+  adminKey?: string,
+): Promise<string | undefined> {
+  const url = `${adminOf(baseUrl)}/tenants/${encodeURIComponent(tenant.id)}`;
+  const headers = { ...adminKeyHeader(adminKey), authorization: `Token ${tenant.api_keys.Customer}` };
+  try {
+    const answer = await adminRequest('DELETE', url, headers);
+    if (answer.status === 204) return undefined;
+    return `DELETE ${url} answered ${answer.status} (${reasonOf(answer)})`;
+  } catch (error) {
+    return `DELETE ${url} failed: ${(error as Error).message}`;
+  }
+}
+
+function isTenant(body: unknown): body is TenantHandle {
+  const tenant = body as Partial<TenantHandle> | undefined;
+  return (
+    typeof tenant?.id === 'string' &&
+    typeof tenant.api_keys?.Customer === 'string' &&
+    typeof tenant.api_keys.Testing === 'string'
+  );
+}
