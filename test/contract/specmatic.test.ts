@@ -49,7 +49,8 @@ describe('Specmatic contract tests against the mock', { tags: ['slow'] }, () => 
       if (withoutJava() === 'fail') {
         throw new Error(`user-group-mock: ${java.reason}. CI=true requires it: install Java 17 or later.`);
       }
-      context.skip(`skipped: ${java.reason}`);
+      console.warn(`user-group-mock: the Specmatic contract tests are skipped: ${java.reason}.`);
+      context.skip(java.reason);
     });
     return;
   }
