@@ -35,10 +35,10 @@ describe('Java for Specmatic', () => {
   });
 
   it.each([
-    [{ CI: 'true' }, 'fail'],
-    [{ CI: 'false' }, 'skip'],
-    [{}, 'skip'],
-  ] as const)('is required when the environment is %o, else the tests skip: %s', (env, verdict) => {
+    ['fail', { CI: 'true' }],
+    ['skip', { CI: 'false' }],
+    ['skip', {}],
+  ] as const)('when missing, makes the Specmatic tests %s in the environment %o', (verdict, env) => {
     expect(withoutJava(env)).toBe(verdict);
   });
 });
