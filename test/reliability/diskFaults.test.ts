@@ -199,7 +199,7 @@ describe('one database, one server', () => {
     const lockMessage = /another server \(pid \d+\) is using this database \(lock .*db\.json\.lock\)/;
     await expect(createMockServer({ db })).rejects.toThrow(lockMessage);
 
-    const cli = startMockProcess(db, { kind: 'cli' });
+    const cli = startMockProcess(db);
     await expect(cli.ready).rejects.toThrow(/exited \(code 1/);
     expect(cli.stderr()).toMatch(lockMessage);
 
