@@ -1,7 +1,9 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMockServer, type MockServer } from '../../src/index.js';
+import { claimedFigures, readmeClaims } from '../support/documentedFigures.js';
 import { type PrismMock, startPrism } from '../support/prism.js';
+import { prismCorpus } from './prismCorpus.js';
 import { knownDifferences } from './prismDifferences.js';
 import {
   accepted,
@@ -59,10 +61,8 @@ describe('Prism and our mock, one corpus', () => {
     return { prism: await send(prism.url, probe), ours: await send(ours.url, probe) };
   }
 
-  it('has a corpus of at least 50 requests', () => {
-    expect(
-      accepted.length + invalid.length + refused.length + knownDifferences.length,
-    ).toBeGreaterThanOrEqual(50);
+  it('sends exactly as many requests as README.md states', () => {
+    expect(prismCorpus.length).toBe(claimedFigures(readmeClaims.prismRequests)[0]);
   });
 
   it.each(accepted.map((p) => [p.method, p.name, p] as const))(

@@ -13,6 +13,9 @@ describe('crash durability of the CLI with --db', { tags: ['slow'] }, () => {
     console.log(describeCrash(report));
     expect(report.violations).toEqual([]);
     expect(report.kills).toBeGreaterThanOrEqual(options.kills);
+    // The phases a random moment rarely hits: each must have been hit, as the files show.
+    expect(report.replayKills).toBeGreaterThanOrEqual(options.replayKills);
+    expect(report.midCompactionKills).toBeGreaterThanOrEqual(options.compactionKills);
     expect(report.sigterms).toBe(options.sigterms);
     // The kills must have cut requests short, or the run proved nothing about unacknowledged changes.
     expect(report.unknownOutcomes).toBeGreaterThan(0);

@@ -6,11 +6,12 @@ export const profiles = {
   fast: {
     crash: {
       kills: 30,
+      replayKills: 2,
+      compactionKills: 2,
       sigterms: 3,
       clients: 6,
       timeBudgetMs: 150_000,
       startupKillShare: 0.25,
-      compactingShare: 0.4,
       loadMs: [20, 400] as const,
     },
     fuzz: { validRuns: 200, mutatedRuns: 500, timeBudgetMs: 40_000 },
@@ -21,11 +22,12 @@ export const profiles = {
   soak: {
     crash: {
       kills: 300,
+      replayKills: 20,
+      compactionKills: 20,
       sigterms: 30,
       clients: 8,
       timeBudgetMs: 45 * 60_000,
       startupKillShare: 0.2,
-      compactingShare: 0.5,
       loadMs: [10, 1500] as const,
     },
     fuzz: { validRuns: 100_000, mutatedRuns: 1_000_000, timeBudgetMs: 50 * 60_000 },

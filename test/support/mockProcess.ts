@@ -1,18 +1,15 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { builtBin, packageRoot, runBuiltCli } from './builtCli.js';
 
-/** The repository root: children run the current source with tsx from here (never a stale dist/). */
-export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+/** The repository root. */
+export const repoRoot = packageRoot;
 
-/**
- * `cli`: `node --import tsx src/cli/main.ts serve --port 0 --db PATH --log-level silent` exactly as a user runs it.
- * `compacting`: the same mock in a child that compacts after a few records (`compactAfter` has no flag), so
- * that kills also land in the middle of a compaction.
- */
-export type MockEntry =
-  | { readonly kind: 'cli'; readonly args?: readonly string[] }
-  | { readonly kind: 'compacting'; readonly compactAfter: number };
+/** `serve --db PATH` of the built command line, with extra flags after the defaults. */
+export interface MockEntry {
+  readonly args?: readonly string[];
+}
 
 export interface MockProcess {
   readonly child: ChildProcess;
@@ -26,70 +23,84 @@ export interface MockProcess {
 
 const listening = /^user-group-mock listening on (http:\/\/\S+)$/;
 
-/** Children still running: killed when the test process exits, so that no mock outlives its test. */
+/** Children still running, for tests to kill in `afterAll`. */
 const live = new Set<ChildProcess>();
 export function killAllMockProcesses(): void {
   for (const child of live) child.kill('SIGKILL');
 }
-process.once('exit', killAllMockProcesses);
 
-export function startMockProcess(db: string, entry: MockEntry, readyTimeoutMs = 30_000): MockProcess {
-  const script =
-    entry.kind === 'cli'
-      ? [
-          'src/cli/main.ts',
-          'serve',
-          '--port',
-          '0',
-          '--db',
-          db,
-          '--log-level',
-          'silent',
-          ...(entry.args ?? []),
-        ]
-      : ['test/support/compactingMock.ts', db, String(entry.compactAfter)];
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith('USER_GROUP_MOCK_')),
-  );
-  const child = spawn(process.execPath, ['--import', 'tsx', ...script], {
-    cwd: repoRoot,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  live.add(child);
-  let stderr = '';
+let checkedBuild = false;
+/**
+ * Refuses to test a stale build: the built command line must be newer than every file of `src/` and `openapi/`
+ * (`npm test` builds first; a single test file run after an edit needs `npm run build`).
+ */
+function assertBuildIsCurrent(): void {
+  if (checkedBuild) return;
+  const bin = join(packageRoot, builtBin);
+  let built: number;
+  try {
+    built = statSync(bin).mtimeMs;
+  } catch {
+    throw new Error(`user-group-mock: ${bin} is missing; run \`npm run build\` before this test.`);
+  }
+  for (const folder of ['src', 'openapi']) {
+    for (const name of readdirSync(join(packageRoot, folder), { recursive: true, encoding: 'utf8' })) {
+      const path = join(packageRoot, folder, name);
+      if (statSync(path).mtimeMs > built)
+        throw new Error(
+          `user-group-mock: ${path} is newer than the build ${bin}; run \`npm run build\` before this test.`,
+        );
+    }
+  }
+  checkedBuild = true;
+}
+
+/**
+ * Starts `node dist/bin/main.js serve --port 0 --db PATH --log-level silent`: the built command exactly as a user
+ * runs it, with none of the developer's USER_GROUP_MOCK_* variables.
+ */
+export function startMockProcess(db: string, entry: MockEntry = {}, readyTimeoutMs = 30_000): MockProcess {
+  assertBuildIsCurrent();
+  const cli = runBuiltCli([
+    'serve',
+    '--port',
+    '0',
+    '--db',
+    db,
+    '--log-level',
+    'silent',
+    ...(entry.args ?? []),
+  ]);
+  live.add(cli.child);
+  void cli.exited.then(() => live.delete(cli.child));
   let ready = false;
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => {
-      live.delete(child);
-      resolve({ code, signal });
-    }),
-  );
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
   const readyPromise = new Promise<string>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`the mock did not start within ${readyTimeoutMs} ms`)),
       readyTimeoutMs,
     );
-    lines.once('line', (line) => {
-      clearTimeout(timer);
-      const url = listening.exec(line)?.[1];
-      if (url === undefined) reject(new Error(`unexpected first stdout line: ${line}`));
-      else {
-        ready = true;
-        resolve(url);
-      }
-    });
-    void exited.then(({ code, signal }) => {
-      clearTimeout(timer);
-      reject(
-        new Error(`the mock exited (code ${code}, signal ${signal}) before listening: ${stderr.trim()}`),
-      );
-    });
+    cli.firstLine.then(
+      (line) => {
+        clearTimeout(timer);
+        const url = listening.exec(line)?.[1];
+        if (url === undefined) reject(new Error(`unexpected first stdout line: ${line}`));
+        else {
+          ready = true;
+          resolve(url);
+        }
+      },
+      (error: Error) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
   });
   readyPromise.catch(() => undefined);
-  return { child, ready: readyPromise, exited, stderr: () => stderr, isReady: () => ready };
+  return {
+    child: cli.child,
+    ready: readyPromise,
+    exited: cli.exited,
+    stderr: cli.stderr,
+    isReady: () => ready,
+  };
 }
