@@ -30,7 +30,7 @@ export const profiles = {
       startupKillShare: 0.2,
       loadMs: [10, 1500] as const,
     },
-    fuzz: { validRuns: 100_000, mutatedRuns: 1_000_000, timeBudgetMs: 50 * 60_000 },
+    fuzz: { validRuns: 50_000, mutatedRuns: 200_000, timeBudgetMs: 50 * 60_000 },
     load: {
       requests: 200_000,
       connections: 50,

@@ -145,6 +145,8 @@ await step('crash', async () => {
     ...soak.crash,
     kills: n(soak.crash.kills),
     sigterms: n(soak.crash.sigterms),
+    replayKills: n(soak.crash.replayKills),
+    compactionKills: n(soak.crash.compactionKills),
     timeBudgetMs: n(soak.crash.timeBudgetMs),
   };
   const report = await runCrashScenario({
@@ -160,6 +162,8 @@ await step('crash', async () => {
     counts: [
       { what: 'kills', promised: options.kills, done: report.kills },
       { what: 'SIGTERMs', promised: options.sigterms, done: report.sigterms },
+      { what: 'kills during log replay', promised: options.replayKills, done: report.replayKills },
+      { what: 'kills mid-compaction', promised: options.compactionKills, done: report.midCompactionKills },
     ],
     timeBudgetMs: options.timeBudgetMs,
   };
