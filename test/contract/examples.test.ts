@@ -81,7 +81,9 @@ describe('the examples of openapi/user-group-service.yaml and fixtures/specmatic
 
   it('are all counted in the Specmatic summary the integrator guide shows', () => {
     const guide = readFileSync(new URL('../../docs/integrators.md', import.meta.url), 'utf8');
-    expect(guide).toContain(`Tests run: ${all.length}, Successes: ${all.length}, Failures: 0, WIP: 0, Errors: 0`);
+    expect(guide).toContain(
+      `Tests run: ${all.length}, Successes: ${all.length}, Failures: 0, WIP: 0, Errors: 0`,
+    );
   });
 
   it.each(all.map((example) => [example.method, example.name, example] as const))(
