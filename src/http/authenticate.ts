@@ -26,12 +26,16 @@ export function headerValues(req: IncomingMessage, name: string): string[] {
  */
 const accepted = new WeakMap<Socket, { header: string; generation: number; owner: KeyOwner }>();
 
-/** The key's owner, or the error to answer: decided from headers alone, before any body is read. */
+/**
+ * The key's owner, or the error to answer: decided from headers alone, before any body is read. When the header is
+ * malformed but still carries a known key (`Bearer <key>`, the key without `Token`), `recognised` names that key's
+ * owner, so the mistake is journaled where the key's tenant looks for it.
+ */
 export function authenticate(
   req: IncomingMessage,
   context: MockContext,
   head: RequestHead,
-): { ok: true; owner: KeyOwner } | { ok: false; error: ApiError } {
+): { ok: true; owner: KeyOwner } | { ok: false; error: ApiError; recognised?: KeyOwner } {
   const values = head.authorization;
   const header = values.length === 1 ? (values[0] as string) : undefined;
   const last = header === undefined ? undefined : accepted.get(req.socket);
@@ -42,7 +46,9 @@ export function authenticate(
   if (!read.ok) {
     const { code, message } = read.diagnostic;
     const headers = code === 'AUTH_DUPLICATE' ? {} : challenge;
-    return { ok: false, error: apiError(code as ApiError['code'], message, [read.diagnostic], { headers }) };
+    const error = apiError(code as ApiError['code'], message, [read.diagnostic], { headers });
+    const recognised = recogniseKey(values, context);
+    return recognised === undefined ? { ok: false, error } : { ok: false, error, recognised };
   }
   const owner = context.keys.owner(read.key);
   if (owner !== undefined) {
@@ -72,4 +78,14 @@ export function authenticate(
       headers: challenge,
     }),
   };
+}
+
+/** The owner of a known key found anywhere in malformed Authorization values (each word is tried). */
+function recogniseKey(values: readonly string[], context: MockContext): KeyOwner | undefined {
+  for (const value of values)
+    for (const word of value.split(/[ \t]+/)) {
+      const owner = word === '' ? undefined : context.keys.owner(word);
+      if (owner !== undefined) return owner;
+    }
+  return undefined;
 }

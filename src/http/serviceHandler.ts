@@ -53,6 +53,11 @@ export class ServiceExchange implements BodySink {
     if (operation === undefined) throw new Error('serve() needs an operation');
     const auth = authenticate(this.req, context, head);
     if (!auth.ok) {
+      if (auth.recognised !== undefined) {
+        // A known key in a malformed header: the mistake belongs in that key's tenant's journal.
+        this.owner = auth.recognised;
+        this.runtime = runtimeOf(context, auth.recognised.tenant);
+      }
       this.fail(auth.error);
       return;
     }
