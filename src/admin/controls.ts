@@ -35,11 +35,25 @@ export function createControls(context: MockContext) {
   const { store } = context;
   const tenantMissing = (id: string): ApiError =>
     apiError('TENANT_NOT_FOUND', `no tenant "${id}"; create one with POST /__admin/tenants`);
+  /**
+   * The tenant id a control was given, checked: a typo or a tenant object in its place would otherwise read an
+   * empty journal, and a test asserting "no invalid requests" would pass for nothing.
+   */
+  const known = (tenant: unknown, control: string): string => {
+    if (typeof tenant === 'string' && store.world.tenants.has(tenant)) return tenant;
+    const given =
+      typeof tenant === 'string'
+        ? `no tenant "${tenant}"`
+        : `the tenant argument is ${tenant === null ? 'null' : typeof tenant}, not a tenant id`;
+    throw new Error(
+      `${product}: ${control}: ${given}; pass the id that createTenant() returned (tenant.id), or nothing for the default tenant`,
+    );
+  };
 
   return {
     /** Empties the groups, journal and faults of a scope. */
     async reset(tenant = defaultTenantId): Promise<void> {
-      const runtime = runtimeOf(context, tenant);
+      const runtime = runtimeOf(context, known(tenant, 'reset'));
       runtime.journal.clear();
       runtime.faults.clear();
       if (store.world.tenants.get(tenant)?.groups.size) await store.commit([{ op: 'clearTenant', tenant }]);
@@ -61,24 +75,29 @@ export function createControls(context: MockContext) {
     },
 
     groups(tenant = defaultTenantId, environment?: Environment): Group[] {
-      const groups = [...(store.world.tenants.get(tenant)?.groups.values() ?? [])];
+      const groups = [...(store.world.tenants.get(known(tenant, 'groups'))?.groups.values() ?? [])];
       return environment === undefined ? groups : groups.filter((g) => g.environment === environment);
     },
 
     /** The group a user-group token identifies right now, within the scope. */
     token(token: string, tenant = defaultTenantId): TokenOwner | undefined {
+      const scope = known(tenant, 'token');
       const found = findByToken(store.world, token);
-      if (found === undefined || found.tenant.id !== tenant) return undefined;
+      if (found === undefined || found.tenant.id !== scope) return undefined;
       const { environment, provided_id, name, team_id, properties } = found.group;
       return { environment, provided_id, name, team_id, properties };
     },
 
     requests(query: JournalQuery = {}, tenant = defaultTenantId): JournalEntry[] {
-      return runtimeOf(context, tenant).journal.list(query);
+      if (query === null || typeof query !== 'object')
+        throw new Error(
+          `${product}: requests(query, tenantId): the query object comes first, e.g. requests({ invalid: true }, tenant.id)`,
+        );
+      return runtimeOf(context, known(tenant, 'requests')).journal.list(query);
     },
 
     clearRequests(tenant = defaultTenantId): void {
-      runtimeOf(context, tenant).journal.clear();
+      runtimeOf(context, known(tenant, 'clearRequests')).journal.clear();
     },
 
     async createTenant(): Promise<TenantHandle> {
@@ -118,15 +137,15 @@ export function createControls(context: MockContext) {
         const problems = diagnostics.map((d) => d.message).join('; ');
         throw new Error(`${product}: injectFault: ${problems} (see FaultRequest in openapi/admin.yaml)`);
       }
-      return runtimeOf(context, tenant).faults.add(spec);
+      return runtimeOf(context, known(tenant, 'injectFault')).faults.add(spec);
     },
 
     faults(tenant = defaultTenantId): Fault[] {
-      return runtimeOf(context, tenant).faults.list();
+      return runtimeOf(context, known(tenant, 'faults')).faults.list();
     },
 
     clearFaults(tenant = defaultTenantId): void {
-      runtimeOf(context, tenant).faults.clear();
+      runtimeOf(context, known(tenant, 'clearFaults')).faults.clear();
     },
 
     /** Ready (a mock that answers is), the package version, and where the groups are kept. */

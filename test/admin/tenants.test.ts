@@ -229,3 +229,22 @@ describe('a tenant key in a malformed Authorization header', () => {
     expect(mock.requests({ invalid: true })).toEqual([]);
   });
 });
+
+describe('the in-process controls given a tenant that does not exist', () => {
+  it('throw, naming the mistake, instead of answering an empty journal', async () => {
+    const mock = await start();
+    const tenant = await mock.createTenant();
+    const typo = `${tenant.id}x`;
+    expect(() => mock.requests({ invalid: true }, typo)).toThrow(`requests: no tenant "${typo}"`);
+    expect(() => mock.requests({ invalid: true }, tenant as never)).toThrow(
+      'the tenant argument is object, not a tenant id',
+    );
+    expect(() => mock.requests(tenant.id as never)).toThrow('the query object comes first');
+    expect(() => mock.groups(typo)).toThrow('groups: no tenant');
+    expect(() => mock.token('a'.repeat(64), typo)).toThrow('token: no tenant');
+    expect(() => mock.faults(typo)).toThrow('faults: no tenant');
+    expect(() => mock.injectFault({ status: 503 }, typo)).toThrow('injectFault: no tenant');
+    await expect(mock.reset(typo)).rejects.toThrow('reset: no tenant');
+    expect(mock.requests({ invalid: true }, tenant.id)).toEqual([]);
+  });
+});
