@@ -20,7 +20,7 @@ export type { Health, TenantHandle, TokenOwner };
 /** The package's own `package.json`, two levels up from this module in the sources and in `dist/` alike. */
 const packageJsonUrl = new URL('../../package.json', import.meta.url);
 let version: string | undefined;
-const packageVersion = (): string => {
+export const packageVersion = (): string => {
   version ??= (JSON.parse(readFileSync(packageJsonUrl, 'utf8')) as { version: string }).version;
   return version;
 };
