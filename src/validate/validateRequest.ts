@@ -46,6 +46,19 @@ export function validateRequest(request: RequestToValidate): RequestValidation {
 }
 
 function check(request: RequestToValidate): RequestValidation {
+  if (request === null || typeof request !== 'object' || typeof request.method !== 'string')
+    return {
+      ok: false,
+      diagnostics: [
+        {
+          code: 'UNREADABLE_REQUEST',
+          path: '',
+          message:
+            'validateRequest takes one request object { method, path, headers, body }, e.g. { method: "GET", path: "/api/user", headers: {...}, body: {...} }',
+        },
+      ],
+      warnings: [],
+    };
   const method = String(request?.method ?? '').toUpperCase();
   const path = String(request?.path ?? '').split('?')[0] as string;
   const found = route(method, path);
