@@ -9,12 +9,12 @@ import {
 import { type GroupSeed, seedGroup } from '../domain/seed.js';
 import { type ApiError, apiError, errorFromDiagnostics, product } from '../errors.js';
 import { type MockContext, runtimeOf } from '../http/context.js';
-import type { TenantHandle, TokenOwner } from '../spec/types.js';
+import type { TenantHandle, TenantSummary, TokenOwner } from '../spec/types.js';
 import { checkAdminSchema } from './document.js';
 import type { Fault, FaultSpec } from './faults.js';
-import type { JournalEntry, JournalQuery } from './journal.js';
+import type { JournalEntry, JournalListener, JournalQuery } from './journal.js';
 
-export type { TenantHandle, TokenOwner };
+export type { TenantHandle, TenantSummary, TokenOwner };
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: ApiError };
 
@@ -119,7 +119,33 @@ export function createControls(context: MockContext) {
     clearFaults(tenant = defaultTenantId): void {
       runtimeOf(context, tenant).faults.clear();
     },
+
+    /** The tenants a scope sees, with a key of each environment: all of them from the default scope. */
+    tenants(scope = defaultTenantId): TenantSummary[] {
+      const visible = [...store.world.tenants.values()].filter(
+        (tenant) => scope === defaultTenantId || tenant.id === scope,
+      );
+      return visible
+        .sort((a, b) => Number(b.id === defaultTenantId) - Number(a.id === defaultTenantId))
+        .map((tenant) => ({
+          id: tenant.id,
+          api_keys: tenant.keys === null ? commandLineKeys(context) : { ...tenant.keys },
+          groups: tenant.groups.size,
+        }));
+    },
+
+    /** Hears each request journaled in the scope from now on, until the returned function is called. */
+    watchRequests(listener: JournalListener, tenant = defaultTenantId): () => void {
+      return runtimeOf(context, tenant).journal.subscribe(listener);
+    },
   };
 }
 
 export type Controls = ReturnType<typeof createControls>;
+
+/** The first command-line key of each environment (the default tenant's keys). */
+function commandLineKeys(context: MockContext): TenantSummary['api_keys'] {
+  const keys: { Customer?: string; Testing?: string } = {};
+  for (const { key, environment } of context.keys.defaults) keys[environment] ??= key;
+  return keys;
+}

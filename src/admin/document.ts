@@ -18,7 +18,9 @@ export type AdminOperationId =
   | 'deleteTenant'
   | 'listFaults'
   | 'injectFault'
-  | 'clearFaults';
+  | 'clearFaults'
+  | 'listTenants'
+  | 'streamRequests';
 
 const fileName = (url: URL): string => url.pathname.split('/').at(-1) as string;
 

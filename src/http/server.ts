@@ -82,6 +82,7 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
           ...(options.compactAfter ? { compactAfter: options.compactAfter } : {}),
         });
   const store = new Store(persistence);
+  const stopping = new AbortController();
   const context: MockContext = {
     store,
     keys: new KeyRing(apiKeys, persistence.world),
@@ -91,6 +92,7 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
     rateLimiter: options.rateLimit === undefined ? undefined : new RateLimiter(options.rateLimit),
     adminKey: options.adminKey === '' ? undefined : options.adminKey,
     runtimes: new Map(),
+    stopping: stopping.signal,
   };
   const controls = createControls(context);
   try {
@@ -138,6 +140,7 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
     port,
     apiKeys,
     close: () => {
+      stopping.abort();
       closing ??= shutDown(server, store);
       return closing;
     },

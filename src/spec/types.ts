@@ -35,6 +35,7 @@ export type StoredGroup = AdminSchemas['StoredGroup'];
 export type SeedGroupRequest = AdminSchemas['SeedGroupRequest'];
 export type TokenOwner = AdminSchemas['TokenOwner'];
 export type TenantHandle = AdminSchemas['Tenant'];
+export type TenantSummary = AdminSchemas['TenantSummary'];
 export type JournalEntry = AdminSchemas['JournalEntry'];
 export type Fault = AdminSchemas['Fault'];
 /**
