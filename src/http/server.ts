@@ -11,6 +11,7 @@ import { apiError, product } from '../errors.js';
 import type { FileSystem } from '../store/fileSystem.js';
 import { openFilePersistence, openMemoryPersistence } from '../store/persistence.js';
 import { Store } from '../store/store.js';
+import { createPages } from '../ui/pages.js';
 import { warmUp } from '../validate/contract.js';
 import { createApp } from './app.js';
 import type { MockContext } from './context.js';
@@ -118,7 +119,7 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
       // Node's own refusal of a missing Host has no body; the app answers it with the error envelope.
       requireHostHeader: false,
     },
-    createApp(context, createAdminHandler(context, controls)),
+    createApp(context, createAdminHandler(context, controls), createPages(context)),
   );
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) =>
     answerClientError(error, socket),
