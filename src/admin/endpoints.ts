@@ -4,6 +4,7 @@ import { apiError } from '../errors.js';
 import { errorReply, type Reply } from '../http/respond.js';
 import type { Controls } from './controls.js';
 import type { AdminOperationId } from './document.js';
+import { journalEvents } from './events.js';
 import type { FaultSpec } from './faults.js';
 import type { JournalQuery } from './journal.js';
 import type { CallParameters } from './parameters.js';
@@ -96,4 +97,13 @@ export const endpoints: { readonly [K in AdminOperationId]: Endpoint } = {
   adminDocumentYaml: () => document('admin', 'yaml'),
   serviceDocumentJson: () => document('service', 'json'),
   serviceDocumentYaml: () => document('service', 'yaml'),
+  listTenants: ({ controls, tenant }) => json(200, controls.tenants(tenant)),
+
+  streamRequests: ({ controls, tenant, params }) => {
+    const after = params.query.after as number | undefined;
+    return journalEvents(
+      () => (after === undefined ? [] : controls.requests({ after }, tenant)),
+      (listener) => controls.watchRequests(listener, tenant),
+    );
+  },
 };

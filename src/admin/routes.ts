@@ -10,6 +10,7 @@ import { readAdminBody } from './body.js';
 import type { Controls } from './controls.js';
 import { type AdminOperationId, adminOperations, adminRoute } from './document.js';
 import { type BytesReply, endpoints } from './endpoints.js';
+import { isStreamReply } from './events.js';
 import { checkParameters } from './parameters.js';
 
 const noScope = { ok: true, tenant: defaultTenantId } as const;
@@ -69,6 +70,7 @@ export function createAdminHandler(context: MockContext, controls: Controls) {
       const method = req.method ?? 'GET';
       const reply = await answer(req, head, method, path);
       if (reply === undefined) res.destroy();
+      else if (isStreamReply(reply)) reply.stream(req, res, context.stopping);
       else write(res, reply);
       const status = reply?.status ?? 0;
       context.logger.info({ method, path, status }, `${method} ${path} ${status}`);

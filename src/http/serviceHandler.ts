@@ -44,7 +44,7 @@ export class ServiceExchange implements BodySink {
     private readonly path: string,
     private readonly operation: Operation | undefined,
   ) {
-    this.#started = context.logger.isLevelEnabled('info') ? performance.now() : -1;
+    this.#started = performance.now();
   }
 
   /** Serves the operation: decided from the headers first, then from the body once it has arrived. */
@@ -238,20 +238,21 @@ export class ServiceExchange implements BodySink {
     if (reply === undefined && !res.headersSent) res.destroy();
     const status = reply?.status ?? 0;
     const owner = this.owner;
+    const ms = Math.round((performance.now() - this.#started) * 10) / 10;
     (this.runtime ?? runtimeOf(context, 'default')).journal.record({
       method,
       path,
       operationId: (this.operation?.operationId as OperationId | undefined) ?? null,
       keyEnvironment: owner?.environment ?? null,
       status,
+      durationMs: ms,
       requestText: this.requestText,
       requestBody: this.requestText === undefined ? (this.requestBody ?? null) : null,
       responseText: sent ?? null,
       diagnostics: this.diagnostics,
       warnings: this.warnings,
     });
-    if (this.#started !== -1) {
-      const ms = Math.round((performance.now() - this.#started) * 10) / 10;
+    if (context.logger.isLevelEnabled('info')) {
       const codes = this.diagnostics.map((d) => d.code);
       context.logger.info(
         { method, path, status, ms, ...(codes.length ? { codes } : {}) },
