@@ -158,10 +158,13 @@ describe('the API reference', () => {
     // Run as a shell runs it (asynchronously: the mock answers from this very process).
     const { stdout } = await promisify(execFile)('sh', ['-c', curl], { timeout: 10_000 });
     const answer = JSON.parse(stdout);
+    // The sample sends the document's first get-or-create example.
+    const sent = JSON.parse(/-d '([^']*)'/.exec(curl)?.[1] ?? '{}') as { user_group_id?: string };
+    expect(sent.user_group_id).toEqual(expect.any(String));
     expect(answer).toMatchObject({
       success: 1,
       new_user_group: true,
-      user_group: { provided_id: 'customer-a' },
+      user_group: { provided_id: sent.user_group_id },
     });
   });
 
