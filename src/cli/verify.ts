@@ -127,8 +127,7 @@ function withoutDependencyDeprecations(): () => void {
   const held = new Set(['DEP0060']);
   process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
     const [second, third] = rest;
-    const code =
-      typeof second === 'object' && second !== null ? (second as { code?: unknown }).code : third;
+    const code = typeof second === 'object' && second !== null ? (second as { code?: unknown }).code : third;
     if (typeof code === 'string' && held.has(code)) return;
     (emit as (...args: unknown[]) => void).call(process, warning, ...rest);
   }) as typeof process.emitWarning;
