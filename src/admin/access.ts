@@ -3,8 +3,8 @@ import type { IncomingMessage } from 'node:http';
 import { defaultTenantId } from '../domain/model.js';
 import { type ApiError, apiError } from '../errors.js';
 import { authenticate, headerValues } from '../http/authenticate.js';
-import type { MockContext } from '../http/context.js';
 import type { RequestHead } from '../http/head.js';
+import type { MockContext } from '../runtime/mockContext.js';
 import type { Route } from '../spec/operations.js';
 import { adminRoute, securityOf } from './document.js';
 

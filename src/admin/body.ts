@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { type ApiError, errorFromDiagnostics } from '../errors.js';
 import { readBody } from '../http/body.js';
-import type { MockContext } from '../http/context.js';
 import { announcesBody, type RequestHead } from '../http/head.js';
+import type { MockContext } from '../runtime/mockContext.js';
 import type { Operation } from '../spec/operations.js';
 import type { Diagnostic } from '../validate/diagnostic.js';
 import { checkContentEncoding, checkContentType } from '../validate/headers.js';

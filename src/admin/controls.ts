@@ -9,11 +9,11 @@ import {
 } from '../domain/model.js';
 import { type GroupSeed, seedGroup } from '../domain/seed.js';
 import { type ApiError, apiError, errorFromDiagnostics, product } from '../errors.js';
-import { type MockContext, runtimeOf } from '../http/context.js';
+import type { Fault, FaultSpec } from '../runtime/faults.js';
+import type { JournalEntry, JournalQuery } from '../runtime/journal.js';
+import { type MockContext, runtimeOf } from '../runtime/mockContext.js';
 import type { Health, TenantHandle, TokenOwner } from '../spec/types.js';
 import { checkAdminSchema } from './document.js';
-import type { Fault, FaultSpec } from './faults.js';
-import type { JournalEntry, JournalQuery } from './journal.js';
 
 export type { Health, TenantHandle, TokenOwner };
 

@@ -2,10 +2,10 @@ import type { Environment } from '../domain/model.js';
 import type { GroupSeed } from '../domain/seed.js';
 import { apiError } from '../errors.js';
 import { errorReply, type Reply } from '../http/respond.js';
+import type { FaultSpec } from '../runtime/faults.js';
+import type { JournalQuery } from '../runtime/journal.js';
 import type { Controls } from './controls.js';
 import type { AdminOperationId } from './document.js';
-import type { FaultSpec } from './faults.js';
-import type { JournalQuery } from './journal.js';
 import type { CallParameters } from './parameters.js';
 import {
   type DocumentFormat,

@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { defaultTenantId } from '../domain/model.js';
 import { type ApiError, apiError, errorFromDiagnostics } from '../errors.js';
-import type { MockContext } from '../http/context.js';
 import type { RequestHead } from '../http/head.js';
 import { errorReply, type Reply, send } from '../http/respond.js';
+import type { MockContext } from '../runtime/mockContext.js';
 import type { Route } from '../spec/operations.js';
 import { accessOf, adminKeyCheck, scopeOf } from './access.js';
 import { readAdminBody } from './body.js';

@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type ApiError, apiError, errorFromDiagnostics } from '../errors.js';
+import type { MockContext } from '../runtime/mockContext.js';
 import { operations } from '../spec/operations.js';
 import { route } from '../validate/contract.js';
 import { routeDiagnostic } from '../validate/routes.js';
-import type { MockContext } from './context.js';
 import { type RequestHead, readHead } from './head.js';
 import { errorReply, send } from './respond.js';
 import { internalError, ServiceExchange } from './serviceHandler.js';

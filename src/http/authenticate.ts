@@ -1,10 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { type ApiError, apiError } from '../errors.js';
+import type { KeyOwner } from '../runtime/keyRing.js';
+import type { MockContext } from '../runtime/mockContext.js';
 import { readApiKey } from '../validate/headers.js';
-import type { MockContext } from './context.js';
 import type { RequestHead } from './head.js';
-import type { KeyOwner } from './keys.js';
 
 const challenge = { 'www-authenticate': 'Token' };
 

@@ -1,8 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Fault } from '../admin/faults.js';
 import { handle } from '../domain/handlers.js';
 import type { Outcome } from '../domain/userGroups.js';
 import { type ApiError, apiError, errorFromDiagnostics } from '../errors.js';
+import type { Fault } from '../runtime/faults.js';
+import type { KeyOwner } from '../runtime/keyRing.js';
+import { type MockContext, runtimeOf, type TenantRuntime } from '../runtime/mockContext.js';
 import type { Operation, OperationId } from '../spec/operations.js';
 import type { Diagnostic } from '../spec/types.js';
 import { checkRequestBody } from '../validate/contract.js';
@@ -10,9 +12,7 @@ import { checkContentEncoding, checkContentType } from '../validate/headers.js';
 import { parseJsonBody } from '../validate/jsonText.js';
 import { authenticate } from './authenticate.js';
 import { type BodyResult, type BodySink, collectBody } from './body.js';
-import { type MockContext, runtimeOf, type TenantRuntime } from './context.js';
 import { announcesBody, type RequestHead } from './head.js';
-import type { KeyOwner } from './keys.js';
 import { errorReply, type Reply, send } from './respond.js';
 
 /**

@@ -1,11 +1,11 @@
-import { Faults } from '../admin/faults.js';
-import { Journal } from '../admin/journal.js';
-import type { RateLimiter } from '../admin/rateLimit.js';
 import type { IdSource } from '../domain/ids.js';
 import type { Health } from '../spec/types.js';
 import type { Store } from '../store/store.js';
-import type { KeyRing } from './keys.js';
+import { Faults } from './faults.js';
+import { Journal } from './journal.js';
+import type { KeyRing } from './keyRing.js';
 import type { Log } from './log.js';
+import type { RateLimiter } from './rateLimiter.js';
 
 /** Memory-only, per-tenant state: what the client sent, and the failures planned for it. */
 export interface TenantRuntime {
