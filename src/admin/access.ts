@@ -2,8 +2,9 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { defaultTenantId } from '../domain/model.js';
 import { type ApiError, apiError } from '../errors.js';
-import { authenticate, headerValues } from '../http/authenticate.js';
-import type { RequestHead } from '../http/head.js';
+import { authenticateOnConnection } from '../http/connectionKeys.js';
+import { headerValues, type RequestHead } from '../http/head.js';
+import { pipelineRequest } from '../pipeline/pipelineRequest.js';
 import type { MockContext } from '../runtime/mockContext.js';
 import type { Route } from '../spec/operations.js';
 import { adminRoute, securityOf } from './document.js';
@@ -48,8 +49,15 @@ export function scopeOf(
   context: MockContext,
 ): { ok: true; tenant: string } | { ok: false; error: ApiError } {
   if (head.authorization.length === 0) return { ok: true, tenant: defaultTenantId };
-  const auth = authenticate(req, context, head);
-  return auth.ok ? { ok: true, tenant: auth.owner.tenant } : auth;
+  const request = pipelineRequest({
+    method: req.method ?? 'GET',
+    path: '',
+    authorization: head.authorization,
+    bodySent: false,
+  });
+  const refused = authenticateOnConnection(request, req.socket, context);
+  if (refused !== undefined) return { ok: false, error: refused };
+  return { ok: true, tenant: request.owner?.tenant ?? defaultTenantId };
 }
 
 /** What an admin call must carry: the admin key (when the mock has one), and whether `Authorization` picks a scope. */

@@ -1,7 +1,7 @@
 import type { Environment } from '../domain/model.js';
 import type { GroupSeed } from '../domain/seed.js';
 import { apiError } from '../errors.js';
-import { errorReply, type Reply } from '../http/respond.js';
+import { errorReply, type Reply } from '../pipeline/answer.js';
 import type { FaultSpec } from '../runtime/faults.js';
 import type { JournalQuery } from '../runtime/journal.js';
 import type { Controls } from './controls.js';

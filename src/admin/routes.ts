@@ -2,15 +2,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { defaultTenantId } from '../domain/model.js';
 import { type ApiError, apiError, errorFromDiagnostics } from '../errors.js';
 import type { RequestHead } from '../http/head.js';
-import { errorReply, type Reply, send } from '../http/respond.js';
+import { send } from '../http/respond.js';
+import { errorReply, type Reply } from '../pipeline/answer.js';
 import type { MockContext } from '../runtime/mockContext.js';
 import type { Route } from '../spec/operations.js';
 import { accessOf, adminKeyCheck, scopeOf } from './access.js';
-import { readAdminBody } from './body.js';
 import type { Controls } from './controls.js';
 import { type AdminOperationId, adminOperations, adminRoute } from './document.js';
 import { type BytesReply, endpoints } from './endpoints.js';
 import { checkParameters } from './parameters.js';
+import { readAdminBody } from './readAdminBody.js';
 
 const noScope = { ok: true, tenant: defaultTenantId } as const;
 

@@ -1,17 +1,6 @@
 import { type ServerResponse, STATUS_CODES } from 'node:http';
 import { type ApiError, errorBody, statusOf } from '../errors.js';
-
-export interface Reply {
-  readonly status: number;
-  readonly body: unknown;
-  readonly headers?: Readonly<Record<string, string>>;
-}
-
-export const errorReply = (error: ApiError): Reply => ({
-  status: statusOf(error),
-  body: errorBody(error),
-  ...(error.headers ? { headers: error.headers } : {}),
-});
+import type { Reply } from '../pipeline/answer.js';
 
 const jsonType = 'application/json; charset=utf-8';
 

@@ -19,7 +19,7 @@ export type ParsedJson = Validation<unknown> & {
 /**
  * Turns the bytes of a request body into a JSON value, or diagnostics naming the client's mistake.
  * Rules beyond JSON.parse: no byte order mark, valid UTF-8, no duplicate keys in one object, nesting within
- * `maxDepth`. What the parsed value itself must satisfy is `inspectJsonValue`'s part (`checkRequestBody` runs it).
+ * `maxDepth`. What the parsed value itself must satisfy is `inspectJsonValue`'s part (the pipeline's `checkValues` runs it).
  */
 export function parseJsonBody(bytes: Uint8Array | string): ParsedJson {
   let text: string;

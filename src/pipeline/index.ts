@@ -1,4 +1,4 @@
-export type { Diagnostic, Validation } from './diagnostic.js';
+export type { Diagnostic, Validation } from '../validate/diagnostic.js';
 export { type RequestToValidate, type RequestValidation, validateRequest } from './validateRequest.js';
 export {
   type ResponseToValidate,
