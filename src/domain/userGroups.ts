@@ -12,7 +12,17 @@ export interface Caller {
 }
 
 export type Outcome<B> =
-  | { readonly ok: true; readonly body: B; readonly changes: readonly Change[]; readonly notice?: string }
+  | {
+      readonly ok: true;
+      readonly body: B;
+      readonly changes: readonly Change[];
+      readonly notice?: string;
+      /**
+       * Set when the answer only shows a stored group, unchanged: the body is then a function of this object alone
+       * (groups are never changed in place; a change stores a new object), so an adapter may keep its rendering.
+       */
+      readonly shows?: Group;
+    }
   | { readonly ok: false; readonly error: ApiError };
 
 /** Get-or-create: an unknown id creates the group; a known id returns it unchanged. */
@@ -29,7 +39,13 @@ export function getOrCreate(
       differing.length === 0
         ? undefined
         : `group "${existing.provided_id}" already exists and was returned unchanged; its ${differing.join(', ')} ${differing.length === 1 ? 'differs' : 'differ'} from the request. Use PUT /api/user to update it.`;
-    return { ok: true, body: existingAnswer(existing), changes: [], ...(notice ? { notice } : {}) };
+    return {
+      ok: true,
+      body: getOrCreateBody(existing, false),
+      changes: [],
+      shows: existing,
+      ...(notice ? { notice } : {}),
+    };
   }
   const group: Group = {
     environment: caller.environment,
@@ -120,33 +136,6 @@ function differingFields(request: RequestBodies['getOrCreateUserGroup'], existin
     (field) => request[field] !== undefined && !isDeepStrictEqual(request[field], existing[field]),
   );
 }
-
-/**
- * The answer to a get-or-create of an existing group, frozen and shared between requests: a group is never changed
- * in place (a change stores a new object), so neither is its answer, and the HTTP layer serialises a frozen answer
- * once. The most frequent request of all (a client fetching its group's token) then builds nothing. The memo is
- * bounded: it starts afresh after `answersKept` distinct groups.
- */
-function existingAnswer(group: Group): SuccessBodies['getOrCreateUserGroup'] {
-  let answer = existingAnswers.get(group);
-  if (answer === undefined) {
-    if (existingAnswers.size >= answersKept) existingAnswers.clear();
-    answer = deepFreeze(getOrCreateBody(group, false));
-    existingAnswers.set(group, answer);
-  }
-  return answer;
-}
-
-const answersKept = 1_000;
-const existingAnswers = new Map<Group, SuccessBodies['getOrCreateUserGroup']>();
-
-const deepFreeze = <T>(value: T): T => {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
-};
 
 const getOrCreateBody = (group: Group, isNew: boolean): SuccessBodies['getOrCreateUserGroup'] => ({
   success: 1,

@@ -15,10 +15,11 @@ import type { KeyOwner } from '../runtime/keyRing.js';
 import { type MockContext, runtimeOf, type TenantRuntime } from '../runtime/mockContext.js';
 import type { Operation, OperationId } from '../spec/operations.js';
 import type { Diagnostic } from '../spec/types.js';
+import { memoisedAnswer } from './answerMemo.js';
 import { type BodyResult, type BodySink, collectBody } from './body.js';
 import { authenticateOnConnection } from './connectionKeys.js';
 import { announcesBody, type RequestHead } from './head.js';
-import { send } from './respond.js';
+import { type Payload, send } from './respond.js';
 
 /**
  * The HTTP adapter of the request pipeline (src/pipeline) for the service: one request, from routing to the
@@ -43,6 +44,8 @@ export class ServiceExchange implements PipelineRequest, BodySink {
   clean = false;
   warnings: readonly Diagnostic[] = noWarnings;
   reply: Reply | undefined = undefined;
+  /** The reply's body already serialised (an unchanged group's answer), else undefined. */
+  payload: Payload | undefined = undefined;
   /** The journal and faults of the key's tenant, once the key is known (else the default tenant's journal). */
   runtime: TenantRuntime | undefined = undefined;
   /** What the client got wrong against the document (listed by the journal's `invalid=true`). */
@@ -169,6 +172,7 @@ export class ServiceExchange implements PipelineRequest, BodySink {
 
   #succeed(outcome: Outcome<unknown> & { ok: true }): void {
     this.reply = answer(this, outcome);
+    if (outcome.shows !== undefined) this.payload = memoisedAnswer(outcome.shows, outcome.body);
     this.complete();
   }
 
@@ -184,7 +188,7 @@ export class ServiceExchange implements PipelineRequest, BodySink {
   /** Sends the reply (or drops the connection when there is none), then journals and logs the request. */
   complete(): void {
     const { context, reply, res, method, path } = this;
-    const sent = reply === undefined ? undefined : send(res, reply);
+    const sent = reply === undefined ? undefined : send(res, reply, this.payload);
     if (reply === undefined && !res.headersSent) res.destroy();
     const status = reply?.status ?? 0;
     const owner = this.owner;
