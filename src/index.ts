@@ -1,4 +1,4 @@
-export type { TenantHandle, TokenOwner } from './admin/controls.js';
+export type { Controls, TenantHandle, TokenOwner } from './admin/controls.js';
 export * from './client/index.js';
 export { contractStateHandlers, type GroupStateParams, providerStates } from './contract/providerStates.js';
 export type { Group } from './domain/model.js';

@@ -5,6 +5,7 @@ import { type ApiError, apiError } from '../errors.js';
 import { authenticateOnConnection } from '../http/connectionKeys.js';
 import { headerValues, type RequestHead } from '../http/head.js';
 import { pipelineRequest } from '../pipeline/pipelineRequest.js';
+import { failure, ok, type Result } from '../result.js';
 import type { MockContext } from '../runtime/mockContext.js';
 import type { Route } from '../spec/operations.js';
 import { adminRoute, securityOf } from './document.js';
@@ -43,12 +44,8 @@ export function adminKeyCheck(adminKey: string | undefined): (req: IncomingMessa
  * The tenant an admin call acts on: the tenant of the API key in `Authorization`, or the default tenant when the
  * call carries none. A malformed or unknown key is refused (401), never widened to the default tenant.
  */
-export function scopeOf(
-  req: IncomingMessage,
-  head: RequestHead,
-  context: MockContext,
-): { ok: true; tenant: string } | { ok: false; error: ApiError } {
-  if (head.authorization.length === 0) return { ok: true, tenant: defaultTenantId };
+export function scopeOf(req: IncomingMessage, head: RequestHead, context: MockContext): Result<string> {
+  if (head.authorization.length === 0) return ok(defaultTenantId);
   const request = pipelineRequest({
     method: req.method ?? 'GET',
     path: '',
@@ -56,8 +53,7 @@ export function scopeOf(
     bodySent: false,
   });
   const refused = authenticateOnConnection(request, req.socket, context);
-  if (refused !== undefined) return { ok: false, error: refused };
-  return { ok: true, tenant: request.owner?.tenant ?? defaultTenantId };
+  return refused === undefined ? ok(request.owner?.tenant ?? defaultTenantId) : failure(refused);
 }
 
 /** What an admin call must carry: the admin key (when the mock has one), and whether `Authorization` picks a scope. */

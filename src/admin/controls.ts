@@ -8,7 +8,8 @@ import {
   type TenantKeys,
 } from '../domain/model.js';
 import { type GroupSeed, seedGroup } from '../domain/seed.js';
-import { type ApiError, apiError, errorFromDiagnostics, product } from '../errors.js';
+import { type ApiError, apiError, errorFromDiagnostics } from '../errors.js';
+import { failure, ok, type Result } from '../result.js';
 import type { Fault, FaultSpec } from '../runtime/faults.js';
 import type { JournalEntry, JournalQuery } from '../runtime/journal.js';
 import { type MockContext, runtimeOf } from '../runtime/mockContext.js';
@@ -25,19 +26,53 @@ const packageVersion = (): string => {
   return version;
 };
 
-export type Result<T> = { ok: true; value: T } | { ok: false; error: ApiError };
-
 /**
- * The fixture controls, one implementation for the `/__admin` routes and the in-process handle. Each acts on
- * one tenant's scope; the default tenant is the one the command-line keys belong to.
+ * The fixture controls: what a test does to the mock besides calling the service, in process (`MockServer` has
+ * them) or through the `/__admin` routes (one implementation for both). Each acts on one tenant's scope, the default
+ * tenant's unless a tenant id is given; the command-line keys belong to the default tenant. A control that can
+ * fail returns a `Result`, never throws, except when the database file cannot be written (a rejected promise).
  */
-export function createControls(context: MockContext) {
+export interface Controls {
+  /** Empties the groups, the journal and the pending faults of a scope. */
+  reset(tenant?: string): Promise<void>;
+  /**
+   * Stores a group as given (a given token and team_id are kept); an error when it breaks `SeedGroupRequest` of
+   * openapi/admin.yaml (`VALIDATION_FAILED`), the tenant is unknown, or the id, token or team_id is taken
+   * (`GROUP_EXISTS`).
+   */
+  seedGroup(seed: GroupSeed, tenant?: string): Promise<Result<Group>>;
+  /** The groups of a scope, of one environment when one is given. */
+  groups(tenant?: string, environment?: Environment): Group[];
+  /** The group a user-group token identifies right now, within the scope; undefined when none does. */
+  token(token: string, tenant?: string): TokenOwner | undefined;
+  /** The journal of a scope, oldest first: what the client sent and how the mock answered. */
+  requests(query?: JournalQuery, tenant?: string): JournalEntry[];
+  /** Empties the journal of a scope. */
+  clearRequests(tenant?: string): void;
+  /** A new tenant with its own pair of API keys (Customer and Testing), sharing nothing with the others. */
+  createTenant(): Promise<TenantHandle>;
+  /** Removes a tenant and its groups; from a tenant's own scope only that tenant can be removed. */
+  deleteTenant(id: string, scope?: string): Promise<Result<void>>;
+  /**
+   * Plans a fault for the next matching `/api/user` calls of the scope; an error (`VALIDATION_FAILED`) when the
+   * spec breaks `FaultRequest` of openapi/admin.yaml.
+   */
+  injectFault(spec: FaultSpec, tenant?: string): Result<Fault>;
+  /** The pending faults of a scope, with their `remaining` counts. */
+  faults(tenant?: string): Fault[];
+  /** Removes the pending faults of a scope. */
+  clearFaults(tenant?: string): void;
+  /** Ready (a mock that answers is), the package version, and where the groups are kept. */
+  health(): Health;
+}
+
+/** The fixture controls over one mock's store and runtime state. */
+export function createControls(context: MockContext): Controls {
   const { store } = context;
   const tenantMissing = (id: string): ApiError =>
     apiError('TENANT_NOT_FOUND', `no tenant "${id}"; create one with POST /__admin/tenants`);
 
   return {
-    /** Empties the groups, journal and faults of a scope. */
     async reset(tenant = defaultTenantId): Promise<void> {
       const runtime = runtimeOf(context, tenant);
       runtime.journal.clear();
@@ -45,19 +80,18 @@ export function createControls(context: MockContext) {
       if (store.world.tenants.get(tenant)?.groups.size) await store.commit([{ op: 'clearTenant', tenant }]);
     },
 
-    /** Stores a group as given (a given token is kept); checked against `SeedGroupRequest` of admin.yaml. */
     async seedGroup(seed: GroupSeed, tenant = defaultTenantId): Promise<Result<Group>> {
       const diagnostics = checkAdminSchema('/components/schemas/SeedGroupRequest', seed, '');
       if (diagnostics.length > 0) {
         const lead = 'the group does not match SeedGroupRequest (openapi/admin.yaml): ';
-        return { ok: false, error: errorFromDiagnostics('VALIDATION_FAILED', diagnostics, lead) };
+        return failure(errorFromDiagnostics('VALIDATION_FAILED', diagnostics, lead));
       }
       const scope = store.world.tenants.get(tenant);
-      if (scope === undefined) return { ok: false, error: tenantMissing(tenant) };
-      const outcome = seedGroup(store.world, scope, seed, context.ids);
-      if (!outcome.ok) return outcome;
-      await store.commit(outcome.changes);
-      return { ok: true, value: outcome.body };
+      if (scope === undefined) return failure(tenantMissing(tenant));
+      const seeded = seedGroup(store.world, scope, seed, context.ids);
+      if (!seeded.ok) return seeded;
+      await store.commit(seeded.value.changes);
+      return ok(seeded.value.body);
     },
 
     groups(tenant = defaultTenantId, environment?: Environment): Group[] {
@@ -65,7 +99,6 @@ export function createControls(context: MockContext) {
       return environment === undefined ? groups : groups.filter((g) => g.environment === environment);
     },
 
-    /** The group a user-group token identifies right now, within the scope. */
     token(token: string, tenant = defaultTenantId): TokenOwner | undefined {
       const found = findByToken(store.world, token);
       if (found === undefined || found.tenant.id !== tenant) return undefined;
@@ -89,36 +122,32 @@ export function createControls(context: MockContext) {
       return { id, api_keys };
     },
 
-    /** Removes a tenant; from a tenant's own scope only that tenant exists. */
     async deleteTenant(id: string, scope = defaultTenantId): Promise<Result<void>> {
       const visible = scope === defaultTenantId || scope === id;
       if (id === defaultTenantId || !visible || !store.world.tenants.has(id)) {
-        return {
-          ok: false,
-          error:
-            id === defaultTenantId
-              ? apiError(
-                  'TENANT_NOT_FOUND',
-                  'the default tenant cannot be removed; reset it with POST /__admin/reset',
-                )
-              : tenantMissing(id),
-        };
+        return failure(
+          id === defaultTenantId
+            ? apiError(
+                'TENANT_NOT_FOUND',
+                'the default tenant cannot be removed; reset it with POST /__admin/reset',
+              )
+            : tenantMissing(id),
+        );
       }
       const change: Change = { op: 'deleteTenant', tenant: id };
       await store.commit([change]);
       context.runtimes.delete(id);
       context.keys.rebuild(store.world);
-      return { ok: true, value: undefined };
+      return ok(undefined);
     },
 
-    /** Plans a fault; throws when the spec breaks `FaultRequest` of admin.yaml (the HTTP route checks first). */
-    injectFault(spec: FaultSpec, tenant = defaultTenantId): Fault {
+    injectFault(spec: FaultSpec, tenant = defaultTenantId): Result<Fault> {
       const diagnostics = checkAdminSchema('/components/schemas/FaultRequest', spec, '');
       if (diagnostics.length > 0) {
-        const problems = diagnostics.map((d) => d.message).join('; ');
-        throw new Error(`${product}: injectFault: ${problems} (see FaultRequest in openapi/admin.yaml)`);
+        const lead = 'the fault does not match FaultRequest (openapi/admin.yaml): ';
+        return failure(errorFromDiagnostics('VALIDATION_FAILED', diagnostics, lead));
       }
-      return runtimeOf(context, tenant).faults.add(spec);
+      return ok(runtimeOf(context, tenant).faults.add(spec));
     },
 
     faults(tenant = defaultTenantId): Fault[] {
@@ -129,11 +158,8 @@ export function createControls(context: MockContext) {
       runtimeOf(context, tenant).faults.clear();
     },
 
-    /** Ready (a mock that answers is), the package version, and where the groups are kept. */
     health(): Health {
       return { status: 'ready', version: packageVersion(), store: context.storeKind };
     },
   };
 }
-
-export type Controls = ReturnType<typeof createControls>;

@@ -83,7 +83,10 @@ export const endpoints: { readonly [K in AdminOperationId]: Endpoint } = {
 
   listFaults: ({ controls, tenant }) => json(200, controls.faults(tenant)),
 
-  injectFault: ({ controls, tenant, body }) => json(201, controls.injectFault(body as FaultSpec, tenant)),
+  injectFault: ({ controls, tenant, body }) => {
+    const planned = controls.injectFault(body as FaultSpec, tenant);
+    return planned.ok ? json(201, planned.value) : errorReply(planned.error);
+  },
 
   clearFaults: ({ controls, tenant }) => {
     controls.clearFaults(tenant);

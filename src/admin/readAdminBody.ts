@@ -7,11 +7,13 @@ import { checkMediaType } from '../pipeline/checkMediaType.js';
 import { checkValues } from '../pipeline/checkValues.js';
 import { parseBody } from '../pipeline/parseBody.js';
 import { pipelineRequest } from '../pipeline/pipelineRequest.js';
+import { failure, ok, type Result } from '../result.js';
 import type { MockContext } from '../runtime/mockContext.js';
 import type { Operation } from '../spec/operations.js';
 import { checkAdminSchema } from './document.js';
 
-export type BodyRead = { ok: true; value: unknown } | { ok: false; error: ApiError | undefined };
+/** The checked body, or the error to answer (undefined when the client went away mid-body). */
+export type BodyRead = Result<unknown, ApiError | undefined>;
 
 /**
  * Reads and checks the JSON body of an admin call through the service's pipeline steps (limits, media type, parse,
@@ -25,7 +27,7 @@ export async function readAdminBody(
   operation: Operation,
 ): Promise<BodyRead> {
   const schema = operation.requestSchema;
-  if (schema === undefined) return { ok: true, value: undefined };
+  if (schema === undefined) return ok(undefined);
   const request = pipelineRequest({
     method: operation.method,
     path: operation.path,
@@ -35,15 +37,15 @@ export async function readAdminBody(
     contentLength: head.contentLength,
   });
   const refused = checkLimits(request, undefined, context.bodyLimit) ?? checkMediaType(request);
-  if (refused !== undefined) return { ok: false, error: refused };
+  if (refused !== undefined) return failure(refused);
   const read = await readBody(req, head.contentLength, context.bodyLimit);
   if (!read.ok) return read;
-  const invalid = parseBody(request, read.bytes) ?? checkValues(request);
-  if (invalid !== undefined) return { ok: false, error: invalid };
+  const invalid = parseBody(request, read.value) ?? checkValues(request);
+  if (invalid !== undefined) return failure(invalid);
   const diagnostics = checkAdminSchema(schema, request.body, '/body');
   if (diagnostics.length > 0) {
     const lead = `the request does not match ${operation.operationId}: `;
-    return { ok: false, error: errorFromDiagnostics('VALIDATION_FAILED', diagnostics, lead) };
+    return failure(errorFromDiagnostics('VALIDATION_FAILED', diagnostics, lead));
   }
-  return { ok: true, value: request.body };
+  return ok(request.body);
 }

@@ -1,8 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import { type ApiError, apiError } from '../errors.js';
 import { payloadTooLarge } from '../pipeline/checkLimits.js';
+import type { Result } from '../result.js';
 
-export type BodyResult = { ok: true; bytes: Buffer } | { ok: false; error: ApiError | undefined };
+/** The whole body, or the error to answer (undefined when the client went away: there is nobody to answer). */
+export type BodyResult = Result<Buffer, ApiError | undefined>;
 
 /** Where a collected body goes: `bodyArrived` is called once. */
 export interface BodySink {
@@ -80,7 +82,7 @@ function onEnd(this: Collected): void {
   const { chunks, received } = state;
   settle(state, {
     ok: true,
-    bytes: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received),
+    value: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received),
   });
 }
 

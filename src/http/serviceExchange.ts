@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Outcome } from '../domain/userGroups.js';
+import type { Decision } from '../domain/userGroups.js';
 import { type ApiError, apiError } from '../errors.js';
 import { answer, errorReply, type Reply } from '../pipeline/answer.js';
 import { checkLimits } from '../pipeline/checkLimits.js';
@@ -114,7 +114,7 @@ export class ServiceExchange implements PipelineRequest, BodySink {
       else this.fail(read.error);
       return;
     }
-    const refused = parseBody(this, read.bytes) ?? checkValues(this) ?? checkSchema(this);
+    const refused = parseBody(this, read.value) ?? checkValues(this) ?? checkSchema(this);
     if (refused !== undefined) {
       this.fail(refused);
       return;
@@ -153,14 +153,15 @@ export class ServiceExchange implements PipelineRequest, BodySink {
       this.fail(outcome.error, false);
       return;
     }
+    const decision = outcome.value;
     // A read must not answer with a change that is not durable yet: it waits for the store to settle.
-    if (outcome.changes.length === 0 && context.store.settledNow) {
-      this.#succeed(outcome);
+    if (decision.changes.length === 0 && context.store.settledNow) {
+      this.#succeed(decision);
       return;
     }
     // No changes: commit resolves once everything already applied is durable.
-    context.store.commit(outcome.changes).then(
-      () => this.#guarded(() => this.#succeed(outcome)),
+    context.store.commit(decision.changes).then(
+      () => this.#guarded(() => this.#succeed(decision)),
       (error: Error) => {
         context.logger.error({ err: error }, 'write failed');
         this.#guarded(() =>
@@ -170,9 +171,9 @@ export class ServiceExchange implements PipelineRequest, BodySink {
     );
   }
 
-  #succeed(outcome: Outcome<unknown> & { ok: true }): void {
-    this.reply = answer(this, outcome);
-    if (outcome.shows !== undefined) this.payload = memoisedAnswer(outcome.shows, outcome.body);
+  #succeed(decision: Decision<unknown>): void {
+    this.reply = answer(this, decision);
+    if (decision.shows !== undefined) this.payload = memoisedAnswer(decision.shows, decision.body);
     this.complete();
   }
 

@@ -1,4 +1,4 @@
-import type { Outcome } from '../domain/userGroups.js';
+import type { Decision } from '../domain/userGroups.js';
 import { type ApiError, errorBody, statusOf } from '../errors.js';
 import type { PipelineRequest } from './pipelineRequest.js';
 
@@ -19,11 +19,11 @@ export const errorReply = (error: ApiError): Reply => ({
 /**
  * Step 9, answer: 200 with the operation's body; the rule's notice and the body's warnings go in `X-Mock-Notice`.
  */
-export function answer(request: PipelineRequest, outcome: Outcome<unknown> & { ok: true }): Reply {
+export function answer(request: PipelineRequest, decision: Decision<unknown>): Reply {
   const warnings = request.warnings;
   const notices =
-    warnings.length === 0 ? outcome.notice : [outcome.notice, ...warnings.map((w) => w.message)];
-  if (notices === undefined) return { status: 200, body: outcome.body };
+    warnings.length === 0 ? decision.notice : [decision.notice, ...warnings.map((w) => w.message)];
+  if (notices === undefined) return { status: 200, body: decision.body };
   const notice = typeof notices === 'string' ? notices : notices.filter(Boolean).join(' | ');
-  return { status: 200, body: outcome.body, headers: { 'x-mock-notice': notice } };
+  return { status: 200, body: decision.body, headers: { 'x-mock-notice': notice } };
 }

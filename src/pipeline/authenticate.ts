@@ -16,18 +16,15 @@ const path = '/headers/authorization';
 export function authenticate(request: PipelineRequest, keys?: KeyRing, world?: World): ApiError | undefined {
   const values = request.authorization;
   const read = readApiKey(values.length > 1 ? values : values[0]);
-  if (!read.ok) {
-    const { code, message } = read.diagnostic;
-    const headers = code === 'AUTH_DUPLICATE' ? {} : challenge;
-    return apiError(code as ApiError['code'], message, [read.diagnostic], { headers });
-  }
+  if (!read.ok) return read.error;
   if (keys === undefined) return undefined;
-  const owner = keys.owner(read.key);
+  const key = read.value;
+  const owner = keys.owner(key);
   if (owner !== undefined) {
     request.owner = owner;
     return undefined;
   }
-  if (world?.tokens.has(read.key) === true) {
+  if (world?.tokens.has(key) === true) {
     const message =
       'Authorization carries a user group token, not an API key. The group token only identifies the viewing group in an embedded dashboard; send "Authorization: Token <API_KEY>"';
     return apiError(

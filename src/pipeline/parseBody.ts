@@ -1,4 +1,4 @@
-import { type ApiError, errorFromDiagnostics } from '../errors.js';
+import type { ApiError } from '../errors.js';
 import { parseJsonBody } from '../validate/jsonText.js';
 import type { PipelineRequest } from './pipelineRequest.js';
 
@@ -13,14 +13,14 @@ const keptOfUnparsed = 4096;
 export function parseBody(request: PipelineRequest, raw: Uint8Array | string): ApiError | undefined {
   const parsed = parseJsonBody(raw);
   if (!parsed.ok) {
-    const received =
-      parsed.text ?? (typeof raw === 'string' ? raw : Buffer.from(raw).toString('utf8', 0, keptOfUnparsed));
+    const received = typeof raw === 'string' ? raw : Buffer.from(raw).toString('utf8', 0, keptOfUnparsed);
     request.body = received.slice(0, keptOfUnparsed);
-    return errorFromDiagnostics(parsed.diagnostics[0]?.code as ApiError['code'], parsed.diagnostics);
+    return parsed.error;
   }
-  request.text = parsed.text;
-  request.body = parsed.value;
-  request.clean = parsed.clean === true;
-  if (parsed.warnings !== undefined) request.warnings = parsed.warnings;
+  const { value, text, clean, warnings } = parsed.value;
+  request.text = text;
+  request.body = value;
+  request.clean = clean;
+  if (warnings !== undefined) request.warnings = warnings;
   return undefined;
 }

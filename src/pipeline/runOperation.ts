@@ -1,8 +1,9 @@
 import { handle } from '../domain/handlers.js';
 import type { IdSource } from '../domain/ids.js';
 import type { World } from '../domain/model.js';
-import type { Outcome } from '../domain/userGroups.js';
+import type { Decision } from '../domain/userGroups.js';
 import { apiError } from '../errors.js';
+import { failure, type Result } from '../result.js';
 import type { OperationId } from '../spec/operations.js';
 import type { PipelineRequest } from './pipelineRequest.js';
 
@@ -10,7 +11,11 @@ import type { PipelineRequest } from './pipelineRequest.js';
  * Step 8, operation: the rule of the operation over the world, for the key's tenant and environment. Returns the
  * answer's body and the changes to store; storing them is the caller's part.
  */
-export function runOperation(request: PipelineRequest, world: World, ids: IdSource): Outcome<unknown> {
+export function runOperation(
+  request: PipelineRequest,
+  world: World,
+  ids: IdSource,
+): Result<Decision<unknown>> {
   const { operation, owner } = request;
   if (operation === undefined || owner === undefined)
     throw new Error('runOperation needs a routed, authenticated request');
@@ -19,10 +24,7 @@ export function runOperation(request: PipelineRequest, world: World, ids: IdSour
     // The tenant was removed while this request was under way: its key is no longer known.
     const message =
       'the tenant of this API key was removed while the request was under way; take a new tenant with POST /__admin/tenants';
-    return {
-      ok: false,
-      error: apiError('AUTH_UNKNOWN_KEY', message, [], { headers: { 'www-authenticate': 'Token' } }),
-    };
+    return failure(apiError('AUTH_UNKNOWN_KEY', message, [], { headers: { 'www-authenticate': 'Token' } }));
   }
   return handle(
     operation.operationId as OperationId,

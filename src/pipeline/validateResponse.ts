@@ -39,16 +39,18 @@ export function validateResponse(
     const operation = request.operation;
     if (operation === undefined) return { ok: false, diagnostics: routed?.details ?? [] };
     const raw = response.body;
-    const parsed =
-      typeof raw === 'string' || raw instanceof Uint8Array
-        ? parseJsonBody(raw)
-        : { ok: true as const, value: raw };
-    if (!parsed.ok) return { ok: false, operationId: operation.operationId, diagnostics: parsed.diagnostics };
+    let body = raw;
+    if (typeof raw === 'string' || raw instanceof Uint8Array) {
+      const parsed = parseJsonBody(raw);
+      if (!parsed.ok)
+        return { ok: false, operationId: operation.operationId, diagnostics: parsed.error.details };
+      body = parsed.value.value;
+    }
     const status = Number(response.status);
     const diagnostics = checkResponseBody(
       operation,
       status,
-      parsed.value,
+      body,
       options.allowAdditionalProperties === true,
     );
     return { ok: diagnostics.length === 0, operationId: operation.operationId, diagnostics };

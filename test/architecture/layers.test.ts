@@ -11,7 +11,7 @@ const src = fileURLToPath(new URL('../../src/', import.meta.url));
  * (`<name>.ts`). docs/architecture.md draws the same order.
  */
 const layers: readonly (readonly string[])[] = [
-  ['spec', 'errors.ts'],
+  ['spec', 'errors.ts', 'result.ts'],
   ['validate', 'client'],
   ['domain'],
   ['store'],

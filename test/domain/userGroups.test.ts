@@ -14,7 +14,7 @@ function created(): { world: World; tenant: Tenant } {
     seededIds(1),
   );
   if (!made.ok) throw new Error('the group was not created');
-  applyChanges(world, made.changes);
+  applyChanges(world, made.value.changes);
   return { world, tenant };
 }
 
@@ -25,16 +25,17 @@ describe('getOrCreate of a known id', () => {
     const first = getOrCreate(world, caller, { user_group_id: 'g', name: 'G' }, seededIds(2));
     const second = getOrCreate(world, caller, { user_group_id: 'g', name: 'G' }, seededIds(2));
     if (!first.ok || !second.ok) throw new Error('the read failed');
-    expect(first.body).toEqual(second.body);
-    expect(first.body).not.toBe(second.body);
-    expect(Object.isFrozen(first.body)).toBe(false);
-    expect(first.changes).toEqual([]);
-    expect(first.shows).toBe(tenant.groups.values().next().value);
+    expect(first.value.body).toEqual(second.value.body);
+    expect(first.value.body).not.toBe(second.value.body);
+    expect(Object.isFrozen(first.value.body)).toBe(false);
+    expect(first.value.changes).toEqual([]);
+    expect(first.value.shows).toBe(tenant.groups.values().next().value);
   });
 
   it('names no stored group when the answer shows a change', () => {
     const { tenant } = created();
     const changed = update({ tenant, environment: 'Customer' }, { user_group_id: 'g', name: 'H' });
-    expect(changed.ok && changed.shows).toBe(undefined);
+    expect(changed.ok && changed.value.shows).toBe(undefined);
+    expect(changed.ok && changed.value.changes).toHaveLength(1);
   });
 });
