@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Controls, createControls } from './admin/controls.js';
-import { createAdminHandler } from './admin/routes.js';
+import { createAdminHandler } from './admin/createAdminHandler.js';
 import { cryptoIds, seededIds } from './domain/ids.js';
 import { defaultTenantId, groupKey, type World } from './domain/model.js';
 import type { GroupSeed } from './domain/seed.js';
@@ -19,7 +19,7 @@ import { RateLimiter } from './runtime/rateLimiter.js';
 import type { FileSystem } from './store/fileSystem.js';
 import { openFilePersistence, openMemoryPersistence } from './store/persistence.js';
 import { Store } from './store/store.js';
-import { warmUp } from './validate/contract.js';
+import { warmUp } from './validate/schemaChecks.js';
 
 export interface MockServerOptions {
   readonly host?: string;

@@ -8,7 +8,7 @@ import { pipelineRequest } from '../pipeline/pipelineRequest.js';
 import { failure, ok, type Result } from '../result.js';
 import type { MockContext } from '../runtime/mockContext.js';
 import type { Route } from '../spec/operations.js';
-import { adminRoute, securityOf } from './document.js';
+import { adminRoute, securityOf } from './adminDocument.js';
 
 /** The header that carries the admin key. */
 export const adminKeyHeader = 'x-admin-key';

@@ -14,7 +14,7 @@ import type { Fault, FaultSpec } from '../runtime/faults.js';
 import type { JournalEntry, JournalQuery } from '../runtime/journal.js';
 import { type MockContext, runtimeOf } from '../runtime/mockContext.js';
 import type { Health, TenantHandle, TokenOwner } from '../spec/types.js';
-import { checkAdminSchema } from './document.js';
+import { checkAdminSchema } from './adminDocument.js';
 
 export type { Health, TenantHandle, TokenOwner };
 

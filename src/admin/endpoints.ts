@@ -4,8 +4,8 @@ import { apiError } from '../errors.js';
 import { errorReply, type Reply } from '../pipeline/answer.js';
 import type { FaultSpec } from '../runtime/faults.js';
 import type { JournalQuery } from '../runtime/journal.js';
+import type { AdminOperationId } from './adminDocument.js';
 import type { Controls } from './controls.js';
-import type { AdminOperationId } from './document.js';
 import type { CallParameters } from './parameters.js';
 import {
   type DocumentFormat,

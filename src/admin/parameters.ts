@@ -4,7 +4,7 @@ import { failure, ok, type Result } from '../result.js';
 import type { Operation } from '../spec/operations.js';
 import { diagnosticsFromAjv } from '../validate/ajvDiagnostics.js';
 import type { SchemaCheck } from '../validate/schemas.js';
-import { adminSchemas, documentIds, documentsById } from './document.js';
+import { adminSchemas, documentIds, documentsById } from './adminDocument.js';
 
 /** The path and query parameters of one call, coerced to the types their schemas declare. */
 export interface CallParameters {

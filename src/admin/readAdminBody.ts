@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { type ApiError, errorFromDiagnostics } from '../errors.js';
-import { readBody } from '../http/body.js';
+import { readBody } from '../http/collectBody.js';
 import { announcesBody, type RequestHead } from '../http/head.js';
 import { checkLimits } from '../pipeline/checkLimits.js';
 import { checkMediaType } from '../pipeline/checkMediaType.js';
@@ -10,7 +10,7 @@ import { pipelineRequest } from '../pipeline/pipelineRequest.js';
 import { failure, ok, type Result } from '../result.js';
 import type { MockContext } from '../runtime/mockContext.js';
 import type { Operation } from '../spec/operations.js';
-import { checkAdminSchema } from './document.js';
+import { checkAdminSchema } from './adminDocument.js';
 
 /** The checked body, or the error to answer (undefined when the client went away mid-body). */
 export type BodyRead = Result<unknown, ApiError | undefined>;

@@ -16,7 +16,7 @@ import { type MockContext, runtimeOf, type TenantRuntime } from '../runtime/mock
 import type { Operation, OperationId } from '../spec/operations.js';
 import type { Diagnostic } from '../spec/types.js';
 import { memoisedAnswer } from './answerMemo.js';
-import { type BodyResult, type BodySink, collectBody } from './body.js';
+import { type BodyResult, type BodySink, collectBody } from './collectBody.js';
 import { authenticateOnConnection } from './connectionKeys.js';
 import { announcesBody, type RequestHead } from './head.js';
 import { type Payload, send } from './respond.js';

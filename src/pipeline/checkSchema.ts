@@ -1,5 +1,5 @@
 import { type ApiError, errorFromDiagnostics } from '../errors.js';
-import { checkRequestSchema } from '../validate/contract.js';
+import { checkRequestSchema } from '../validate/schemaChecks.js';
 import type { PipelineRequest } from './pipelineRequest.js';
 
 /** Step 7, schema: the body against its operation's request schema (after `checkValues`: an object). */

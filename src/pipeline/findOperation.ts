@@ -1,7 +1,7 @@
 import { type ApiError, errorFromDiagnostics } from '../errors.js';
 import { operations } from '../spec/operations.js';
-import { route } from '../validate/contract.js';
-import { routeDiagnostic } from '../validate/routes.js';
+import { routeDiagnostic } from '../validate/routeDiagnostic.js';
+import { route } from '../validate/schemaChecks.js';
 import type { PipelineRequest } from './pipelineRequest.js';
 
 /** Step 1, route: the operation of the service document for the method and path, or 404 / 405 (with `Allow`). */

@@ -1,6 +1,6 @@
-import { checkResponseBody } from '../validate/contract.js';
 import type { Diagnostic } from '../validate/diagnostic.js';
 import { parseJsonBody } from '../validate/jsonText.js';
+import { checkResponseBody } from '../validate/schemaChecks.js';
 import { findOperation } from './findOperation.js';
 import { pipelineRequest } from './pipelineRequest.js';
 

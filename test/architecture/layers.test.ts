@@ -40,7 +40,7 @@ function sourceFiles(dir: string): string[] {
 interface Import {
   readonly from: string;
   readonly to: string;
-  /** `src/http/app.ts imports ../admin/routes.js` */
+  /** `src/http/app.ts imports ../errors.js` */
   readonly text: string;
 }
 

@@ -1,4 +1,4 @@
-import { serviceDocument } from '../spec/document.js';
+import { serviceDocument } from '../spec/loadDocument.js';
 import { createRouter, type Operation, operations, type Route } from '../spec/operations.js';
 import { diagnosticsFromAjv } from './ajvDiagnostics.js';
 import type { Diagnostic } from './diagnostic.js';
