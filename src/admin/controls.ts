@@ -8,7 +8,7 @@ import {
   type TenantKeys,
 } from '../domain/model.js';
 import { type GroupSeed, seedGroup } from '../domain/seed.js';
-import { type ApiError, apiError, errorFromDiagnostics } from '../errors.js';
+import { type ApiError, apiError, errorFromDiagnostics, product } from '../errors.js';
 import { failure, ok, type Result } from '../result.js';
 import type { Fault, FaultSpec } from '../runtime/faults.js';
 import type { JournalEntry, JournalQuery } from '../runtime/journal.js';
@@ -21,7 +21,7 @@ export type { Health, TenantHandle, TokenOwner };
 /** The package's own `package.json`, two levels up from this module in the sources and in `dist/` alike. */
 const packageJsonUrl = new URL('../../package.json', import.meta.url);
 let version: string | undefined;
-const packageVersion = (): string => {
+export const packageVersion = (): string => {
   version ??= (JSON.parse(readFileSync(packageJsonUrl, 'utf8')) as { version: string }).version;
   return version;
 };
@@ -30,7 +30,8 @@ const packageVersion = (): string => {
  * The fixture controls: what a test does to the mock besides calling the service, in process (`MockServer` has
  * them) or through the `/__admin` routes (one implementation for both). Each acts on one tenant's scope, the default
  * tenant's unless a tenant id is given; the command-line keys belong to the default tenant. A control that can
- * fail returns a `Result`, never throws, except when the database file cannot be written (a rejected promise).
+ * fail returns a `Result`. Two mistakes of the calling code throw instead (or reject): a tenant id that does not
+ * exist (`seedGroup` and `deleteTenant` answer `TENANT_NOT_FOUND`), and a database file that cannot be written.
  */
 export interface Controls {
   /** Empties the groups, the journal and the pending faults of a scope. */
@@ -71,10 +72,24 @@ export function createControls(context: MockContext): Controls {
   const { store } = context;
   const tenantMissing = (id: string): ApiError =>
     apiError('TENANT_NOT_FOUND', `no tenant "${id}"; create one with POST /__admin/tenants`);
+  /**
+   * The tenant id a control was given, checked: a typo or a tenant object in its place would otherwise read an
+   * empty journal, and a test asserting "no invalid requests" would pass for nothing.
+   */
+  const known = (tenant: unknown, control: string): string => {
+    if (typeof tenant === 'string' && store.world.tenants.has(tenant)) return tenant;
+    const given =
+      typeof tenant === 'string'
+        ? `no tenant "${tenant}"`
+        : `the tenant argument is ${tenant === null ? 'null' : typeof tenant}, not a tenant id`;
+    throw new Error(
+      `${product}: ${control}: ${given}; pass the id that createTenant() returned (tenant.id), or nothing for the default tenant`,
+    );
+  };
 
   return {
     async reset(tenant = defaultTenantId): Promise<void> {
-      const runtime = runtimeOf(context, tenant);
+      const runtime = runtimeOf(context, known(tenant, 'reset'));
       runtime.journal.clear();
       runtime.faults.clear();
       if (store.world.tenants.get(tenant)?.groups.size) await store.commit([{ op: 'clearTenant', tenant }]);
@@ -95,23 +110,28 @@ export function createControls(context: MockContext): Controls {
     },
 
     groups(tenant = defaultTenantId, environment?: Environment): Group[] {
-      const groups = [...(store.world.tenants.get(tenant)?.groups.values() ?? [])];
+      const groups = [...(store.world.tenants.get(known(tenant, 'groups'))?.groups.values() ?? [])];
       return environment === undefined ? groups : groups.filter((g) => g.environment === environment);
     },
 
     token(token: string, tenant = defaultTenantId): TokenOwner | undefined {
+      const scope = known(tenant, 'token');
       const found = findByToken(store.world, token);
-      if (found === undefined || found.tenant.id !== tenant) return undefined;
+      if (found === undefined || found.tenant.id !== scope) return undefined;
       const { environment, provided_id, name, team_id, properties } = found.group;
       return { environment, provided_id, name, team_id, properties };
     },
 
     requests(query: JournalQuery = {}, tenant = defaultTenantId): JournalEntry[] {
-      return runtimeOf(context, tenant).journal.list(query);
+      if (query === null || typeof query !== 'object')
+        throw new Error(
+          `${product}: requests(query, tenantId): the query object comes first, e.g. requests({ invalid: true }, tenant.id)`,
+        );
+      return runtimeOf(context, known(tenant, 'requests')).journal.list(query);
     },
 
     clearRequests(tenant = defaultTenantId): void {
-      runtimeOf(context, tenant).journal.clear();
+      runtimeOf(context, known(tenant, 'clearRequests')).journal.clear();
     },
 
     async createTenant(): Promise<TenantHandle> {
@@ -147,15 +167,15 @@ export function createControls(context: MockContext): Controls {
         const lead = 'the fault does not match FaultRequest (openapi/admin.yaml): ';
         return failure(errorFromDiagnostics('VALIDATION_FAILED', diagnostics, lead));
       }
-      return ok(runtimeOf(context, tenant).faults.add(spec));
+      return ok(runtimeOf(context, known(tenant, 'injectFault')).faults.add(spec));
     },
 
     faults(tenant = defaultTenantId): Fault[] {
-      return runtimeOf(context, tenant).faults.list();
+      return runtimeOf(context, known(tenant, 'faults')).faults.list();
     },
 
     clearFaults(tenant = defaultTenantId): void {
-      runtimeOf(context, tenant).faults.clear();
+      runtimeOf(context, known(tenant, 'clearFaults')).faults.clear();
     },
 
     health(): Health {

@@ -148,5 +148,13 @@ export function parseApiKey(text: string): ApiKey {
       `${product}: --api-key "${text}" is empty or has spaces; give KEY[:Customer|:Testing], e.g. --api-key my-key:Testing`,
     );
   }
+  if (key.includes(':')) {
+    // `k1:testing`, `k2:Test`, `k3:Prod`: an environment misspelt, which would otherwise become part of the key.
+    const stem = key.slice(0, key.lastIndexOf(':'));
+    const meant = /^t/i.test(key.slice(key.lastIndexOf(':') + 1)) ? 'Testing' : 'Customer';
+    throw new Error(
+      `${product}: --api-key "${text}": the environment after ":" is Customer or Testing, spelt exactly so, and a key has no ":"; did you mean --api-key ${stem}:${meant}?`,
+    );
+  }
   return { key, environment: (match?.[2] ?? 'Customer') as Environment };
 }

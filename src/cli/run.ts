@@ -1,3 +1,4 @@
+import { packageVersion } from '../admin/controls.js';
 import { product } from '../errors.js';
 import { ListenError } from '../http/listen.js';
 import { createMockServer, type MockServer } from '../mockServer.js';
@@ -29,12 +30,16 @@ export function usage(): string {
   const lines = Object.entries(commands).map(
     ([name, command]) => `  ${name.padEnd(width)}  ${command.summary}; see "user-group-mock ${name} --help"`,
   );
-  return `Usage: user-group-mock [command] [flags]\n\nCommands:\n${lines.join('\n')}\n`;
+  return `Usage: user-group-mock [command] [flags]\n\nCommands:\n${lines.join('\n')}\n\nWithout a command it runs serve. --version prints the version.\n`;
 }
 
 /** The command line: the only place that reads argv, env and signals. Returns the exit code. */
 export async function run(argv: readonly string[], env: Env): Promise<number> {
   const [first, ...rest] = argv;
+  if (first === '--version' || first === '-v' || first === 'version') {
+    process.stdout.write(`${packageVersion()}\n`);
+    return 0;
+  }
   if (first === undefined || (first.startsWith('-') && !['--help', '-h'].includes(first)))
     return serve(argv, env);
   if (first === 'help' || first === '--help' || first === '-h') {

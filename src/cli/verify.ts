@@ -72,8 +72,12 @@ export async function runVerify(
   }
   const providerBaseUrl = values['provider-base-url'];
   const apiKey = values['api-key'];
-  if (typeof providerBaseUrl !== 'string' || !/^https?:$/.test(protocolOf(providerBaseUrl)))
+  if (typeof providerBaseUrl !== 'string')
     return usage('--provider-base-url URL is required, e.g. --provider-base-url http://127.0.0.1:4010');
+  if (!/^https?:$/.test(protocolOf(providerBaseUrl)))
+    return usage(
+      `--provider-base-url "${providerBaseUrl}" is not an http or https URL; write it with its scheme, e.g. http://${providerBaseUrl.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '')}`,
+    );
   if (typeof apiKey === 'string' && apiKey.trim() === '')
     return usage("--api-key KEY is empty: give the provider's Customer API key, or leave the flag out");
   const testingApiKey = values['testing-api-key'];

@@ -50,6 +50,19 @@ export function validateRequest(request: RequestToValidate): RequestValidation {
 }
 
 function check(given: RequestToValidate): RequestValidation {
+  if (given === null || typeof given !== 'object' || typeof given.method !== 'string')
+    return {
+      ok: false,
+      diagnostics: [
+        {
+          code: 'UNREADABLE_REQUEST',
+          path: '',
+          message:
+            'validateRequest takes one request object { method, path, headers, body }, e.g. { method: "GET", path: "/api/user", headers: {...}, body: {...} }',
+        },
+      ],
+      warnings: [],
+    };
   const headers = lowerCaseHeaders(given.headers);
   const authorization = headers.authorization;
   const body = given.body;

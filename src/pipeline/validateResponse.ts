@@ -29,6 +29,18 @@ export function validateResponse(
   response: ResponseToValidate,
   options: ResponseValidationOptions = {},
 ): ResponseValidation {
+  if (response === null || typeof response !== 'object' || typeof response.method !== 'string')
+    return {
+      ok: false,
+      diagnostics: [
+        {
+          code: 'UNREADABLE_RESPONSE',
+          path: '',
+          message:
+            'validateResponse takes the method and path of the request with the answer: { method, path, status, body }',
+        },
+      ],
+    };
   try {
     const request = pipelineRequest({
       method: String(response?.method ?? '').toUpperCase(),

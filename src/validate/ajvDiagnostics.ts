@@ -7,6 +7,11 @@ import { type Diagnostic, diagnostic, place, pointer } from './diagnostic.js';
  */
 export function diagnosticsFromAjv(errors: readonly ErrorObject[], base: string): Diagnostic[] {
   const consumed = new Set<ErrorObject>();
+  // An empty string fails `minLength` and, vacuously, a pattern of allowed characters: the first says it all.
+  for (const error of errors)
+    if (error.keyword === 'pattern' && error.data === '')
+      if (errors.some((e) => e.keyword === 'minLength' && e.instancePath === error.instancePath))
+        consumed.add(error);
   const folded = new Map<ErrorObject, Diagnostic[]>();
   errors.forEach((error, index) => {
     if (error.keyword !== 'anyOf' && error.keyword !== 'oneOf') return;

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { Client } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { admin, hex64, type Mock, service, useMocks } from '../support/admin.js';
+import { call } from '../support/http.js';
 import { useTempDir } from '../support/tmp.js';
 
 const start = useMocks();
@@ -206,5 +207,44 @@ describe('tenants', () => {
     const journal = await admin(second.url, 'GET', '/__admin/requests', { key });
     expect(journal.body.map((e: { status: number }) => e.status)).toEqual([200]);
     expect((await admin(second.url, 'GET', '/__admin/faults', { key })).body).toEqual([]);
+  });
+});
+
+describe('a tenant key in a malformed Authorization header', () => {
+  it.each([
+    ['Bearer <key>', (key: string) => `Bearer ${key}`, 'AUTH_BEARER'],
+    ['the key without Token', (key: string) => key, 'AUTH_SCHEME'],
+    ['Token with two words', (key: string) => `Token ${key} extra`, 'AUTH_SCHEME'],
+  ])('is journaled in that tenant, with its environment: %s', async (_name, header, code) => {
+    const mock = await start();
+    const tenant = await mock.createTenant();
+    const answer = await call(mock.url, 'GET', '/api/user', {
+      headers: { authorization: header(tenant.api_keys.Testing), 'content-type': 'application/json' },
+      body: { name: 'A', user_group_id: 'a' },
+    });
+    expect(answer.status).toBe(401);
+    const [entry, ...more] = mock.requests({ invalid: true }, tenant.id);
+    expect(more).toEqual([]);
+    expect(entry).toMatchObject({ status: 401, keyEnvironment: 'Testing', diagnostics: [{ code }] });
+    expect(mock.requests({ invalid: true })).toEqual([]);
+  });
+});
+
+describe('the in-process controls given a tenant that does not exist', () => {
+  it('throw, naming the mistake, instead of answering an empty journal', async () => {
+    const mock = await start();
+    const tenant = await mock.createTenant();
+    const typo = `${tenant.id}x`;
+    expect(() => mock.requests({ invalid: true }, typo)).toThrow(`requests: no tenant "${typo}"`);
+    expect(() => mock.requests({ invalid: true }, tenant as never)).toThrow(
+      'the tenant argument is object, not a tenant id',
+    );
+    expect(() => mock.requests(tenant.id as never)).toThrow('the query object comes first');
+    expect(() => mock.groups(typo)).toThrow('groups: no tenant');
+    expect(() => mock.token('a'.repeat(64), typo)).toThrow('token: no tenant');
+    expect(() => mock.faults(typo)).toThrow('faults: no tenant');
+    expect(() => mock.injectFault({ status: 503 }, typo)).toThrow('injectFault: no tenant');
+    await expect(mock.reset(typo)).rejects.toThrow('reset: no tenant');
+    expect(mock.requests({ invalid: true }, tenant.id)).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { commands, run, usage } from '../../src/cli/run.js';
 import { captured } from '../support/captured.js';
@@ -49,5 +50,14 @@ describe('user-group-mock (the command list)', () => {
     const { code, stdout } = await captured(() => run(['help', 'serve'], {}));
     expect(code).toBe(0);
     expect(stdout).toMatch(/^Usage: user-group-mock serve \[flags\]/);
+  });
+
+  it.each([[['--version']], [['-v']], [['version']]])('prints the package version for %j', async (argv) => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    const { code, stdout } = await captured(() => run(argv, {}));
+    expect(code).toBe(0);
+    expect(stdout).toBe(`${version}\n`);
   });
 });

@@ -42,6 +42,20 @@ describe('user-group-mock verify, when nothing can be verified', () => {
     expect(code).toBe(verifyExitCodes.unreachable.code);
   });
 
+  it.each([
+    ['127.0.0.1:4010', 'http://127.0.0.1:4010'],
+    ['ftp://localhost:4010', 'http://localhost:4010'],
+  ])(
+    'says a --provider-base-url of %s lacks its http scheme, not that the flag is missing',
+    async (url, fix) => {
+      const { code, output } = await capture(() => runVerify(['--provider-base-url', url], {}));
+      expect(output).toContain(`--provider-base-url "${url}" is not an http or https URL`);
+      expect(output).toContain(`e.g. ${fix}`);
+      expect(output).not.toContain('is required');
+      expect(code).toBe(verifyExitCodes.refused.code);
+    },
+  );
+
   it('gives no verdict and its own exit code when @pact-foundation/pact is missing', async () => {
     const notInstalled = Object.assign(new Error("Cannot find package '@pact-foundation/pact'"), {
       code: 'ERR_MODULE_NOT_FOUND',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateRequest } from '../../src/index.js';
+import { validateRequest, validateResponse } from '../../src/index.js';
 import { requestFixtures } from '../support/fixtures.js';
 
 const fixtures = requestFixtures();
@@ -71,5 +71,40 @@ describe('validateRequest', () => {
       validateRequest({ method: 'GET', path: '/api/user', headers, body: '{"name":"A",' }).diagnostics[0]
         ?.code,
     ).toBe('BODY_INVALID_JSON');
+  });
+});
+
+describe('validateRequest and validateResponse given something other than a request', () => {
+  it.each([
+    ['undefined', undefined],
+    ['null', null],
+    ['a number', 42],
+    ['a string', 'GET /api/user'],
+    ['an object without a method', { path: '/api/user' }],
+  ])('say what they take when given %s', (_name, input) => {
+    expect(validateRequest(input as never).diagnostics).toEqual([
+      expect.objectContaining({
+        code: 'UNREADABLE_REQUEST',
+        message: expect.stringContaining('{ method, path, headers, body }'),
+      }),
+    ]);
+    expect(validateResponse(input as never).diagnostics).toEqual([
+      expect.objectContaining({
+        code: 'UNREADABLE_RESPONSE',
+        message: expect.stringContaining('{ method, path, status, body }'),
+      }),
+    ]);
+  });
+
+  it('reports an empty name once, as empty, not also as holding control characters', () => {
+    const result = validateRequest({
+      method: 'GET',
+      path: '/api/user',
+      headers: { authorization: 'Token k', 'content-type': 'application/json' },
+      body: { name: '', user_group_id: 'b' },
+    });
+    expect(result.diagnostics).toEqual([
+      { code: 'TOO_SHORT', path: '/body/name', message: 'body/name must not be empty' },
+    ]);
   });
 });
