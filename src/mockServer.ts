@@ -19,6 +19,7 @@ import { RateLimiter } from './runtime/rateLimiter.js';
 import type { FileSystem } from './store/fileSystem.js';
 import { openFilePersistence, openMemoryPersistence } from './store/persistence.js';
 import { Store } from './store/store.js';
+import { createPages } from './ui/pages.js';
 import { warmUp } from './validate/schemaChecks.js';
 
 export interface MockServerOptions {
@@ -89,6 +90,7 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
   server.on('clientError', answerClientError);
   await listen(server, options.port ?? 0, host);
   const held = holdRequests(server);
+  const stopping = new AbortController();
   let store: Store | undefined;
   try {
     const persistence =
@@ -110,6 +112,7 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
       rateLimiter: options.rateLimit === undefined ? undefined : new RateLimiter(options.rateLimit),
       adminKey: options.adminKey === '' ? undefined : options.adminKey,
       runtimes: new Map(),
+      stopping: stopping.signal,
     };
     const controls = createControls(context);
     if (options.fixtures !== undefined) await seedFixtures(controls, persistence.world, options.fixtures);
@@ -120,8 +123,8 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
         ? 'request checks: precompiled at build time'
         : 'request checks: compiled at start (no build of this document)',
     );
-    held.serve(createApp(context, createAdminHandler(context, controls)));
-    return serving(server, store, controls, host, apiKeys);
+    held.serve(createApp(context, createAdminHandler(context, controls), createPages(context)));
+    return serving(server, store, controls, host, apiKeys, stopping);
   } catch (error) {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
@@ -136,6 +139,7 @@ function serving(
   controls: Controls,
   host: string,
   apiKeys: readonly ApiKey[],
+  stopping: AbortController,
 ): MockServer {
   const { port } = server.address() as AddressInfo;
   let closing: Promise<void> | undefined;
@@ -147,6 +151,7 @@ function serving(
     port,
     apiKeys,
     close: () => {
+      stopping.abort();
       closing ??= shutDown(server, store);
       return closing;
     },

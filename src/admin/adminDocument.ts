@@ -23,7 +23,9 @@ export type AdminOperationId =
   | 'adminDocumentJson'
   | 'adminDocumentYaml'
   | 'serviceDocumentJson'
-  | 'serviceDocumentYaml';
+  | 'serviceDocumentYaml'
+  | 'listTenants'
+  | 'streamRequests';
 
 const fileName = (url: URL): string => url.pathname.split('/').at(-1) as string;
 

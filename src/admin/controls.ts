@@ -11,12 +11,12 @@ import { type GroupSeed, seedGroup } from '../domain/seed.js';
 import { type ApiError, apiError, errorFromDiagnostics, product } from '../errors.js';
 import { failure, ok, type Result } from '../result.js';
 import type { Fault, FaultSpec } from '../runtime/faults.js';
-import type { JournalEntry, JournalQuery } from '../runtime/journal.js';
+import type { JournalEntry, JournalListener, JournalQuery } from '../runtime/journal.js';
 import { type MockContext, runtimeOf } from '../runtime/mockContext.js';
-import type { Health, TenantHandle, TokenOwner } from '../spec/types.js';
+import type { Health, TenantHandle, TenantSummary, TokenOwner } from '../spec/types.js';
 import { checkAdminSchema } from './adminDocument.js';
 
-export type { Health, TenantHandle, TokenOwner };
+export type { Health, TenantHandle, TenantSummary, TokenOwner };
 
 /** The package's own `package.json`, two levels up from this module in the sources and in `dist/` alike. */
 const packageJsonUrl = new URL('../../package.json', import.meta.url);
@@ -65,6 +65,10 @@ export interface Controls {
   clearFaults(tenant?: string): void;
   /** Ready (a mock that answers is), the package version, and where the groups are kept. */
   health(): Health;
+  /** The tenants a scope sees, with a key of each environment: all of them from the default scope. */
+  tenants(scope?: string): TenantSummary[];
+  /** Hears each request journaled in the scope from now on, until the returned function is called. */
+  watchRequests(listener: JournalListener, tenant?: string): () => void;
 }
 
 /** The fixture controls over one mock's store and runtime state. */
@@ -181,5 +185,29 @@ export function createControls(context: MockContext): Controls {
     health(): Health {
       return { status: 'ready', version: packageVersion(), store: context.storeKind };
     },
+
+    tenants(scope = defaultTenantId): TenantSummary[] {
+      const visible = [...store.world.tenants.values()].filter(
+        (tenant) => scope === defaultTenantId || tenant.id === scope,
+      );
+      return visible
+        .sort((a, b) => Number(b.id === defaultTenantId) - Number(a.id === defaultTenantId))
+        .map((tenant) => ({
+          id: tenant.id,
+          api_keys: tenant.keys === null ? commandLineKeys(context) : { ...tenant.keys },
+          groups: tenant.groups.size,
+        }));
+    },
+
+    watchRequests(listener: JournalListener, tenant = defaultTenantId): () => void {
+      return runtimeOf(context, known(tenant, 'watchRequests')).journal.subscribe(listener);
+    },
   };
+}
+
+/** The first command-line key of each environment (the default tenant's keys). */
+function commandLineKeys(context: MockContext): TenantSummary['api_keys'] {
+  const keys: { Customer?: string; Testing?: string } = {};
+  for (const { key, environment } of context.keys.defaults) keys[environment] ??= key;
+  return keys;
 }

@@ -11,6 +11,7 @@ import { accessOf, adminKeyCheck, scopeOf } from './access.js';
 import { type AdminOperationId, adminOperations, adminRoute } from './adminDocument.js';
 import type { Controls } from './controls.js';
 import { type BytesReply, endpoints } from './endpoints.js';
+import { isStreamReply } from './events.js';
 import { checkParameters } from './parameters.js';
 import { readAdminBody } from './readAdminBody.js';
 
@@ -68,6 +69,7 @@ export function createAdminHandler(context: MockContext, controls: Controls) {
       const method = req.method ?? 'GET';
       const reply = await answer(req, head, method, path);
       if (reply === undefined) res.destroy();
+      else if (isStreamReply(reply)) reply.stream(req, res, context.stopping);
       else write(res, reply);
       const status = reply?.status ?? 0;
       context.logger.info({ method, path, status }, `${method} ${path} ${status}`);

@@ -6,6 +6,7 @@ import type { FaultSpec } from '../runtime/faults.js';
 import type { JournalQuery } from '../runtime/journal.js';
 import type { AdminOperationId } from './adminDocument.js';
 import type { Controls } from './controls.js';
+import { journalEvents } from './events.js';
 import type { CallParameters } from './parameters.js';
 import {
   type DocumentFormat,
@@ -99,4 +100,13 @@ export const endpoints: { readonly [K in AdminOperationId]: Endpoint } = {
   adminDocumentYaml: () => document('admin', 'yaml'),
   serviceDocumentJson: () => document('service', 'json'),
   serviceDocumentYaml: () => document('service', 'yaml'),
+  listTenants: ({ controls, tenant }) => json(200, controls.tenants(tenant)),
+
+  streamRequests: ({ controls, tenant, params }) => {
+    const after = params.query.after as number | undefined;
+    return journalEvents(
+      () => (after === undefined ? [] : controls.requests({ after }, tenant)),
+      (listener) => controls.watchRequests(listener, tenant),
+    );
+  },
 };

@@ -13,10 +13,14 @@ export interface AdminHandler {
   handle(req: IncomingMessage, res: ServerResponse, path: string, head: RequestHead): Promise<void>;
 }
 
+/** Serves a browser page when the path is one (`true`); see src/ui/pages.ts. */
+export type PageHandler = (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
+
 /** The request listener: routes by the document, serves, journals and logs one line per request. */
 export function createApp(
   context: MockContext,
   admin: AdminHandler,
+  pages?: PageHandler,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const toAdmin = (req: IncomingMessage, res: ServerResponse, path: string, head: RequestHead): void => {
     admin
@@ -29,6 +33,9 @@ export function createApp(
     const path = query === -1 ? url : url.slice(0, query);
     const head = readHead(req);
     const hostMissing = missingHost(req, head);
+    // The browser pages (not journaled): only paths outside /api/user, so the service path never calls this.
+    if (pages !== undefined && path !== '/api/user' && hostMissing === undefined && pages(req, res, path))
+      return;
     if (hostMissing === undefined && (path === '/__admin' || path.startsWith('/__admin/'))) {
       toAdmin(req, res, path, head);
       return;

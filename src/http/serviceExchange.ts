@@ -65,7 +65,7 @@ export class ServiceExchange implements PipelineRequest, BodySink {
     this.contentEncoding = head.contentEncoding;
     this.bodySent = announcesBody(head);
     this.contentLength = head.contentLength;
-    this.#started = context.logger.isLevelEnabled('info') ? performance.now() : -1;
+    this.#started = performance.now();
   }
 
   /** Routes the request; undefined when no service operation has this path (the caller may try the admin API). */
@@ -193,20 +193,21 @@ export class ServiceExchange implements PipelineRequest, BodySink {
     if (reply === undefined && !res.headersSent) res.destroy();
     const status = reply?.status ?? 0;
     const owner = this.owner;
+    const ms = Math.round((performance.now() - this.#started) * 10) / 10;
     (this.runtime ?? runtimeOf(context, 'default')).journal.record({
       method,
       path,
       operationId: (this.operation?.operationId as OperationId | undefined) ?? null,
       keyEnvironment: owner?.environment ?? null,
       status,
+      durationMs: ms,
       requestText: this.text,
       requestBody: this.text === undefined ? (this.body ?? null) : null,
       responseText: sent ?? null,
       diagnostics: this.diagnostics,
       warnings: this.warnings,
     });
-    if (this.#started !== -1) {
-      const ms = Math.round((performance.now() - this.#started) * 10) / 10;
+    if (context.logger.isLevelEnabled('info')) {
       const codes = this.diagnostics.map((d) => d.code);
       context.logger.info(
         { method, path, status, ms, ...(codes.length ? { codes } : {}) },

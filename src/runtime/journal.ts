@@ -7,6 +7,8 @@ export interface JournalQuery {
   readonly operationId?: string;
   readonly invalid?: boolean;
   readonly limit?: number;
+  /** Only entries whose id is above this one. */
+  readonly after?: number;
 }
 
 /**
@@ -36,6 +38,7 @@ export class Journal {
   readonly #times: Float64Array;
   #next = 0;
   #nextId = 1;
+  readonly #listeners = new Set<JournalListener>();
 
   constructor(private readonly capacity = 1000) {
     this.#ring = new Array(capacity);
@@ -45,10 +48,13 @@ export class Journal {
 
   record(entry: JournalRecord): void {
     const slot = this.#next;
+    const id = this.#nextId++;
+    const at = Date.now();
     this.#ring[slot] = entry;
-    this.#ids[slot] = this.#nextId++;
-    this.#times[slot] = Date.now();
+    this.#ids[slot] = id;
+    this.#times[slot] = at;
     this.#next = (slot + 1) % this.capacity;
+    if (this.#listeners.size > 0) for (const listener of this.#listeners) listener.recorded(entry, id, at);
   }
 
   list(query: JournalQuery = {}): JournalEntry[] {
@@ -62,23 +68,45 @@ export class Journal {
     if (query.operationId !== undefined)
       entries = entries.filter(({ entry }) => entry.operationId === query.operationId);
     if (query.invalid === true) entries = entries.filter(({ entry }) => entry.diagnostics.length > 0);
+    if (query.after !== undefined) entries = entries.filter(({ id }) => id > (query.after as number));
     if (query.limit !== undefined) entries = entries.slice(-query.limit);
-    return entries.map(({ entry, id, at }) => {
-      const { requestText, requestBody, responseText, diagnostics, warnings, ...rest } = entry;
-      return {
-        id,
-        time: new Date(at).toISOString(),
-        ...rest,
-        diagnostics: [...diagnostics],
-        warnings: [...warnings],
-        requestBody: requestText === undefined ? (requestBody ?? null) : JSON.parse(requestText),
-        responseBody: responseText === null ? null : JSON.parse(responseText),
-      };
-    });
+    return entries.map(({ entry, id, at }) => journalEntry(entry, id, at));
+  }
+
+  /**
+   * Calls `listener` with each record from now on, and when the journal is emptied; the returned function
+   * stops it. With no listener, recording costs one size check more.
+   */
+  subscribe(listener: JournalListener): () => void {
+    this.#listeners.add(listener);
+    return () => {
+      this.#listeners.delete(listener);
+    };
   }
 
   clear(): void {
     this.#ring = new Array(this.capacity);
     this.#next = 0;
+    for (const listener of this.#listeners) listener.cleared?.();
   }
+}
+
+/** What a subscriber to the journal hears: each record as it is kept (format it with `journalEntry`). */
+export interface JournalListener {
+  recorded(record: JournalRecord, id: number, at: number): void;
+  cleared?(): void;
+}
+
+/** A record as the journal lists it: bodies parsed, the time formatted. */
+export function journalEntry(record: JournalRecord, id: number, at: number): JournalEntry {
+  const { requestText, requestBody, responseText, diagnostics, warnings, ...rest } = record;
+  return {
+    id,
+    time: new Date(at).toISOString(),
+    ...rest,
+    diagnostics: [...diagnostics],
+    warnings: [...warnings],
+    requestBody: requestText === undefined ? (requestBody ?? null) : JSON.parse(requestText),
+    responseBody: responseText === null ? null : JSON.parse(responseText),
+  };
 }

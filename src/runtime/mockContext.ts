@@ -6,11 +6,14 @@ import { Journal } from './journal.js';
 import type { KeyRing } from './keyRing.js';
 import type { Log } from './log.js';
 import type { RateLimiter } from './rateLimiter.js';
+import { RetiredTokens } from './retiredTokens.js';
 
-/** Memory-only, per-tenant state: what the client sent, and the failures planned for it. */
+/** Memory-only, per-tenant state: what the client sent, the failures planned for it, the tokens it rotated away. */
 export interface TenantRuntime {
   readonly journal: Journal;
   readonly faults: Faults;
+  /** Learned from the journal, for the embed preview's "this token was rotated". */
+  readonly retired: RetiredTokens;
 }
 
 /** Everything a request handler needs, passed in: no module-level state. */
@@ -26,12 +29,15 @@ export interface MockContext {
   /** Required on admin calls when set (always set when listening beyond loopback). */
   readonly adminKey: string | undefined;
   readonly runtimes: Map<string, TenantRuntime>;
+  /** Aborted when the mock starts closing: long-lived answers (the journal's event stream) end then. */
+  readonly stopping: AbortSignal;
 }
 
 export function runtimeOf(context: MockContext, tenant: string): TenantRuntime {
   let runtime = context.runtimes.get(tenant);
   if (runtime === undefined) {
-    runtime = { journal: new Journal(), faults: new Faults() };
+    runtime = { journal: new Journal(), faults: new Faults(), retired: new RetiredTokens() };
+    runtime.journal.subscribe(runtime.retired);
     context.runtimes.set(tenant, runtime);
   }
   return runtime;

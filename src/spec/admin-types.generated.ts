@@ -99,7 +99,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List the tenants the scope can see
+         * @description From the default scope: the default tenant first, then every tenant made by `POST /__admin/tenants`, in
+         *     the order they were made. From a tenant's scope: that tenant alone. Each comes with its API keys (for the
+         *     default tenant, the first command-line key of each environment, when there is one), so that a tool can act
+         *     on the tenant's scope: the inspector at `/__admin/ui` uses them to switch tenants, and never displays them.
+         */
+        get: operations["listTenants"];
         put?: never;
         /**
          * Make a fresh isolated tenant
@@ -107,6 +114,35 @@ export interface paths {
          *     each take one and never see each other. Tenants persist until deleted.
          */
         post: operations["createTenant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__admin/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow the journal live (server-sent events)
+         * @description The scope's journal as a `text/event-stream` that stays open: first every entry whose `id` is above
+         *     `after` (none without it), then each request as it is journaled. Each entry is one event
+         *     `event: request`, `id: <entry id>`, `data: <JournalEntry as JSON>`; `event: cleared` says the journal was
+         *     emptied (by a reset or `DELETE /__admin/requests`). A comment line is sent every 15 seconds so that idle
+         *     connections stay open.
+         *
+         *     The stream ends when the mock closes, and when the client falls more than 1 MiB of events behind; reconnect
+         *     with `after` set to the last `id` received to go on without a gap. A browser's `EventSource` cannot send
+         *     `Authorization` or `X-Admin-Key`: it can follow the default scope of a mock without an admin key; the
+         *     inspector (`/__admin/ui`) reads the stream with `fetch` instead.
+         */
+        get: operations["streamRequests"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -362,6 +398,20 @@ export interface components {
                 Testing: string;
             };
         };
+        TenantSummary: {
+            /** @description `default`, or the id returned by `POST /__admin/tenants`. */
+            id: string;
+            /**
+             * @description An API key of each environment, to send as `Authorization: Token <key>`. The default tenant lacks an
+             *     environment for which no command-line key was given.
+             */
+            api_keys: {
+                Customer?: string;
+                Testing?: string;
+            };
+            /** @description How many groups the tenant stores (both environments). */
+            groups: number;
+        };
         JournalEntry: {
             /** @description Increasing within the scope. */
             id: number;
@@ -379,6 +429,11 @@ export interface components {
             keyEnvironment: components["schemas"]["Environment"] | null;
             /** @description The status answered; 0 when the connection was closed without an answer. */
             status: number;
+            /**
+             * @description Milliseconds from the request's arrival (its headers read) to its answer, a planned fault's delay
+             *     included.
+             */
+            durationMs: number;
             /** @description The parsed JSON body; its text (up to 4 KiB) when it was not JSON; null when none was read. */
             requestBody: unknown;
             /** @description The JSON body answered; null when there was none. */
@@ -714,6 +769,29 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listTenants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tenants, the default tenant first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantSummary"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     createTenant: {
         parameters: {
             query?: never;
@@ -730,6 +808,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Tenant"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    streamRequests: {
+        parameters: {
+            query?: {
+                /** @description Send first the entries still in the journal whose `id` is above this one (`0` for all). */
+                after?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream of events, until the client or the mock closes it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example id: 1
+                     *     event: request
+                     *     data: {"id":1,"time":"2024-05-01T12:00:00.000Z","method":"GET","path":"/api/user",...}
+                     */
+                    "text/event-stream": string;
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -37,6 +37,7 @@ export type TokenOwner = AdminSchemas['TokenOwner'];
 export type TenantHandle = AdminSchemas['Tenant'];
 /** What `GET /__admin/health` answers: ready, the package version and where the groups are kept. */
 export type Health = AdminSchemas['Health'];
+export type TenantSummary = AdminSchemas['TenantSummary'];
 export type JournalEntry = AdminSchemas['JournalEntry'];
 export type Fault = AdminSchemas['Fault'];
 /**

@@ -124,9 +124,27 @@ describe('GET /__admin/requests (the journal)', () => {
     expect(entry.id).toBe(5);
   });
 
+  it('records how long each answer took, a planned delay included', async () => {
+    const mock = await start();
+    await admin(mock.url, 'POST', '/__admin/faults', { body: { delay_ms: 150 } });
+    await service(mock, 'GET', { user_group_id: 'slow', name: 'Slow' });
+    await service(mock, 'GET', { user_group_id: 'quick', name: 'Quick' });
+    const [slow, quick] = (await admin(mock.url, 'GET', '/__admin/requests')).body;
+    expect(slow.durationMs).toBeGreaterThanOrEqual(150);
+    expect(quick.durationMs).toBeGreaterThanOrEqual(0);
+    expect(quick.durationMs).toBeLessThan(slow.durationMs);
+  });
+
   it('keeps only the newest 1,000 entries of a scope, and at most 1,000 pending faults', () => {
     const journal = new Journal();
-    const entry = { method: 'GET', path: '/api/user', operationId: null, keyEnvironment: null, status: 200 };
+    const entry = {
+      method: 'GET',
+      path: '/api/user',
+      operationId: null,
+      keyEnvironment: null,
+      status: 200,
+      durationMs: 1,
+    };
     for (let i = 0; i < 1005; i++)
       journal.record({
         ...entry,

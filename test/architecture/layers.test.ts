@@ -19,6 +19,7 @@ const layers: readonly (readonly string[])[] = [
   ['pipeline'],
   ['http', 'contract'],
   ['admin'],
+  ['ui'],
   ['mockServer.ts'],
   ['cli'],
   ['index.ts'],

@@ -1,0 +1,75 @@
+import { type Environment, groupKey } from '../domain/model.js';
+import type { JournalListener, JournalRecord } from './journal.js';
+
+/** A token that a rotation replaced: the group that held it, and when. */
+export interface RetiredToken {
+  readonly environment: Environment;
+  readonly provided_id: string;
+  /** When the rotation was answered (milliseconds since the epoch). */
+  readonly rotatedAt: number;
+}
+
+/**
+ * The tokens a tenant's rotations replaced, so that the embed preview can tell a rotated token from one that was
+ * never issued. Learned from the tenant's journal (it listens to it): a rotation answered 200 names the old token
+ * in its request and the group in its answer. In memory only, like the journal, and bounded: the newest
+ * `perGroup` old tokens of each group and `capacity` in all, the oldest forgotten first.
+ */
+export class RetiredTokens implements JournalListener {
+  /** In the order they were rotated away. */
+  readonly #tokens = new Map<string, RetiredToken & { readonly group: string }>();
+  /** Group key to its old tokens, oldest first. */
+  readonly #byGroup = new Map<string, string[]>();
+
+  constructor(
+    private readonly capacity = 1000,
+    private readonly perGroup = 10,
+  ) {}
+
+  recorded(record: JournalRecord, _id: number, at: number): void {
+    if (record.operationId !== 'rotateUserGroupToken' || record.status !== 200) return;
+    if (record.requestText === undefined || record.responseText === null) return;
+    const sent = JSON.parse(record.requestText) as { current_token?: unknown };
+    const answered = JSON.parse(record.responseText) as {
+      user_group?: { provided_id?: unknown; api_environment_tag?: unknown };
+    };
+    const token = sent.current_token;
+    const provided_id = answered.user_group?.provided_id;
+    const environment = answered.user_group?.api_environment_tag;
+    if (typeof token !== 'string' || typeof provided_id !== 'string') return;
+    if (environment !== 'Customer' && environment !== 'Testing') return;
+    this.remember(token, { environment, provided_id, rotatedAt: at });
+  }
+
+  remember(token: string, retired: RetiredToken): void {
+    const group = groupKey(retired.environment, retired.provided_id);
+    this.#forget(token);
+    this.#tokens.set(token, { ...retired, group });
+    const tokens = this.#byGroup.get(group) ?? [];
+    tokens.push(token);
+    this.#byGroup.set(group, tokens);
+    if (tokens.length > this.perGroup) this.#forget(tokens[0] as string);
+    if (this.#tokens.size > this.capacity) this.#forget(this.#tokens.keys().next().value as string);
+  }
+
+  /** The group a token belonged to before a rotation replaced it, while it is remembered. */
+  find(token: string): RetiredToken | undefined {
+    const found = this.#tokens.get(token);
+    if (found === undefined) return undefined;
+    const { environment, provided_id, rotatedAt } = found;
+    return { environment, provided_id, rotatedAt };
+  }
+
+  get size(): number {
+    return this.#tokens.size;
+  }
+
+  #forget(token: string): void {
+    const found = this.#tokens.get(token);
+    if (found === undefined) return;
+    this.#tokens.delete(token);
+    const rest = (this.#byGroup.get(found.group) ?? []).filter((t) => t !== token);
+    if (rest.length === 0) this.#byGroup.delete(found.group);
+    else this.#byGroup.set(found.group, rest);
+  }
+}

@@ -1,0 +1,167 @@
+import type { Diagnostic, JournalEntry, TenantSummary } from '../../spec/types.js';
+
+/** Who the inspector is: the admin key it was given (if any) and the tenant it looks at. */
+export interface Session {
+  readonly adminKey: string | undefined;
+  readonly tenant: TenantSummary | undefined;
+}
+
+export interface Answer {
+  readonly status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: answers are read as the admin document describes them
+  readonly body: any;
+}
+
+const adminKeyStore = 'user-group-mock:admin-key';
+
+/** The admin key, kept for this tab only. */
+export const savedAdminKey = (): string | undefined => sessionStorage.getItem(adminKeyStore) ?? undefined;
+export const saveAdminKey = (key: string | undefined): void => {
+  if (key === undefined) sessionStorage.removeItem(adminKeyStore);
+  else sessionStorage.setItem(adminKeyStore, key);
+};
+
+/** The key that puts an admin call in the tenant's scope: none for the default tenant. */
+const scopeKey = (tenant: TenantSummary | undefined): string | undefined =>
+  tenant === undefined || tenant.id === 'default'
+    ? undefined
+    : (tenant.api_keys.Customer ?? tenant.api_keys.Testing);
+
+function headers(session: Session, key: string | undefined, json: boolean): Record<string, string> {
+  return {
+    ...(session.adminKey === undefined ? {} : { 'x-admin-key': session.adminKey }),
+    ...(key === undefined ? {} : { authorization: `Token ${key}` }),
+    ...(json ? { 'content-type': 'application/json' } : {}),
+  };
+}
+
+async function answerOf(response: Response): Promise<Answer> {
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    // not JSON: kept as text
+  }
+  return { status: response.status, body };
+}
+
+/** An admin call in the session's scope. */
+export async function admin(session: Session, method: string, path: string, body?: unknown): Promise<Answer> {
+  const response = await fetch(path, {
+    method,
+    headers: headers(session, scopeKey(session.tenant), body !== undefined),
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return answerOf(response);
+}
+
+/** A call of the service itself with one of the tenant's API keys (journaled like any client's). */
+export async function service(method: string, key: string, body: unknown): Promise<Answer> {
+  const response = await fetch('/api/user', {
+    method,
+    headers: { authorization: `Token ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return answerOf(response);
+}
+
+/** The diagnostics of an error answer (the envelope's `details`), or one made of its message. */
+export function problems(answer: Answer): Diagnostic[] {
+  const error = answer.body?.error;
+  if (error === undefined) return [{ code: 'HTTP', path: '', message: `the mock answered ${answer.status}` }];
+  const details = (error.details ?? []) as Diagnostic[];
+  return details.length > 0 ? details : [{ code: error.code, path: '', message: error.message }];
+}
+
+export type StreamState = 'connecting' | 'live' | 'reconnecting' | 'refused';
+
+export interface JournalFeed {
+  entries(entries: JournalEntry[]): void;
+  cleared(): void;
+  state(state: StreamState, refusal?: Answer): void;
+}
+
+/**
+ * Follows `GET /__admin/events` with fetch (EventSource cannot send the admin key or the scope's key): the journal
+ * so far, then each request as it happens. Reconnects after a second from the last id seen; a refusal (401) ends
+ * it. Entries arriving together are handed over together. Returns the function that stops it.
+ */
+export function followJournal(session: Session, feed: JournalFeed): () => void {
+  let stopped = false;
+  let lastId = 0;
+  let controller: AbortController | undefined;
+  let pending: JournalEntry[] = [];
+  let flush: number | undefined;
+
+  const deliver = (entry: JournalEntry): void => {
+    lastId = Math.max(lastId, entry.id);
+    pending.push(entry);
+    flush ??= window.setTimeout(() => {
+      flush = undefined;
+      const batch = pending;
+      pending = [];
+      feed.entries(batch);
+    }, 16);
+  };
+
+  const handle = (block: string): void => {
+    let event = 'message';
+    const data: string[] = [];
+    for (const line of block.split('\n')) {
+      if (line.startsWith('event:')) event = line.slice(6).trim();
+      else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+    }
+    if (event === 'request' && data.length > 0) deliver(JSON.parse(data.join('\n')) as JournalEntry);
+    else if (event === 'cleared') feed.cleared();
+  };
+
+  const connect = async (): Promise<void> => {
+    if (stopped) return;
+    controller = new AbortController();
+    feed.state(lastId === 0 ? 'connecting' : 'reconnecting');
+    try {
+      const response = await fetch(`/__admin/events?after=${lastId}`, {
+        headers: headers(session, scopeKey(session.tenant), false),
+        signal: controller.signal,
+        cache: 'no-store',
+      });
+      if (!response.ok || response.body === null) {
+        const answer = await answerOf(response);
+        if (response.status === 401) {
+          stopped = true;
+          feed.state('refused', answer);
+          return;
+        }
+        throw new Error(`events answered ${response.status}`);
+      }
+      feed.state('live');
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value.replaceAll('\r\n', '\n');
+        let end = buffer.indexOf('\n\n');
+        while (end !== -1) {
+          handle(buffer.slice(0, end));
+          buffer = buffer.slice(end + 2);
+          end = buffer.indexOf('\n\n');
+        }
+      }
+    } catch {
+      // the stream broke: reconnect below
+    }
+    if (!stopped) {
+      feed.state('reconnecting');
+      window.setTimeout(() => void connect(), 1000);
+    }
+  };
+
+  void connect();
+  return () => {
+    stopped = true;
+    controller?.abort();
+    if (flush !== undefined) window.clearTimeout(flush);
+  };
+}

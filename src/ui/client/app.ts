@@ -1,0 +1,185 @@
+import { html } from 'htm/preact';
+import type { VNode } from 'preact';
+import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
+import type { JournalEntry, TenantSummary } from '../../spec/types.js';
+import { admin, followJournal, type Session, type StreamState, saveAdminKey, savedAdminKey } from './api.js';
+import { Faults } from './faults.js';
+import { Groups } from './groups.js';
+import { Requests } from './requests.js';
+
+type View = 'requests' | 'groups' | 'faults';
+const views: readonly (readonly [View, string])[] = [
+  ['requests', 'Requests'],
+  ['groups', 'Groups'],
+  ['faults', 'Faults'],
+];
+
+/** `#groups&tenant=t-1` -> the view and tenant it names. */
+function readHash(): { view: View; tenant: string } {
+  const parts = new URLSearchParams(location.hash.slice(1).replace(/^([a-z]+)(&|$)/, 'view=$1$2'));
+  const view = parts.get('view');
+  return {
+    view: views.some(([v]) => v === view) ? (view as View) : 'requests',
+    tenant: parts.get('tenant') ?? 'default',
+  };
+}
+
+const streamLabels: Readonly<Record<StreamState, string>> = {
+  connecting: 'Connecting…',
+  live: 'Live',
+  reconnecting: 'Reconnecting…',
+  refused: 'Not connected',
+};
+
+type Access = { state: 'checking' } | { state: 'locked'; rejected: boolean } | { state: 'open' };
+
+/** The inspector: a key prompt when the mock wants one, then the tenant's requests, groups and faults. */
+export function App(): VNode {
+  const [adminKey, setAdminKey] = useState<string | undefined>(savedAdminKey());
+  const [access, setAccess] = useState<Access>({ state: 'checking' });
+  const [tenants, setTenants] = useState<TenantSummary[]>([]);
+  const [route, setRoute] = useState(readHash());
+  const [entries, setEntries] = useState<JournalEntry[]>([]);
+  const [selected, setSelected] = useState<number | undefined>(undefined);
+  const [stream, setStream] = useState<StreamState>('connecting');
+  const [revision, setRevision] = useState(0);
+  const [message, setMessage] = useState('');
+
+  const tenant = tenants.find((t) => t.id === route.tenant) ?? tenants[0];
+  const session = useMemo<Session>(
+    () => ({ adminKey, tenant }),
+    [adminKey, tenant?.id, tenant?.api_keys.Customer],
+  );
+
+  useEffect(() => {
+    const changed = (): void => setRoute(readHash());
+    window.addEventListener('hashchange', changed);
+    return () => window.removeEventListener('hashchange', changed);
+  }, []);
+
+  const navigate = (view: View, tenantId: string): void => {
+    location.hash = `${view}${tenantId === 'default' ? '' : `&tenant=${encodeURIComponent(tenantId)}`}`;
+  };
+
+  const loadTenants = useCallback(async (): Promise<void> => {
+    const answer = await admin({ adminKey, tenant: undefined }, 'GET', '/__admin/tenants');
+    if (answer.status === 200) {
+      setTenants(answer.body as TenantSummary[]);
+      setAccess({ state: 'open' });
+    } else if (answer.status === 401) {
+      setAccess({ state: 'locked', rejected: adminKey !== undefined });
+    } else {
+      setMessage(`The mock answered ${answer.status} to GET /__admin/tenants.`);
+    }
+  }, [adminKey]);
+
+  useEffect(() => {
+    void loadTenants();
+    const timer = window.setInterval(() => {
+      if (document.visibilityState === 'visible') void loadTenants();
+    }, 5000);
+    return () => window.clearInterval(timer);
+  }, [loadTenants]);
+
+  useEffect(() => {
+    if (access.state !== 'open' || tenant === undefined) return;
+    setEntries([]);
+    setSelected(undefined);
+    return followJournal(session, {
+      entries: (batch) => {
+        setEntries((previous) => [...batch.reverse(), ...previous].slice(0, 1000));
+        setRevision((n) => n + 1);
+        void loadTenants(); // a request may have made a group: the group counts change
+      },
+      cleared: () => {
+        setEntries([]);
+        setSelected(undefined);
+      },
+      state: (state) => {
+        setStream(state);
+        if (state === 'refused') setAccess({ state: 'locked', rejected: true });
+      },
+    });
+  }, [access.state, session]);
+
+  if (access.state === 'checking') return html`<p class="boot">Connecting to the mock…</p>`;
+  if (access.state === 'locked')
+    return KeyPrompt({
+      rejected: access.rejected,
+      onKey: (key) => {
+        saveAdminKey(key);
+        setAdminKey(key);
+      },
+    });
+
+  const invalid = entries.filter((e) => e.diagnostics.length > 0).length;
+  const clearJournal = async (): Promise<void> => {
+    const answer = await admin(session, 'DELETE', '/__admin/requests');
+    setMessage(answer.status === 204 ? 'Cleared the journal.' : `Clearing refused (${answer.status}).`);
+  };
+
+  return html`<div class="shell">
+    <header class="top">
+      <p class="brand"><strong>user-group-mock</strong> <span>Inspector</span></p>
+      <div class="tenant-picker">
+        <label for="tenant">Tenant</label>
+        <select id="tenant" value=${tenant?.id} onChange=${(e: Event) => navigate(route.view, (e.target as HTMLSelectElement).value)}>
+          ${tenants.map((t) => html`<option value=${t.id}>${t.id} · ${t.groups} group${t.groups === 1 ? '' : 's'}</option>`)}
+        </select>
+      </div>
+      <p class=${`stream stream-${stream}`} role="status"><span class="dot" aria-hidden="true"></span>${streamLabels[stream]}</p>
+      <nav class="links" aria-label="Other pages">
+        <a href="/docs">API reference</a>
+        ${
+          adminKey === undefined
+            ? ''
+            : html`<button type="button" class="quiet" onClick=${() => {
+                saveAdminKey(undefined);
+                setAdminKey(undefined);
+              }}>Forget admin key</button>`
+        }
+      </nav>
+    </header>
+    <nav class="tabs" aria-label="Views">
+      ${views.map(
+        ([
+          view,
+          label,
+        ]) => html`<a href=${`#${view}${tenant === undefined || tenant.id === 'default' ? '' : `&tenant=${encodeURIComponent(tenant.id)}`}`}
+          aria-current=${route.view === view ? 'page' : undefined}>${label}${
+            view === 'requests'
+              ? html` <span class="pill">${entries.length}</span>${invalid > 0 ? html` <span class="pill bad" title="broke the contract">${invalid} ✗</span>` : ''}`
+              : ''
+          }</a>`,
+      )}
+    </nav>
+    <p class="announce" role="status" aria-live="polite">${message}</p>
+    <main id="main">
+      ${
+        route.view === 'requests'
+          ? html`<${Requests} entries=${entries} selected=${selected} onSelect=${setSelected} onClear=${clearJournal} />`
+          : route.view === 'groups'
+            ? html`<${Groups} key=${tenant?.id} session=${session} revision=${revision} announce=${setMessage} onChange=${loadTenants} />`
+            : html`<${Faults} key=${tenant?.id} session=${session} revision=${revision} announce=${setMessage} />`
+      }
+    </main>
+  </div>`;
+}
+
+function KeyPrompt(props: { rejected: boolean; onKey: (key: string) => void }): VNode {
+  return html`<main class="locked">
+    <form class="card key-form" onSubmit=${(e: Event) => {
+      e.preventDefault();
+      const input = (e.target as HTMLFormElement).elements.namedItem('admin-key') as HTMLInputElement;
+      if (input.value !== '') props.onKey(input.value);
+    }}>
+      <h1>Admin key</h1>
+      <p>This mock was started with <code>--admin-key</code>: its requests, groups and faults are shown only with that key. It is sent as <code>X-Admin-Key</code> and kept in this tab only.</p>
+      ${props.rejected ? html`<p class="error" role="alert" id="key-error">The mock did not accept this key. Check the value given with --admin-key.</p>` : ''}
+      <label for="admin-key">Admin key</label>
+      <input id="admin-key" name="admin-key" type="password" autocomplete="off" required autofocus
+        aria-describedby=${props.rejected ? 'key-error' : undefined} aria-invalid=${props.rejected ? 'true' : undefined} />
+      <button type="submit" class="primary">Open the inspector</button>
+    </form>
+  </main>`;
+}

@@ -1,0 +1,94 @@
+// Renders the OpenAPI document written into the page (#openapi) with Redoc's standalone bundle, loaded before this
+// script from the mock itself; wires the copy buttons of the mock's URL and keys.
+// A script of its own, bundled as an IIFE: nothing it declares reaches the page's global scope.
+export {};
+
+declare const Redoc: {
+  init(
+    spec: unknown,
+    options: Record<string, unknown>,
+    element: HTMLElement | null,
+    callback?: (error?: unknown) => void,
+  ): void;
+};
+
+const system = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
+const mono = 'ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace';
+const dark = window.matchMedia('(prefers-color-scheme: dark)').matches;
+
+const lightTheme = {
+  typography: { fontFamily: system, headings: { fontFamily: system }, code: { fontFamily: mono } },
+  colors: { primary: { main: '#1f5fbf' } },
+  sidebar: { backgroundColor: '#f4f6f8' },
+  rightPanel: { backgroundColor: '#1f2733' },
+};
+
+const darkTheme = {
+  typography: {
+    fontFamily: system,
+    headings: { fontFamily: system },
+    code: { fontFamily: mono, color: '#ffb4a9', backgroundColor: '#2a2f37' },
+    links: { color: '#8ab4ff' },
+  },
+  colors: {
+    primary: { main: '#8ab4ff' },
+    text: { primary: '#e6e9ee', secondary: '#b8c0cc' },
+    border: { dark: '#4a5361', light: '#343b46' },
+    gray: { 50: '#1d2229', 100: '#262c34' },
+    http: { get: '#6cc070', put: '#d9a441', post: '#6fa8ff', delete: '#ef6b6b' },
+  },
+  schema: {
+    nestedBackground: '#1d2229',
+    typeNameColor: '#b8c0cc',
+    typeTitleColor: '#b8c0cc',
+    linesColor: '#4a5361',
+  },
+  sidebar: { backgroundColor: '#15191e', textColor: '#e6e9ee', activeTextColor: '#8ab4ff' },
+  rightPanel: { backgroundColor: '#0d1014', textColor: '#e6e9ee' },
+  fab: { backgroundColor: '#262c34', color: '#e6e9ee' },
+};
+
+const spec = JSON.parse(document.getElementById('openapi')?.textContent ?? '{}') as unknown;
+const target = document.getElementById('reference');
+Redoc.init(
+  spec,
+  {
+    theme: dark ? darkTheme : lightTheme,
+    hideDownloadButton: true,
+    expandResponses: '200,201',
+    jsonSampleExpandLevel: 4,
+    sortRequiredPropsFirst: true,
+    nativeScrollbars: true,
+    hideLoading: true,
+  },
+  target,
+  () => {
+    document.body.dataset.rendered = 'true';
+  },
+);
+
+const status = document.getElementById('copy-status');
+for (const button of document.querySelectorAll<HTMLButtonElement>('button[data-copy]')) {
+  button.addEventListener('click', async () => {
+    const text = document.getElementById(button.dataset.copy ?? '')?.textContent ?? '';
+    const label = document.getElementById(`${button.dataset.copy}-label`)?.textContent ?? 'value';
+    let copied = false;
+    try {
+      await navigator.clipboard.writeText(text);
+      copied = true;
+    } catch {
+      const range = document.createRange();
+      const node = document.getElementById(button.dataset.copy ?? '');
+      if (node !== null) {
+        range.selectNodeContents(node);
+        getSelection()?.removeAllRanges();
+        getSelection()?.addRange(range);
+        copied = document.execCommand('copy');
+      }
+    }
+    if (status !== null)
+      status.textContent = copied
+        ? `Copied the ${label.toLowerCase()}.`
+        : `Select the ${label.toLowerCase()} and copy it.`;
+  });
+}

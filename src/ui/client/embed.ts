@@ -1,0 +1,15 @@
+// The preview page tells the page that frames it (the web component) which card it shows and how tall it is.
+// A script of its own, bundled as an IIFE: nothing it declares reaches the page's global scope.
+export {};
+
+const post = (): void => {
+  if (window.parent === window) return;
+  const message = {
+    type: 'user-group-mock:embed',
+    outcome: document.body.dataset.outcome ?? 'unknown',
+    height: document.documentElement.scrollHeight,
+  };
+  window.parent.postMessage(message, '*');
+};
+post();
+new ResizeObserver(post).observe(document.body);

@@ -1,0 +1,139 @@
+import { html } from 'htm/preact';
+import type { VNode } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import type { Diagnostic, Fault } from '../../spec/types.js';
+import { admin, problems, type Session } from './api.js';
+import { checkFault, fieldOf } from './checks.js';
+import { Field, FormProblems, operations, shortNameOf } from './ui.js';
+
+interface FaultForm {
+  operationId: string;
+  status: string;
+  times: string;
+  delay_ms: string;
+  reset: boolean;
+}
+
+const emptyForm: FaultForm = { operationId: '', status: '503', times: '1', delay_ms: '', reset: false };
+
+const numberOrText = (text: string): unknown => (/^-?\d+$/.test(text.trim()) ? Number(text) : text);
+
+function faultBody(form: FaultForm): Record<string, unknown> {
+  return {
+    ...(form.operationId === '' ? {} : { operationId: form.operationId }),
+    ...(form.status.trim() === '' || form.reset ? {} : { status: numberOrText(form.status) }),
+    ...(form.times.trim() === '' ? {} : { times: numberOrText(form.times) }),
+    ...(form.delay_ms.trim() === '' ? {} : { delay_ms: numberOrText(form.delay_ms) }),
+    ...(form.reset ? { action: 'reset-connection' } : {}),
+  };
+}
+
+export interface FaultsProps {
+  readonly session: Session;
+  readonly revision: number;
+  readonly announce: (text: string) => void;
+}
+
+/** Plan a failure of the next matching calls, see the pending ones, clear them. */
+export function Faults(props: FaultsProps): VNode {
+  const { session } = props;
+  const [faults, setFaults] = useState<Fault[] | undefined>(undefined);
+  const [form, setForm] = useState<FaultForm>(emptyForm);
+  const [formProblems, setFormProblems] = useState<Diagnostic[]>([]);
+  const [reload, setReload] = useState(0);
+
+  useEffect(() => {
+    let current = true;
+    void admin(session, 'GET', '/__admin/faults').then((answer) => {
+      if (current && answer.status === 200) setFaults(answer.body as Fault[]);
+    });
+    return () => {
+      current = false;
+    };
+  }, [session, props.revision, reload]);
+
+  const plan = async (event: Event): Promise<void> => {
+    event.preventDefault();
+    const body = faultBody(form);
+    const found = checkFault(body);
+    setFormProblems(found);
+    if (found.length > 0) {
+      props.announce(`The fault was not planned: ${found.map((d) => d.message).join('; ')}`);
+      return;
+    }
+    const answer = await admin(session, 'POST', '/__admin/faults', body);
+    if (answer.status === 201) {
+      const fault = answer.body as Fault;
+      props.announce(
+        `Planned fault ${fault.id}: the next ${fault.remaining === 1 ? 'call' : `${fault.remaining} calls`} of ${
+          fault.operationId === null ? 'any operation' : shortNameOf(fault.operationId)
+        } ${fault.action === 'reset-connection' ? 'lose their connection' : fault.status === null ? `wait ${fault.delay_ms} ms` : `answer ${fault.status}`}.`,
+      );
+      setReload((n) => n + 1);
+    } else {
+      setFormProblems(problems(answer));
+    }
+  };
+
+  const clear = async (): Promise<void> => {
+    const answer = await admin(session, 'DELETE', '/__admin/faults');
+    props.announce(
+      answer.status === 204 ? 'Cleared the pending faults.' : `Clearing refused (${answer.status}).`,
+    );
+    setReload((n) => n + 1);
+  };
+
+  const errorsOf = (field: string): Diagnostic[] => formProblems.filter((d) => fieldOf(d) === field);
+  const set = (change: Partial<FaultForm>): void => setForm({ ...form, ...change });
+
+  return html`<div class="faults-view">
+    <section class="card" aria-labelledby="plan-title">
+      <h2 id="plan-title">Plan a fault</h2>
+      <p class="hint">The next matching calls to <code>/api/user</code> of this tenant that reach the rules wait, then answer the status or lose their connection. Checked against <code>FaultRequest</code> before it is sent.</p>
+      <form id="fault-form" class="form-grid" noValidate onSubmit=${plan}>
+        ${Field({
+          id: 'fault-operation',
+          label: 'Operation',
+          value: form.operationId,
+          onInput: (v) => set({ operationId: v }),
+          options: [['', 'any operation'], ...operations.map((o) => [o.operationId, o.shortName] as const)],
+          errors: errorsOf('operationId'),
+        })}
+        ${Field({ id: 'fault-status', label: 'Status', value: form.status, type: 'number', onInput: (v) => set({ status: v }), hint: '400–599, answered with code INJECTED_FAULT', errors: errorsOf('status') })}
+        ${Field({ id: 'fault-times', label: 'Times', value: form.times, type: 'number', onInput: (v) => set({ times: v }), hint: 'how many matching calls', errors: errorsOf('times') })}
+        ${Field({ id: 'fault-delay', label: 'Delay (ms)', value: form.delay_ms, type: 'number', onInput: (v) => set({ delay_ms: v }), hint: '0–60000, before answering', errors: errorsOf('delay_ms') })}
+        <div class="field check-field">
+          <label class="check"><input type="checkbox" id="fault-reset" checked=${form.reset}
+            onChange=${(e: Event) => set({ reset: (e.target as HTMLInputElement).checked })} /> Reset the connection (no answer)</label>
+        </div>
+        ${FormProblems({ problems: formProblems.filter((d) => !['operationId', 'status', 'times', 'delay_ms'].includes(fieldOf(d))) })}
+        <div class="form-actions"><button type="submit" class="primary">Plan fault</button></div>
+      </form>
+    </section>
+    <section aria-labelledby="pending-title">
+      <div class="section-head">
+        <h2 id="pending-title">Pending faults</h2>
+        <button type="button" class="quiet" onClick=${clear} disabled=${(faults ?? []).length === 0}>Clear faults</button>
+      </div>
+      ${
+        faults === undefined
+          ? html`<p class="empty">Loading…</p>`
+          : faults.length === 0
+            ? html`<p class="empty">No fault is pending: every call is served normally.</p>`
+            : html`<div class="table-wrap"><table class="faults">
+                <thead><tr><th scope="col">#</th><th scope="col">Operation</th><th scope="col">Status</th><th scope="col">Delay</th><th scope="col">Action</th><th scope="col">Remaining</th></tr></thead>
+                <tbody>${faults.map(
+                  (f) => html`<tr key=${f.id}>
+                    <th scope="row" data-label="#">${f.id}</th>
+                    <td data-label="Operation">${f.operationId === null ? 'any' : shortNameOf(f.operationId)}</td>
+                    <td data-label="Status">${f.status ?? '—'}</td>
+                    <td data-label="Delay">${f.delay_ms} ms</td>
+                    <td data-label="Action">${f.action ?? '—'}</td>
+                    <td data-label="Remaining">${f.remaining}</td>
+                  </tr>`,
+                )}</tbody>
+              </table></div>`
+      }
+    </section>
+  </div>`;
+}

@@ -1,0 +1,257 @@
+import { html } from 'htm/preact';
+import type { VNode } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import type { Diagnostic, StoredGroup } from '../../spec/types.js';
+import { admin, problems, type Session, service } from './api.js';
+import { checkSeed, fieldOf } from './checks.js';
+import { compactJson, copyText, Field, FormProblems, shortToken } from './ui.js';
+
+type Environment = 'Customer' | 'Testing';
+
+interface SeedForm {
+  environment: Environment;
+  user_group_id: string;
+  name: string;
+  token: string;
+  team_id: string;
+  mapping: string;
+  properties: string;
+}
+
+const emptyForm = (environment: Environment): SeedForm => ({
+  environment,
+  user_group_id: '',
+  name: '',
+  token: '',
+  team_id: '',
+  mapping: '',
+  properties: '',
+});
+
+/** The form as the body it sends; text that is not JSON where JSON is wanted is a problem of its own. */
+function seedBody(form: SeedForm): { body: Record<string, unknown>; problems: Diagnostic[] } {
+  const body: Record<string, unknown> = {
+    environment: form.environment,
+    user_group_id: form.user_group_id,
+    name: form.name,
+  };
+  const found: Diagnostic[] = [];
+  if (form.token.trim() !== '') body.token = form.token.trim();
+  if (form.team_id.trim() !== '')
+    body.team_id = /^-?\d+$/.test(form.team_id.trim()) ? Number(form.team_id) : form.team_id;
+  for (const field of ['mapping', 'properties'] as const) {
+    if (form[field].trim() === '') continue;
+    try {
+      body[field] = JSON.parse(form[field]);
+    } catch (error) {
+      found.push({
+        code: 'BODY_INVALID_JSON',
+        path: `/body/${field}`,
+        message: `${field} is not JSON: ${(error as Error).message}`,
+      });
+    }
+  }
+  return { body, problems: found };
+}
+
+export interface GroupsProps {
+  readonly session: Session;
+  /** Changes whenever a request was journaled: the groups are read again. */
+  readonly revision: number;
+  readonly announce: (text: string) => void;
+  /** Called after the tenant's groups changed here (its group count changed). */
+  readonly onChange: () => void;
+}
+
+/** The groups of the tenant and environment: search, copy and rotate tokens, seed a group, reset the tenant. */
+export function Groups(props: GroupsProps): VNode {
+  const { session } = props;
+  const tenant = session.tenant;
+  const [environment, setEnvironment] = useState<Environment>('Customer');
+  const [search, setSearch] = useState('');
+  const [groups, setGroups] = useState<StoredGroup[] | undefined>(undefined);
+  const [form, setForm] = useState<SeedForm>(emptyForm('Customer'));
+  const [formProblems, setFormProblems] = useState<Diagnostic[]>([]);
+  const [confirmReset, setConfirmReset] = useState(false);
+  const [reload, setReload] = useState(0);
+
+  useEffect(() => {
+    let current = true;
+    const timer = window.setTimeout(
+      async () => {
+        const answer = await admin(session, 'GET', `/__admin/groups?environment=${environment}`);
+        if (current && answer.status === 200) setGroups(answer.body as StoredGroup[]);
+      },
+      groups === undefined ? 0 : 150,
+    );
+    return () => {
+      current = false;
+      window.clearTimeout(timer);
+    };
+  }, [session, environment, props.revision, reload]);
+
+  const query = search.trim().toLowerCase();
+  const shown = (groups ?? []).filter(
+    (g) =>
+      query === '' ||
+      JSON.stringify([g.provided_id, g.name, g.token, g.team_id, g.properties, g.mapping])
+        .toLowerCase()
+        .includes(query),
+  );
+  const keyOf = (g: StoredGroup): string | undefined => tenant?.api_keys[g.environment];
+
+  const rotate = async (group: StoredGroup): Promise<void> => {
+    const key = keyOf(group);
+    if (key === undefined) return;
+    const answer = await service('POST', key, { current_token: group.token });
+    props.announce(
+      answer.status === 200
+        ? `Rotated the token of ${group.provided_id}: the old one now answers 404, and the embed preview says it was rotated.`
+        : `Rotation refused (${answer.status}): ${problems(answer)[0]?.message ?? ''}`,
+    );
+    setReload((n) => n + 1);
+  };
+
+  const seed = async (event: Event): Promise<void> => {
+    event.preventDefault();
+    const { body, problems: parseProblems } = seedBody(form);
+    const found = [
+      ...parseProblems,
+      ...checkSeed(body).filter((d) => !parseProblems.some((p) => p.path === d.path)),
+    ];
+    setFormProblems(found);
+    if (found.length > 0) {
+      props.announce(
+        `The group was not sent: ${found.length} problem${found.length > 1 ? 's' : ''} with the form.`,
+      );
+      (document.querySelector('#seed-form [aria-invalid="true"]') as HTMLElement | null)?.focus();
+      return;
+    }
+    const answer = await admin(session, 'POST', '/__admin/groups', body);
+    if (answer.status === 201) {
+      const group = answer.body as StoredGroup;
+      props.announce(`Seeded ${group.provided_id} in ${group.environment} (team_id ${group.team_id}).`);
+      setForm(emptyForm(form.environment));
+      if (group.environment !== environment) setEnvironment(group.environment);
+      setReload((n) => n + 1);
+      props.onChange();
+    } else {
+      setFormProblems(problems(answer));
+      props.announce(`The mock refused the group (${answer.status}).`);
+    }
+  };
+
+  const errorsOf = (field: string): Diagnostic[] => formProblems.filter((d) => fieldOf(d) === field);
+  const field = (
+    name: keyof SeedForm,
+    label: string,
+    extra: Partial<Parameters<typeof Field>[0]> = {},
+  ): VNode =>
+    Field({
+      id: `seed-${name}`,
+      label,
+      value: form[name],
+      onInput: (value: string) => setForm({ ...form, [name]: value }),
+      errors: errorsOf(name),
+      ...extra,
+    });
+
+  const reset = async (): Promise<void> => {
+    const answer = await admin(session, 'POST', '/__admin/reset');
+    setConfirmReset(false);
+    props.announce(
+      answer.status === 204
+        ? `Reset tenant ${tenant?.id}: no groups, journal or faults left.`
+        : `Reset refused (${answer.status}).`,
+    );
+    setReload((n) => n + 1);
+    props.onChange();
+  };
+
+  return html`<div class="groups-view">
+    <section aria-labelledby="groups-title">
+      <div class="section-head">
+        <h2 id="groups-title">Groups <span class="muted">of ${tenant?.id ?? 'default'}</span></h2>
+        <div class="toolbar">
+          <fieldset class="segmented"><legend class="visually-hidden">Environment</legend>
+            ${(['Customer', 'Testing'] as const).map(
+              (
+                env,
+              ) => html`<label><input type="radio" name="environment" value=${env} checked=${environment === env}
+                onChange=${() => setEnvironment(env)} /> ${env}</label>`,
+            )}
+          </fieldset>
+          <div class="filter grow">
+            <label for="group-search">Search</label>
+            <input type="search" id="group-search" value=${search} placeholder="id, name, token, property…"
+              onInput=${(e: Event) => setSearch((e.target as HTMLInputElement).value)} />
+          </div>
+        </div>
+      </div>
+      ${
+        groups === undefined
+          ? html`<p class="empty">Loading…</p>`
+          : shown.length === 0
+            ? html`<p class="empty">${groups.length === 0 ? `No ${environment} group yet: seed one below, or send a get-or-create.` : 'No group matches the search.'}</p>`
+            : html`<div class="table-wrap"><table class="groups">
+                <caption class="visually-hidden">${environment} groups of ${tenant?.id}</caption>
+                <thead><tr><th scope="col">ID</th><th scope="col">Name</th><th scope="col">Team</th><th scope="col">Token</th>
+                  <th scope="col">Mapping</th><th scope="col">Properties</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+                <tbody>${shown.map(
+                  (g) => html`<tr key=${g.token}>
+                    <th scope="row" data-label="ID"><code>${g.provided_id}</code></th>
+                    <td data-label="Name">${g.name}</td>
+                    <td data-label="Team">${g.team_id}</td>
+                    <td data-label="Token"><code class="token" title=${g.token}>${shortToken(g.token)}</code>
+                      <button type="button" class="small" aria-label=${`Copy the token of ${g.provided_id}`}
+                        onClick=${async () => props.announce((await copyText(g.token)) ? `Copied the token of ${g.provided_id}.` : 'Copying failed.')}>Copy</button></td>
+                    <td data-label="Mapping"><code class="compact">${compactJson(g.mapping)}</code></td>
+                    <td data-label="Properties"><code class="compact">${compactJson(g.properties)}</code></td>
+                    <td data-label="Actions" class="actions">
+                      <button type="button" class="small" disabled=${keyOf(g) === undefined}
+                        title=${keyOf(g) === undefined ? `no ${g.environment} API key in this tenant` : 'POST /api/user with the current token'}
+                        aria-label=${`Rotate the token of ${g.provided_id}`} onClick=${() => rotate(g)}>Rotate</button>
+                      <a class="small-link" target="_blank" rel="noopener"
+                        href=${`/embed/preview?${new URLSearchParams({ token: g.token, environment: g.environment, tenant: tenant?.id ?? 'default' })}`}
+                        aria-label=${`Preview the embed as ${g.provided_id} (new tab)`}>Preview</a>
+                    </td>
+                  </tr>`,
+                )}</tbody>
+              </table></div>`
+      }
+    </section>
+
+    <section class="card" aria-labelledby="seed-title">
+      <h2 id="seed-title">Seed a group</h2>
+      <p class="hint">Checked against <code>SeedGroupRequest</code> of the admin document before it is sent to <code>POST /__admin/groups</code>.</p>
+      <form id="seed-form" class="form-grid" noValidate onSubmit=${seed}>
+        ${field('environment', 'Environment', {
+          options: [
+            ['Customer', 'Customer'],
+            ['Testing', 'Testing'],
+          ],
+        })}
+        ${field('user_group_id', 'user_group_id', { required: true, placeholder: 'customer-b' })}
+        ${field('name', 'Name', { required: true, placeholder: 'Customer B' })}
+        ${field('token', 'Token', { hint: '64 lowercase hex characters; empty for a fresh one' })}
+        ${field('team_id', 'team_id', { hint: 'empty for the next free one', type: 'text' })}
+        ${field('mapping', 'Mapping (JSON)', { multiline: true, placeholder: '{"40": "213"}' })}
+        ${field('properties', 'Properties (JSON)', { multiline: true, placeholder: '{"region": "EU"}' })}
+        ${FormProblems({ problems: formProblems.filter((d) => fieldOf(d) === '' || !(fieldOf(d) in form)) })}
+        <div class="form-actions"><button type="submit" class="primary">Seed group</button></div>
+      </form>
+    </section>
+
+    <section class="card danger" aria-labelledby="reset-title">
+      <h2 id="reset-title">Reset</h2>
+      <p>Empties the groups (both environments), the journal and the faults of tenant <code>${tenant?.id}</code>.</p>
+      ${
+        confirmReset
+          ? html`<p role="alert">Reset <code>${tenant?.id}</code> now? This cannot be undone.</p>
+              <button type="button" class="danger" onClick=${reset}>Yes, reset ${tenant?.id}</button>
+              <button type="button" onClick=${() => setConfirmReset(false)}>Cancel</button>`
+          : html`<button type="button" class="danger" onClick=${() => setConfirmReset(true)}>Reset tenant…</button>`
+      }
+    </section>
+  </div>`;
+}

@@ -1,0 +1,222 @@
+import { html } from 'htm/preact';
+import type { VNode } from 'preact';
+import { useMemo, useState } from 'preact/hooks';
+import type { Diagnostic, JournalEntry } from '../../spec/types.js';
+import { JsonBody, type Mark } from './json.js';
+import { operations, shortNameOf } from './ui.js';
+
+type StatusClass = '' | '2xx' | '4xx' | '5xx' | 'none';
+
+interface Filters {
+  readonly operation: string;
+  readonly status: StatusClass;
+  readonly invalidOnly: boolean;
+  readonly text: string;
+}
+
+const statusClassOf = (status: number): StatusClass =>
+  status === 0 ? 'none' : status < 300 ? '2xx' : status < 500 ? '4xx' : '5xx';
+
+const searchable = new WeakMap<JournalEntry, string>();
+function textOf(entry: JournalEntry): string {
+  let text = searchable.get(entry);
+  if (text === undefined) {
+    text = JSON.stringify([
+      entry.path,
+      entry.requestBody,
+      entry.responseBody,
+      entry.diagnostics,
+    ]).toLowerCase();
+    searchable.set(entry, text);
+  }
+  return text;
+}
+
+function matches(entry: JournalEntry, filters: Filters): boolean {
+  if (
+    filters.operation === 'none'
+      ? entry.operationId !== null
+      : filters.operation !== '' && entry.operationId !== filters.operation
+  )
+    return false;
+  if (filters.status !== '' && statusClassOf(entry.status) !== filters.status) return false;
+  if (filters.invalidOnly && entry.diagnostics.length === 0) return false;
+  const text = filters.text.trim().toLowerCase();
+  return text === '' || textOf(entry).includes(text);
+}
+
+const clock = (time: string): string => {
+  const date = new Date(time);
+  const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
+  return `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}.${pad(date.getMilliseconds(), 3)}`;
+};
+
+const describeEntry = (entry: JournalEntry): string =>
+  [
+    clock(entry.time),
+    entry.method,
+    shortNameOf(entry.operationId),
+    entry.status === 0 ? 'no answer' : `status ${entry.status}`,
+    `${entry.durationMs} ms`,
+    entry.keyEnvironment === null ? 'no known key' : `${entry.keyEnvironment} key`,
+    entry.diagnostics.length > 0 ? `broke the contract (${entry.diagnostics.length})` : 'kept the contract',
+  ].join(', ');
+
+export interface RequestsProps {
+  readonly entries: readonly JournalEntry[];
+  readonly selected: number | undefined;
+  readonly onSelect: (id: number | undefined) => void;
+  readonly onClear: () => void;
+}
+
+/** The journal, newest first, with filters; the selected request's bodies beside it. */
+export function Requests(props: RequestsProps): VNode {
+  const [filters, setFilters] = useState<Filters>({
+    operation: '',
+    status: '',
+    invalidOnly: false,
+    text: '',
+  });
+  const shown = useMemo(() => props.entries.filter((e) => matches(e, filters)), [props.entries, filters]);
+  const set = (change: Partial<Filters>): void => setFilters({ ...filters, ...change });
+  const selected = props.entries.find((e) => e.id === props.selected);
+  return html`<div class="requests-view">
+    <section class="list-pane" aria-labelledby="requests-title">
+      <h2 id="requests-title" class="visually-hidden">Requests</h2>
+      <form class="filters" role="search" aria-label="Filter the requests" onSubmit=${(e: Event) => e.preventDefault()}>
+        <div class="filter">
+          <label for="filter-operation">Operation</label>
+          <select id="filter-operation" value=${filters.operation}
+            onChange=${(e: Event) => set({ operation: (e.target as HTMLSelectElement).value })}>
+            <option value="">all</option>
+            ${operations.map((o) => html`<option value=${o.operationId}>${o.shortName}</option>`)}
+            <option value="none">no operation (unknown path or method)</option>
+          </select>
+        </div>
+        <div class="filter">
+          <label for="filter-status">Status</label>
+          <select id="filter-status" value=${filters.status}
+            onChange=${(e: Event) => set({ status: (e.target as HTMLSelectElement).value as StatusClass })}>
+            <option value="">all</option><option value="2xx">2xx</option><option value="4xx">4xx</option>
+            <option value="5xx">5xx</option><option value="none">no answer</option>
+          </select>
+        </div>
+        <div class="filter check">
+          <input type="checkbox" id="filter-invalid" checked=${filters.invalidOnly}
+            onChange=${(e: Event) => set({ invalidOnly: (e.target as HTMLInputElement).checked })} />
+          <label for="filter-invalid">Broke the contract only</label>
+        </div>
+        <div class="filter grow">
+          <label for="filter-text">Text</label>
+          <input type="search" id="filter-text" value=${filters.text} placeholder="id, name, token, message…"
+            onInput=${(e: Event) => set({ text: (e.target as HTMLInputElement).value })} />
+        </div>
+        <button type="button" class="quiet" onClick=${props.onClear}>Clear journal</button>
+      </form>
+      <p class="count" aria-live="polite">${shown.length} of ${props.entries.length} requests</p>
+      ${
+        props.entries.length === 0
+          ? html`<p class="empty">No request yet. Send one to <code>/api/user</code>: it appears here at once.</p>`
+          : html`<div class="request-table" role="list" aria-label="Requests, newest first">
+              <div class="request-head" aria-hidden="true">
+                <span>Time</span><span>Method</span><span>Operation</span><span>Status</span><span>Duration</span><span>Key</span><span>Contract</span>
+              </div>
+              ${shown.map((entry) => Row({ entry, selected: entry.id === props.selected, onSelect: props.onSelect }))}
+            </div>`
+      }
+    </section>
+    <section class="detail-pane" aria-label="Selected request">
+      ${selected === undefined ? html`<p class="empty">Choose a request to see what was sent and answered.</p>` : Detail({ entry: selected })}
+    </section>
+  </div>`;
+}
+
+function Row(props: {
+  entry: JournalEntry;
+  selected: boolean;
+  onSelect: (id: number | undefined) => void;
+}): VNode {
+  const { entry } = props;
+  const broke = entry.diagnostics.length > 0;
+  return html`<div role="listitem" key=${entry.id}>
+    <button type="button" class=${`request-row${props.selected ? ' selected' : ''}${broke ? ' broke' : ''}`}
+      aria-pressed=${props.selected ? 'true' : 'false'} aria-label=${describeEntry(entry)} data-id=${entry.id}
+      onClick=${() => props.onSelect(entry.id)}>
+      <span class="time">${clock(entry.time)}</span>
+      <span class="method">${entry.method}</span>
+      <span class="op">${shortNameOf(entry.operationId)}</span>
+      <span class=${`status s${statusClassOf(entry.status)}`}>${entry.status === 0 ? '—' : entry.status}</span>
+      <span class="duration">${entry.durationMs} ms</span>
+      <span class="env">${entry.keyEnvironment ?? 'no key'}</span>
+      <span class="contract">${
+        broke
+          ? html`<span class="badge bad">✗ broke contract</span>`
+          : entry.warnings.length > 0
+            ? html`<span class="badge warn">! warning</span>`
+            : html`<span class="badge ok">✓</span>`
+      }</span>
+    </button>
+  </div>`;
+}
+
+const inBody = (d: Diagnostic): boolean => d.path === '/body' || d.path.startsWith('/body/');
+
+function Detail(props: { entry: JournalEntry }): VNode {
+  const { entry } = props;
+  const all = [
+    ...entry.diagnostics.map((diagnostic, i) => ({
+      diagnostic,
+      tone: 'error' as const,
+      id: `d-${entry.id}-${i}`,
+    })),
+    ...entry.warnings.map((diagnostic, i) => ({
+      diagnostic,
+      tone: 'warning' as const,
+      id: `w-${entry.id}-${i}`,
+    })),
+  ];
+  const bodyMarks: Mark[] = all.filter((m) => inBody(m.diagnostic));
+  const jump = (id: string): void => {
+    const note = document.getElementById(id);
+    note?.scrollIntoView({ block: 'center' });
+    note?.focus();
+  };
+  return html`<article class="detail" aria-labelledby="detail-title">
+    <h2 id="detail-title">${entry.method} ${entry.path} <span class="muted">· ${shortNameOf(entry.operationId)} ·</span>${' '}<span class=${`status s${statusClassOf(entry.status)}`}>${entry.status === 0 ? 'no answer' : entry.status}</span></h2>
+    <p class="summary">${new Date(entry.time).toLocaleString()} · ${entry.durationMs} ms · ${
+      entry.keyEnvironment === null ? 'no known API key' : `API key of ${entry.keyEnvironment}`
+    } (the key itself is never recorded)</p>
+    ${
+      all.length === 0
+        ? html`<p class="verdict ok">✓ This request kept the contract.</p>`
+        : html`<div class=${`verdict ${entry.diagnostics.length > 0 ? 'bad' : 'warn'}`}>
+            <p>${
+              entry.diagnostics.length > 0
+                ? `✗ This request broke the contract: ${entry.diagnostics.length} problem${entry.diagnostics.length > 1 ? 's' : ''}.`
+                : '! Accepted, with a warning.'
+            }</p>
+            <ul class="diagnostics">${all.map(
+              (m) => html`<li class=${`diag-${m.tone}`}>
+                <code class="pointer">${m.diagnostic.path || '/'}</code> <span class="code-name">${m.diagnostic.code}</span>${' '}${m.diagnostic.message}${' '}${inBody(m.diagnostic) ? html`<button type="button" class="link" onClick=${() => jump(m.id)}>show in body</button>` : ''}
+              </li>`,
+            )}</ul>
+          </div>`
+    }
+    <div class="bodies">
+      <section aria-labelledby=${`req-${entry.id}`}>
+        <h3 id=${`req-${entry.id}`}>Request body</h3>
+        ${
+          entry.requestBody === null
+            ? html`<p class="empty">No body was read.</p>`
+            : typeof entry.requestBody === 'string'
+              ? html`<pre class="json raw">${entry.requestBody}</pre>`
+              : JsonBody({ value: entry.requestBody, marks: bodyMarks, label: 'Request body' })
+        }
+      </section>
+      <section aria-labelledby=${`res-${entry.id}`}>
+        <h3 id=${`res-${entry.id}`}>Answer body</h3>
+        ${entry.responseBody === null ? html`<p class="empty">No answer was sent.</p>` : JsonBody({ value: entry.responseBody, marks: [], label: 'Answer body' })}
+      </section>
+    </div>
+  </article>`;
+}

@@ -1,0 +1,96 @@
+import { html } from 'htm/preact';
+import type { VNode } from 'preact';
+import type { Diagnostic } from '../../spec/types.js';
+
+/** Copies text to the clipboard; where the Clipboard API is missing (plain HTTP beyond loopback), by selection. */
+export async function copyText(text: string): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    const area = document.createElement('textarea');
+    area.value = text;
+    area.setAttribute('readonly', '');
+    area.className = 'offscreen';
+    document.body.append(area);
+    area.select();
+    const copied = document.execCommand('copy');
+    area.remove();
+    return copied;
+  }
+}
+
+export const shortToken = (token: string): string =>
+  token.length > 14 ? `${token.slice(0, 6)}…${token.slice(-6)}` : token;
+
+export const compactJson = (value: unknown): string => (value === null ? '—' : JSON.stringify(value));
+
+export interface FieldProps {
+  readonly id: string;
+  readonly label: string;
+  readonly value: string;
+  readonly onInput: (value: string) => void;
+  readonly hint?: string;
+  readonly errors?: readonly Diagnostic[];
+  readonly type?: string;
+  readonly multiline?: boolean;
+  readonly required?: boolean;
+  readonly placeholder?: string;
+  readonly options?: readonly (readonly [string, string])[];
+}
+
+/** A labelled form field with its hint and, when the document refuses it, the problems beside it. */
+export function Field(props: FieldProps): VNode {
+  const errors = props.errors ?? [];
+  const described = [props.hint ? `${props.id}-hint` : '', errors.length > 0 ? `${props.id}-error` : '']
+    .filter(Boolean)
+    .join(' ');
+  const common = {
+    id: props.id,
+    name: props.id,
+    'aria-describedby': described || undefined,
+    'aria-invalid': errors.length > 0 ? 'true' : undefined,
+    required: props.required,
+  };
+  const input = props.options
+    ? html`<select ...${common} value=${props.value} onChange=${(e: Event) => props.onInput((e.target as HTMLSelectElement).value)}>
+        ${props.options.map(([value, text]) => html`<option value=${value}>${text}</option>`)}
+      </select>`
+    : props.multiline
+      ? html`<textarea ...${common} rows="3" spellcheck="false" placeholder=${props.placeholder} value=${props.value}
+          onInput=${(e: Event) => props.onInput((e.target as HTMLTextAreaElement).value)}></textarea>`
+      : html`<input ...${common} type=${props.type ?? 'text'} placeholder=${props.placeholder} value=${props.value}
+          autocomplete="off" spellcheck="false" onInput=${(e: Event) => props.onInput((e.target as HTMLInputElement).value)} />`;
+  return html`<div class=${`field${errors.length > 0 ? ' invalid' : ''}`}>
+    <label for=${props.id}>${props.label}${props.required ? html` <span class="req">(required)</span>` : ''}</label>
+    ${input}
+    ${props.hint ? html`<p class="hint" id=${`${props.id}-hint`}>${props.hint}</p>` : ''}
+    ${errors.length > 0 ? html`<p class="error" id=${`${props.id}-error`}>${errors.map((d) => d.message).join('; ')}</p>` : ''}
+  </div>`;
+}
+
+/** Problems that belong to no field of a form. */
+export function FormProblems(props: { problems: readonly Diagnostic[] }): VNode | null {
+  if (props.problems.length === 0) return null;
+  return html`<div class="problems" role="alert">
+    <p>The mock's document refuses this:</p>
+    <ul>${props.problems.map((d) => html`<li><code>${d.code}</code> ${d.message}</li>`)}</ul>
+  </div>`;
+}
+
+/** An operation of the service document, as the server describes it in the page (`#operations`). */
+export interface OperationInfo {
+  readonly operationId: string;
+  readonly shortName: string;
+  readonly method: string;
+}
+
+/** The service's operations, from the document the mock serves (written into the page by the server). */
+export const operations: readonly OperationInfo[] = JSON.parse(
+  document.getElementById('operations')?.textContent ?? '[]',
+) as OperationInfo[];
+
+export const shortNameOf = (operationId: string | null): string =>
+  operationId === null
+    ? 'no operation'
+    : (operations.find((o) => o.operationId === operationId)?.shortName ?? operationId);

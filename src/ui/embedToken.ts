@@ -1,0 +1,73 @@
+import {
+  defaultTenantId,
+  type Environment,
+  environments,
+  findByToken,
+  type Group,
+  groupKey,
+} from '../domain/model.js';
+import type { MockContext } from '../runtime/mockContext.js';
+import type { RetiredToken } from '../runtime/retiredTokens.js';
+
+/** Which dashboard is embedded where: the scope a real embed would resolve its token in. */
+export interface EmbedRequest {
+  readonly token: string | undefined;
+  /** The tenant the dashboard belongs to (`default` unless given). */
+  readonly tenant: string;
+  /** The environment the dashboard is embedded for (`Customer` unless given). */
+  readonly environment: string;
+}
+
+/** What an embedded dashboard would make of a token. */
+export type EmbedOutcome =
+  | { readonly kind: 'viewing'; readonly group: Group }
+  | { readonly kind: 'missing-token' }
+  | { readonly kind: 'bad-environment'; readonly environment: string }
+  | { readonly kind: 'unknown-tenant'; readonly tenant: string }
+  | { readonly kind: 'api-key'; readonly environment: Environment }
+  | { readonly kind: 'unknown' }
+  | {
+      readonly kind: 'rotated';
+      readonly retired: RetiredToken;
+      /** The tenant whose group held it. */
+      readonly tenant: string;
+      /** Whether that group still exists (a reset removes it). */
+      readonly groupExists: boolean;
+    }
+  | { readonly kind: 'other-tenant'; readonly tenant: string }
+  | { readonly kind: 'other-environment'; readonly environment: Environment };
+
+/**
+ * Resolves a token the way an embedded dashboard does: the group holding it now, within the dashboard's tenant and
+ * environment. A token that is not live is looked up among the tokens rotations replaced (in the dashboard's tenant
+ * first), and among the API keys, a credential often pasted in its place.
+ */
+export function resolveEmbed(context: MockContext, request: EmbedRequest): EmbedOutcome {
+  const { token, tenant } = request;
+  if (!environments.includes(request.environment as Environment))
+    return { kind: 'bad-environment', environment: request.environment };
+  const environment = request.environment as Environment;
+  const world = context.store.world;
+  if (!world.tenants.has(tenant)) return { kind: 'unknown-tenant', tenant };
+  if (token === undefined || token === '') return { kind: 'missing-token' };
+  const live = findByToken(world, token);
+  if (live !== undefined) {
+    if (live.tenant.id !== tenant) return { kind: 'other-tenant', tenant: live.tenant.id };
+    if (live.group.environment !== environment)
+      return { kind: 'other-environment', environment: live.group.environment };
+    return { kind: 'viewing', group: live.group };
+  }
+  const scopes = [tenant, ...[...context.runtimes.keys()].filter((id) => id !== tenant)];
+  for (const id of scopes) {
+    const retired = context.runtimes.get(id)?.retired.find(token);
+    if (retired === undefined) continue;
+    const key = groupKey(retired.environment, retired.provided_id);
+    const groupExists = world.tenants.get(id)?.groups.has(key) === true;
+    return { kind: 'rotated', retired, tenant: id, groupExists };
+  }
+  const key = context.keys.owner(token);
+  if (key !== undefined) return { kind: 'api-key', environment: key.environment };
+  return { kind: 'unknown' };
+}
+
+export const defaultEmbedScope = { tenant: defaultTenantId, environment: 'Customer' } as const;

@@ -1,0 +1,215 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { adminDocument, documentIds } from '../admin/adminDocument.js';
+import { defaultTenantId } from '../domain/model.js';
+import { type ApiError, apiError } from '../errors.js';
+import type { PageHandler } from '../http/app.js';
+import { send } from '../http/respond.js';
+import { errorReply } from '../pipeline/answer.js';
+import type { MockContext } from '../runtime/mockContext.js';
+import { serviceDocument } from '../spec/loadDocument.js';
+import { operations } from '../spec/operations.js';
+import { type Asset, AssetStore, asset, sendAsset } from './assets.js';
+import type { MockFacts } from './codeSamples.js';
+import { docsPage, type Reference } from './docsPage.js';
+import { embedPage } from './embedPage.js';
+import { resolveEmbed } from './embedToken.js';
+import { contentSecurityPolicy, jsonInScript, page } from './html.js';
+import { inlineReferences } from './inlineReferences.js';
+
+export type { PageHandler };
+
+const common = {
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-cache',
+};
+const ownPage = {
+  ...common,
+  'content-security-policy': contentSecurityPolicy(),
+  'x-frame-options': 'DENY',
+};
+/** Redoc styles its elements inline (styled-components) and searches in a worker it makes from a blob. */
+const referencePage = {
+  ...common,
+  'content-security-policy': contentSecurityPolicy({
+    'style-src': "'self' 'unsafe-inline'",
+    'worker-src': 'blob:',
+  }),
+  'x-frame-options': 'DENY',
+};
+/** The embed preview is made to be framed by any page (the web component's iframe). */
+const framedPage = { ...common, 'content-security-policy': contentSecurityPolicy({ 'frame-ancestors': '' }) };
+/** The web component is loaded as a module script by the integrator's page, from another origin. */
+const crossOriginScript = {
+  ...common,
+  'access-control-allow-origin': '*',
+  'cross-origin-resource-policy': 'cross-origin',
+};
+
+/** The built files each URL serves, with its headers. */
+const files: Readonly<Record<string, { readonly name: string; readonly headers: Record<string, string> }>> = {
+  '/__admin/ui/assets/inspector.js': { name: 'inspector.js', headers: common },
+  '/__admin/ui/assets/inspector.css': { name: 'inspector.css', headers: common },
+  '/docs/assets/docs.js': { name: 'docs.js', headers: common },
+  '/docs/assets/docs.css': { name: 'docs.css', headers: common },
+  '/docs/assets/redoc.standalone.js': { name: 'redoc.standalone.js', headers: common },
+  '/embed/component.js': { name: 'component.js', headers: crossOriginScript },
+  '/embed/assets/embed.js': { name: 'embed.js', headers: common },
+  '/embed/assets/embed.css': { name: 'embed.css', headers: common },
+};
+
+/** The inspector's page; the service's operations (ids, short names) are written into it from the document. */
+function inspectorPage(): Asset {
+  const described = operations().map(({ operationId, shortName, method }) => ({
+    operationId,
+    shortName,
+    method,
+  }));
+  return asset(
+    'text/html; charset=utf-8',
+    page({
+      title: 'Inspector · user-group-mock',
+      styles: ['/__admin/ui/assets/inspector.css'],
+      modules: ['/__admin/ui/assets/inspector.js'],
+      body: `<div id="app"><p class="boot">Loading the inspector…</p><noscript>The inspector needs JavaScript.</noscript></div>
+<script type="application/json" id="operations">${jsonInScript(described)}</script>`,
+    }),
+  );
+}
+
+interface Served {
+  readonly file: Asset;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly status?: number;
+}
+
+const isPagePath = (path: string): boolean =>
+  path === '/__admin/ui' ||
+  path.startsWith('/__admin/ui/') ||
+  path === '/docs' ||
+  path.startsWith('/docs/') ||
+  path.startsWith('/embed/');
+
+/**
+ * The three browser pages, served by the mock itself from the built files (nothing is fetched from elsewhere):
+ * the inspector (`/__admin/ui`; its data comes from the admin API, with the admin key it asks for), the API
+ * reference (`/docs`, `/docs/admin`) and the embed preview (`/embed/{dashboard_id}?token=…`, and the web component
+ * `/embed/component.js`). Pages and their files need no admin key: they hold no data of the mock.
+ */
+export function createPages(context: MockContext, assets = new AssetStore()): PageHandler {
+  const references = new Map<string, Asset>();
+  let inspector: Asset | undefined;
+
+  function reference(req: IncomingMessage, which: Reference): Asset {
+    const url = `http://${hostOf(req)}`;
+    const cacheKey = `${which} ${url}`;
+    let found = references.get(cacheKey);
+    if (found === undefined) {
+      const facts: MockFacts = {
+        url,
+        keys: context.adminKey === undefined ? context.keys.defaults : undefined,
+        adminKeySet: context.adminKey !== undefined,
+      };
+      const document =
+        which === 'service'
+          ? serviceDocument()
+          : inlineReferences(
+              adminDocument(),
+              new Map([[documentIds.service, { document: serviceDocument(), prefix: 'Service' }]]),
+            );
+      found = asset('text/html; charset=utf-8', docsPage(which, document, facts));
+      if (references.size >= 8) references.clear();
+      references.set(cacheKey, found);
+    }
+    return found;
+  }
+
+  /** What a page path answers: a file with its headers (and status), or an error. */
+  function answer(req: IncomingMessage, path: string): Served | ApiError {
+    const file = files[path];
+    if (file !== undefined) {
+      const built = assets.get(file.name);
+      return built === undefined ? notBuilt(file.name) : { file: built, headers: file.headers };
+    }
+    if (path === '/__admin/ui' || path === '/__admin/ui/') {
+      inspector ??= inspectorPage();
+      return { file: inspector, headers: ownPage };
+    }
+    if (path === '/docs' || path === '/docs/')
+      return { file: reference(req, 'service'), headers: referencePage };
+    if (path === '/docs/admin') return { file: reference(req, 'admin'), headers: referencePage };
+    const dashboard = /^\/embed\/([^/]+)$/.exec(path)?.[1];
+    if (dashboard === undefined || dashboard === 'assets') return noPage(path);
+    const query = new URLSearchParams((req.url ?? '').split('?')[1] ?? '');
+    const request = {
+      token: query.get('token') ?? undefined,
+      tenant: query.get('tenant') || defaultTenantId,
+      environment: query.get('environment') || 'Customer',
+    };
+    const rendered = embedPage(safeDecode(dashboard), request, resolveEmbed(context, request));
+    return {
+      file: asset('text/html; charset=utf-8', rendered.html),
+      headers: framedPage,
+      status: rendered.status,
+    };
+  }
+
+  function serve(req: IncomingMessage, res: ServerResponse, path: string): void {
+    const served = answer(req, path);
+    if ('file' in served) sendAsset(req, res, served.file, served.headers, served.status);
+    else send(res, errorReply(served));
+  }
+
+  return (req, res, path) => {
+    if (!isPagePath(path)) return false;
+    const method = req.method ?? 'GET';
+    if (method !== 'GET' && method !== 'HEAD') {
+      const message = `${method} is not allowed on ${path}: the browser pages answer GET and HEAD`;
+      const error = apiError(
+        'METHOD_NOT_ALLOWED',
+        message,
+        [{ code: 'METHOD_NOT_ALLOWED', path: '/method', message }],
+        {
+          headers: { allow: 'GET, HEAD' },
+        },
+      );
+      send(res, errorReply(error));
+    } else {
+      serve(req, res, path);
+    }
+    context.logger.info({ method, path, status: res.statusCode }, `${method} ${path} ${res.statusCode}`);
+    return true;
+  };
+}
+
+/** The host the browser used, as the pages show it; the socket's own address when the header is unusable. */
+function hostOf(req: IncomingMessage): string {
+  const host = req.headers.host;
+  if (host !== undefined && /^[A-Za-z0-9.:[\]-]{1,255}$/.test(host)) return host;
+  const address = req.socket.localAddress ?? '127.0.0.1';
+  return `${address.includes(':') ? `[${address}]` : address}:${req.socket.localPort}`;
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+const pages = ['/__admin/ui', '/docs', '/docs/admin', '/embed/{dashboard_id}?token=…', '/embed/component.js'];
+
+function noPage(path: string): ApiError {
+  const message = `no page at "${path}"; the browser pages are ${pages.join(', ')}`;
+  return apiError('ROUTE_NOT_FOUND', message, [{ code: 'ROUTE_NOT_FOUND', path: '/path', message }]);
+}
+
+function notBuilt(name: string): ApiError {
+  return apiError(
+    'INTERNAL_ERROR',
+    `the browser pages are not built (dist/ui/public/${name} is missing); run "npm run build" in the user-group-mock package`,
+    [],
+    { status: 503 },
+  );
+}
