@@ -10,8 +10,8 @@ import { createRequire } from 'node:module';
 import { gzipSync } from 'node:zlib';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import { build } from 'esbuild';
-import { adminDocument, documentIds } from '../dist/admin/document.js';
-import { serviceDocument } from '../dist/spec/document.js';
+import { adminDocument, documentIds } from '../dist/admin/adminDocument.js';
+import { serviceDocument } from '../dist/spec/loadDocument.js';
 import { createAjv } from '../dist/validate/schemas.js';
 
 const root = new URL('../', import.meta.url).pathname;

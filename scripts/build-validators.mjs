@@ -4,10 +4,10 @@
 // configuration and the very document the server will load.
 import { writeFileSync } from 'node:fs';
 import standaloneCode from 'ajv/dist/standalone/index.js';
-import { serviceDocument } from '../dist/spec/document.js';
+import { serviceDocument } from '../dist/spec/loadDocument.js';
 import { operations } from '../dist/spec/operations.js';
-import { documentId } from '../dist/validate/contract.js';
 import { documentDigest, precompiledUrl } from '../dist/validate/precompiled.js';
+import { documentId } from '../dist/validate/schemaChecks.js';
 import { createAjv } from '../dist/validate/schemas.js';
 
 const document = serviceDocument();

@@ -1,5 +1,5 @@
 import openapiTS, { astToString } from 'openapi-typescript';
-import { adminDocumentUrl, serviceDocumentUrl } from '../src/spec/document.js';
+import { adminDocumentUrl, serviceDocumentUrl } from '../src/spec/loadDocument.js';
 
 /** Each OpenAPI document and the TypeScript file generated from it. */
 export const generatedTypes = [

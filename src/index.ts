@@ -1,12 +1,12 @@
-export type { TenantHandle, TokenOwner } from './admin/controls.js';
-export type { Fault, FaultSpec } from './admin/faults.js';
-export type { JournalEntry, JournalQuery } from './admin/journal.js';
+export type { Controls, TenantHandle, TokenOwner } from './admin/controls.js';
 export * from './client/index.js';
 export { contractStateHandlers, type GroupStateParams, providerStates } from './contract/providerStates.js';
 export type { Group } from './domain/model.js';
 export type { GroupSeed } from './domain/seed.js';
 export { errorCatalogue } from './errors.js';
-export type { ApiKey } from './http/keys.js';
-export { createMockServer, defaultApiKeys, type MockServer, type MockServerOptions } from './http/server.js';
+export { createMockServer, defaultApiKeys, type MockServer, type MockServerOptions } from './mockServer.js';
+export * from './pipeline/index.js';
+export type { Fault, FaultSpec } from './runtime/faults.js';
+export type { JournalEntry, JournalQuery } from './runtime/journal.js';
+export type { ApiKey } from './runtime/keyRing.js';
 export type * from './spec/types.js';
-export * from './validate/index.js';

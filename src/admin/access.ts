@@ -2,11 +2,13 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { defaultTenantId } from '../domain/model.js';
 import { type ApiError, apiError } from '../errors.js';
-import { authenticate, headerValues } from '../http/authenticate.js';
-import type { MockContext } from '../http/context.js';
-import type { RequestHead } from '../http/head.js';
+import { authenticateOnConnection } from '../http/connectionKeys.js';
+import { headerValues, type RequestHead } from '../http/head.js';
+import { pipelineRequest } from '../pipeline/pipelineRequest.js';
+import { failure, ok, type Result } from '../result.js';
+import type { MockContext } from '../runtime/mockContext.js';
 import type { Route } from '../spec/operations.js';
-import { adminRoute, securityOf } from './document.js';
+import { adminRoute, securityOf } from './adminDocument.js';
 
 /** The header that carries the admin key. */
 export const adminKeyHeader = 'x-admin-key';
@@ -42,14 +44,16 @@ export function adminKeyCheck(adminKey: string | undefined): (req: IncomingMessa
  * The tenant an admin call acts on: the tenant of the API key in `Authorization`, or the default tenant when the
  * call carries none. A malformed or unknown key is refused (401), never widened to the default tenant.
  */
-export function scopeOf(
-  req: IncomingMessage,
-  head: RequestHead,
-  context: MockContext,
-): { ok: true; tenant: string } | { ok: false; error: ApiError } {
-  if (head.authorization.length === 0) return { ok: true, tenant: defaultTenantId };
-  const auth = authenticate(req, context, head);
-  return auth.ok ? { ok: true, tenant: auth.owner.tenant } : auth;
+export function scopeOf(req: IncomingMessage, head: RequestHead, context: MockContext): Result<string> {
+  if (head.authorization.length === 0) return ok(defaultTenantId);
+  const request = pipelineRequest({
+    method: req.method ?? 'GET',
+    path: '',
+    authorization: head.authorization,
+    bodySent: false,
+  });
+  const refused = authenticateOnConnection(request, req.socket, context);
+  return refused === undefined ? ok(request.owner?.tenant ?? defaultTenantId) : failure(refused);
 }
 
 /** What an admin call must carry: the admin key (when the mock has one), and whether `Authorization` picks a scope. */

@@ -9,11 +9,12 @@ import {
 } from '../domain/model.js';
 import { type GroupSeed, seedGroup } from '../domain/seed.js';
 import { type ApiError, apiError, errorFromDiagnostics, product } from '../errors.js';
-import { type MockContext, runtimeOf } from '../http/context.js';
+import { failure, ok, type Result } from '../result.js';
+import type { Fault, FaultSpec } from '../runtime/faults.js';
+import type { JournalEntry, JournalListener, JournalQuery } from '../runtime/journal.js';
+import { type MockContext, runtimeOf } from '../runtime/mockContext.js';
 import type { Health, TenantHandle, TenantSummary, TokenOwner } from '../spec/types.js';
-import { checkAdminSchema } from './document.js';
-import type { Fault, FaultSpec } from './faults.js';
-import type { JournalEntry, JournalListener, JournalQuery } from './journal.js';
+import { checkAdminSchema } from './adminDocument.js';
 
 export type { Health, TenantHandle, TenantSummary, TokenOwner };
 
@@ -25,13 +26,53 @@ export const packageVersion = (): string => {
   return version;
 };
 
-export type Result<T> = { ok: true; value: T } | { ok: false; error: ApiError };
-
 /**
- * The fixture controls, one implementation for the `/__admin` routes and the in-process handle. Each acts on
- * one tenant's scope; the default tenant is the one the command-line keys belong to.
+ * The fixture controls: what a test does to the mock besides calling the service, in process (`MockServer` has
+ * them) or through the `/__admin` routes (one implementation for both). Each acts on one tenant's scope, the default
+ * tenant's unless a tenant id is given; the command-line keys belong to the default tenant. A control that can
+ * fail returns a `Result`. Two mistakes of the calling code throw instead (or reject): a tenant id that does not
+ * exist (`seedGroup` and `deleteTenant` answer `TENANT_NOT_FOUND`), and a database file that cannot be written.
  */
-export function createControls(context: MockContext) {
+export interface Controls {
+  /** Empties the groups, the journal and the pending faults of a scope. */
+  reset(tenant?: string): Promise<void>;
+  /**
+   * Stores a group as given (a given token and team_id are kept); an error when it breaks `SeedGroupRequest` of
+   * openapi/admin.yaml (`VALIDATION_FAILED`), the tenant is unknown, or the id, token or team_id is taken
+   * (`GROUP_EXISTS`).
+   */
+  seedGroup(seed: GroupSeed, tenant?: string): Promise<Result<Group>>;
+  /** The groups of a scope, of one environment when one is given. */
+  groups(tenant?: string, environment?: Environment): Group[];
+  /** The group a user-group token identifies right now, within the scope; undefined when none does. */
+  token(token: string, tenant?: string): TokenOwner | undefined;
+  /** The journal of a scope, oldest first: what the client sent and how the mock answered. */
+  requests(query?: JournalQuery, tenant?: string): JournalEntry[];
+  /** Empties the journal of a scope. */
+  clearRequests(tenant?: string): void;
+  /** A new tenant with its own pair of API keys (Customer and Testing), sharing nothing with the others. */
+  createTenant(): Promise<TenantHandle>;
+  /** Removes a tenant and its groups; from a tenant's own scope only that tenant can be removed. */
+  deleteTenant(id: string, scope?: string): Promise<Result<void>>;
+  /**
+   * Plans a fault for the next matching `/api/user` calls of the scope; an error (`VALIDATION_FAILED`) when the
+   * spec breaks `FaultRequest` of openapi/admin.yaml.
+   */
+  injectFault(spec: FaultSpec, tenant?: string): Result<Fault>;
+  /** The pending faults of a scope, with their `remaining` counts. */
+  faults(tenant?: string): Fault[];
+  /** Removes the pending faults of a scope. */
+  clearFaults(tenant?: string): void;
+  /** Ready (a mock that answers is), the package version, and where the groups are kept. */
+  health(): Health;
+  /** The tenants a scope sees, with a key of each environment: all of them from the default scope. */
+  tenants(scope?: string): TenantSummary[];
+  /** Hears each request journaled in the scope from now on, until the returned function is called. */
+  watchRequests(listener: JournalListener, tenant?: string): () => void;
+}
+
+/** The fixture controls over one mock's store and runtime state. */
+export function createControls(context: MockContext): Controls {
   const { store } = context;
   const tenantMissing = (id: string): ApiError =>
     apiError('TENANT_NOT_FOUND', `no tenant "${id}"; create one with POST /__admin/tenants`);
@@ -51,7 +92,6 @@ export function createControls(context: MockContext) {
   };
 
   return {
-    /** Empties the groups, journal and faults of a scope. */
     async reset(tenant = defaultTenantId): Promise<void> {
       const runtime = runtimeOf(context, known(tenant, 'reset'));
       runtime.journal.clear();
@@ -59,19 +99,18 @@ export function createControls(context: MockContext) {
       if (store.world.tenants.get(tenant)?.groups.size) await store.commit([{ op: 'clearTenant', tenant }]);
     },
 
-    /** Stores a group as given (a given token is kept); checked against `SeedGroupRequest` of admin.yaml. */
     async seedGroup(seed: GroupSeed, tenant = defaultTenantId): Promise<Result<Group>> {
       const diagnostics = checkAdminSchema('/components/schemas/SeedGroupRequest', seed, '');
       if (diagnostics.length > 0) {
         const lead = 'the group does not match SeedGroupRequest (openapi/admin.yaml): ';
-        return { ok: false, error: errorFromDiagnostics('VALIDATION_FAILED', diagnostics, lead) };
+        return failure(errorFromDiagnostics('VALIDATION_FAILED', diagnostics, lead));
       }
       const scope = store.world.tenants.get(tenant);
-      if (scope === undefined) return { ok: false, error: tenantMissing(tenant) };
-      const outcome = seedGroup(store.world, scope, seed, context.ids);
-      if (!outcome.ok) return outcome;
-      await store.commit(outcome.changes);
-      return { ok: true, value: outcome.body };
+      if (scope === undefined) return failure(tenantMissing(tenant));
+      const seeded = seedGroup(store.world, scope, seed, context.ids);
+      if (!seeded.ok) return seeded;
+      await store.commit(seeded.value.changes);
+      return ok(seeded.value.body);
     },
 
     groups(tenant = defaultTenantId, environment?: Environment): Group[] {
@@ -79,7 +118,6 @@ export function createControls(context: MockContext) {
       return environment === undefined ? groups : groups.filter((g) => g.environment === environment);
     },
 
-    /** The group a user-group token identifies right now, within the scope. */
     token(token: string, tenant = defaultTenantId): TokenOwner | undefined {
       const scope = known(tenant, 'token');
       const found = findByToken(store.world, token);
@@ -108,36 +146,32 @@ export function createControls(context: MockContext) {
       return { id, api_keys };
     },
 
-    /** Removes a tenant; from a tenant's own scope only that tenant exists. */
     async deleteTenant(id: string, scope = defaultTenantId): Promise<Result<void>> {
       const visible = scope === defaultTenantId || scope === id;
       if (id === defaultTenantId || !visible || !store.world.tenants.has(id)) {
-        return {
-          ok: false,
-          error:
-            id === defaultTenantId
-              ? apiError(
-                  'TENANT_NOT_FOUND',
-                  'the default tenant cannot be removed; reset it with POST /__admin/reset',
-                )
-              : tenantMissing(id),
-        };
+        return failure(
+          id === defaultTenantId
+            ? apiError(
+                'TENANT_NOT_FOUND',
+                'the default tenant cannot be removed; reset it with POST /__admin/reset',
+              )
+            : tenantMissing(id),
+        );
       }
       const change: Change = { op: 'deleteTenant', tenant: id };
       await store.commit([change]);
       context.runtimes.delete(id);
       context.keys.rebuild(store.world);
-      return { ok: true, value: undefined };
+      return ok(undefined);
     },
 
-    /** Plans a fault; throws when the spec breaks `FaultRequest` of admin.yaml (the HTTP route checks first). */
-    injectFault(spec: FaultSpec, tenant = defaultTenantId): Fault {
+    injectFault(spec: FaultSpec, tenant = defaultTenantId): Result<Fault> {
       const diagnostics = checkAdminSchema('/components/schemas/FaultRequest', spec, '');
       if (diagnostics.length > 0) {
-        const problems = diagnostics.map((d) => d.message).join('; ');
-        throw new Error(`${product}: injectFault: ${problems} (see FaultRequest in openapi/admin.yaml)`);
+        const lead = 'the fault does not match FaultRequest (openapi/admin.yaml): ';
+        return failure(errorFromDiagnostics('VALIDATION_FAILED', diagnostics, lead));
       }
-      return runtimeOf(context, known(tenant, 'injectFault')).faults.add(spec);
+      return ok(runtimeOf(context, known(tenant, 'injectFault')).faults.add(spec));
     },
 
     faults(tenant = defaultTenantId): Fault[] {
@@ -148,12 +182,10 @@ export function createControls(context: MockContext) {
       runtimeOf(context, known(tenant, 'clearFaults')).faults.clear();
     },
 
-    /** Ready (a mock that answers is), the package version, and where the groups are kept. */
     health(): Health {
       return { status: 'ready', version: packageVersion(), store: context.storeKind };
     },
 
-    /** The tenants a scope sees, with a key of each environment: all of them from the default scope. */
     tenants(scope = defaultTenantId): TenantSummary[] {
       const visible = [...store.world.tenants.values()].filter(
         (tenant) => scope === defaultTenantId || tenant.id === scope,
@@ -167,14 +199,11 @@ export function createControls(context: MockContext) {
         }));
     },
 
-    /** Hears each request journaled in the scope from now on, until the returned function is called. */
     watchRequests(listener: JournalListener, tenant = defaultTenantId): () => void {
       return runtimeOf(context, known(tenant, 'watchRequests')).journal.subscribe(listener);
     },
   };
 }
-
-export type Controls = ReturnType<typeof createControls>;
 
 /** The first command-line key of each environment (the default tenant's keys). */
 function commandLineKeys(context: MockContext): TenantSummary['api_keys'] {

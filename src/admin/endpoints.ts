@@ -1,12 +1,12 @@
 import type { Environment } from '../domain/model.js';
 import type { GroupSeed } from '../domain/seed.js';
 import { apiError } from '../errors.js';
-import { errorReply, type Reply } from '../http/respond.js';
+import { errorReply, type Reply } from '../pipeline/answer.js';
+import type { FaultSpec } from '../runtime/faults.js';
+import type { JournalQuery } from '../runtime/journal.js';
+import type { AdminOperationId } from './adminDocument.js';
 import type { Controls } from './controls.js';
-import type { AdminOperationId } from './document.js';
 import { journalEvents } from './events.js';
-import type { FaultSpec } from './faults.js';
-import type { JournalQuery } from './journal.js';
 import type { CallParameters } from './parameters.js';
 import {
   type DocumentFormat,
@@ -84,7 +84,10 @@ export const endpoints: { readonly [K in AdminOperationId]: Endpoint } = {
 
   listFaults: ({ controls, tenant }) => json(200, controls.faults(tenant)),
 
-  injectFault: ({ controls, tenant, body }) => json(201, controls.injectFault(body as FaultSpec, tenant)),
+  injectFault: ({ controls, tenant, body }) => {
+    const planned = controls.injectFault(body as FaultSpec, tenant);
+    return planned.ok ? json(201, planned.value) : errorReply(planned.error);
+  },
 
   clearFaults: ({ controls, tenant }) => {
     controls.clearFaults(tenant);

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Reply } from '../http/respond.js';
-import { type JournalEntry, type JournalListener, journalEntry } from './journal.js';
+import type { Reply } from '../pipeline/answer.js';
+import { type JournalEntry, type JournalListener, journalEntry } from '../runtime/journal.js';
 
 /** A reply that keeps its response open and writes to it itself. */
 export interface StreamReply extends Reply {

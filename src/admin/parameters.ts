@@ -1,9 +1,10 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
+import { errorFromDiagnostics } from '../errors.js';
+import { failure, ok, type Result } from '../result.js';
 import type { Operation } from '../spec/operations.js';
 import { diagnosticsFromAjv } from '../validate/ajvDiagnostics.js';
-import type { Diagnostic } from '../validate/diagnostic.js';
 import type { SchemaCheck } from '../validate/schemas.js';
-import { adminSchemas, documentIds, documentsById } from './document.js';
+import { adminSchemas, documentIds, documentsById } from './adminDocument.js';
 
 /** The path and query parameters of one call, coerced to the types their schemas declare. */
 export interface CallParameters {
@@ -12,14 +13,15 @@ export interface CallParameters {
 }
 
 /**
- * Checks the path and query parameters of a call against the operation's parameter schemas. Diagnostics point at
+ * Checks the path and query parameters of a call against the operation's parameter schemas (an error,
+ * `VALIDATION_FAILED`, names what breaks them). Diagnostics point at
  * `/path/<name>` and `/query/<name>`; an undeclared query parameter is an unknown field.
  */
 export function checkParameters(
   operation: Operation,
   pathParams: Readonly<Record<string, string>>,
   search: URLSearchParams,
-): { ok: true; value: CallParameters } | { ok: false; diagnostics: Diagnostic[] } {
+): Result<CallParameters> {
   const { types, check } = compiled(operation);
   const path = Object.fromEntries(
     Object.entries(pathParams).map(([name, text]) => [name, coerce(text, types.get(`path:${name}`))]),
@@ -33,9 +35,9 @@ export function checkParameters(
   );
   const value = { path, query };
   const errors = check(value);
-  return errors.length === 0
-    ? { ok: true, value }
-    : { ok: false, diagnostics: diagnosticsFromAjv(errors, '') };
+  if (errors.length === 0) return ok(value);
+  const lead = `the request does not match ${operation.operationId}: `;
+  return failure(errorFromDiagnostics('VALIDATION_FAILED', diagnosticsFromAjv(errors, ''), lead));
 }
 
 interface ParameterCheck {

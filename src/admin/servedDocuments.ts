@@ -1,5 +1,5 @@
-import { adminDocumentUrl, documentSource, loadDocument, serviceDocumentUrl } from '../spec/document.js';
-import { documentIds } from './document.js';
+import { adminDocumentUrl, documentSource, loadDocument, serviceDocumentUrl } from '../spec/loadDocument.js';
+import { documentIds } from './adminDocument.js';
 
 export type DocumentName = 'service' | 'admin';
 export type DocumentFormat = 'json' | 'yaml';

@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
-import { parseRateLimit } from '../admin/rateLimit.js';
 import type { Environment } from '../domain/model.js';
 import { product } from '../errors.js';
-import type { ApiKey } from '../http/keys.js';
-import type { MockServerOptions } from '../http/server.js';
+import type { MockServerOptions } from '../mockServer.js';
+import type { ApiKey } from '../runtime/keyRing.js';
+import { parseRateLimit } from '../runtime/rateLimiter.js';
 import { unknownFlag } from './suggest.js';
 
 /** Each flag of `serve`, its environment variable, and its help line: the one table --help is printed from. */

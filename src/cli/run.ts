@@ -1,7 +1,7 @@
 import { packageVersion } from '../admin/controls.js';
 import { product } from '../errors.js';
 import { ListenError } from '../http/listen.js';
-import { createMockServer, type MockServer } from '../http/server.js';
+import { createMockServer, type MockServer } from '../mockServer.js';
 import { parseServeArgs, serveHelp } from './args.js';
 import { nearest } from './suggest.js';
 

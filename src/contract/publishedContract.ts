@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Environment } from '../domain/model.js';
-import { defaultApiKeys } from '../http/server.js';
+import { defaultApiKeys } from '../runtime/keyRing.js';
 
 /** Where the published Pact contracts live: `contracts/` at the package root (shipped with the package). */
 export const contractDirectory = new URL('../../contracts/', import.meta.url);

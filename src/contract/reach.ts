@@ -1,10 +1,11 @@
 import { connect } from 'node:net';
+import { failure, ok, type Result } from '../result.js';
 
 /** How long `reach` waits for a connection before it calls the address unreachable. */
 export const reachTimeoutMs = 5000;
 
 /** What `reach` found: the address accepts connections, or why it does not (`connection refused`). */
-export type Reach = { readonly ok: true } | { readonly ok: false; readonly reason: string };
+export type Reach = Result<void, string>;
 
 const reasons: Readonly<Record<string, string>> = {
   ECONNREFUSED: 'connection refused',
@@ -30,12 +31,10 @@ export function reach(url: string, timeoutMs = reachTimeoutMs): Promise<Reach> {
       socket.destroy();
       resolve(found);
     };
-    socket.setTimeout(timeoutMs, () =>
-      settle({ ok: false, reason: `no connection within ${timeoutMs / 1000} s` }),
-    );
-    socket.once('connect', () => settle({ ok: true }));
+    socket.setTimeout(timeoutMs, () => settle(failure(`no connection within ${timeoutMs / 1000} s`)));
+    socket.once('connect', () => settle(ok(undefined)));
     socket.once('error', (error: NodeJS.ErrnoException) =>
-      settle({ ok: false, reason: reasons[error.code ?? ''] ?? error.code ?? error.message }),
+      settle(failure(reasons[error.code ?? ''] ?? error.code ?? error.message)),
     );
   });
 }

@@ -143,14 +143,14 @@ async function firstUnreachable(options: ProviderVerificationOptions): Promise<S
   if (!provider.ok)
     return {
       outcome: 'unreachable',
-      reason: `cannot reach ${options.providerBaseUrl} (${provider.reason}); is the provider running? Start it (npx ${product} serve) or correct --provider-base-url`,
+      reason: `cannot reach ${options.providerBaseUrl} (${provider.error}); is the provider running? Start it (npx ${product} serve) or correct --provider-base-url`,
     };
   if (options.stateSetupUrl === undefined) return undefined;
   const stateUrl = await reach(options.stateSetupUrl);
   if (stateUrl.ok) return undefined;
   return {
     outcome: 'unreachable',
-    reason: `cannot reach the state-change URL ${options.stateSetupUrl} (${stateUrl.reason}); is it running? Start it or correct --state-setup-url`,
+    reason: `cannot reach the state-change URL ${options.stateSetupUrl} (${stateUrl.error}); is it running? Start it or correct --state-setup-url`,
   };
 }
 

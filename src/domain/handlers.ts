@@ -1,8 +1,9 @@
+import type { Result } from '../result.js';
 import type { OperationId } from '../spec/operations.js';
 import type { RequestBodies } from '../spec/types.js';
 import type { IdSource } from './ids.js';
 import type { World } from './model.js';
-import { type Caller, getOrCreate, type Outcome, rotate, update } from './userGroups.js';
+import { type Caller, type Decision, getOrCreate, rotate, update } from './userGroups.js';
 
 /** The service's rules, one per operationId of the document (a drift test checks that none is missing). */
 export const handlers: {
@@ -11,7 +12,7 @@ export const handlers: {
     caller: Caller,
     body: RequestBodies[K],
     ids: IdSource,
-  ) => Outcome<unknown>;
+  ) => Result<Decision<unknown>>;
 } = {
   getOrCreateUserGroup: (world, caller, body, ids) => getOrCreate(world, caller, body, ids),
   updateUserGroup: (_world, caller, body) => update(caller, body),
@@ -25,12 +26,12 @@ export function handle(
   caller: Caller,
   body: unknown,
   ids: IdSource,
-): Outcome<unknown> {
+): Result<Decision<unknown>> {
   const handler = handlers[operationId] as (
     world: World,
     caller: Caller,
     body: unknown,
     ids: IdSource,
-  ) => Outcome<unknown>;
+  ) => Result<Decision<unknown>>;
   return handler(world, caller, body, ids);
 }

@@ -1,14 +1,20 @@
 import { apiError } from '../errors.js';
+import { failure, ok, type Result } from '../result.js';
 import type { SeedGroupRequest } from '../spec/types.js';
 import type { IdSource } from './ids.js';
 import { type Group, groupKey, type Tenant, type World } from './model.js';
-import type { Outcome } from './userGroups.js';
+import type { Decision } from './userGroups.js';
 
 /** A group to put in place directly (admin API, `--fixtures`), with an optional known token and team_id. */
 export type GroupSeed = Readonly<SeedGroupRequest>;
 
 /** Seeds one group; 409 when the id is taken in that environment or the token or team_id is in use. */
-export function seedGroup(world: World, tenant: Tenant, seed: GroupSeed, ids: IdSource): Outcome<Group> {
+export function seedGroup(
+  world: World,
+  tenant: Tenant,
+  seed: GroupSeed,
+  ids: IdSource,
+): Result<Decision<Group>> {
   const key = groupKey(seed.environment, seed.user_group_id);
   if (tenant.groups.has(key)) {
     return conflict(
@@ -37,7 +43,7 @@ export function seedGroup(world: World, tenant: Tenant, seed: GroupSeed, ids: Id
     mapping: seed.mapping ?? null,
     properties: seed.properties ?? null,
   };
-  return { ok: true, body: group, changes: [{ op: 'putGroup', tenant: tenant.id, group }] };
+  return ok({ body: group, changes: [{ op: 'putGroup', tenant: tenant.id, group }] });
 }
 
 function teamIdInUse(world: World, teamId: number): boolean {
@@ -46,7 +52,5 @@ function teamIdInUse(world: World, teamId: number): boolean {
   return false;
 }
 
-const conflict = (message: string, path: string): Outcome<Group> => ({
-  ok: false,
-  error: apiError('GROUP_EXISTS', message, [{ code: 'GROUP_EXISTS', path, message }]),
-});
+const conflict = (message: string, path: string): Result<never> =>
+  failure(apiError('GROUP_EXISTS', message, [{ code: 'GROUP_EXISTS', path, message }]));

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import { type ApiError, apiError } from '../errors.js';
+import { apiError } from '../errors.js';
+import { failure, ok, type Result } from '../result.js';
 import type { RequestBodies, SuccessBodies } from '../spec/types.js';
 import type { Change } from './changes.js';
 import type { IdSource } from './ids.js';
@@ -11,9 +12,17 @@ export interface Caller {
   readonly environment: Environment;
 }
 
-export type Outcome<B> =
-  | { readonly ok: true; readonly body: B; readonly changes: readonly Change[]; readonly notice?: string }
-  | { readonly ok: false; readonly error: ApiError };
+/** What a rule decided: the answer's body, the changes to store, and a notice for the client. */
+export interface Decision<B> {
+  readonly body: B;
+  readonly changes: readonly Change[];
+  readonly notice?: string;
+  /**
+   * Set when the answer only shows a stored group, unchanged: the body is then a function of this object alone
+   * (groups are never changed in place; a change stores a new object), so an adapter may keep its rendering.
+   */
+  readonly shows?: Group;
+}
 
 /** Get-or-create: an unknown id creates the group; a known id returns it unchanged. */
 export function getOrCreate(
@@ -21,7 +30,7 @@ export function getOrCreate(
   caller: Caller,
   request: RequestBodies['getOrCreateUserGroup'],
   ids: IdSource,
-): Outcome<SuccessBodies['getOrCreateUserGroup']> {
+): Result<Decision<SuccessBodies['getOrCreateUserGroup']>> {
   const existing = caller.tenant.groups.get(groupKey(caller.environment, request.user_group_id));
   if (existing !== undefined) {
     const differing = differingFields(request, existing);
@@ -29,7 +38,12 @@ export function getOrCreate(
       differing.length === 0
         ? undefined
         : `group "${existing.provided_id}" already exists and was returned unchanged; its ${differing.join(', ')} ${differing.length === 1 ? 'differs' : 'differ'} from the request. Use PUT /api/user to update it.`;
-    return { ok: true, body: existingAnswer(existing), changes: [], ...(notice ? { notice } : {}) };
+    return ok({
+      body: getOrCreateBody(existing, false),
+      changes: [],
+      shows: existing,
+      ...(notice ? { notice } : {}),
+    });
   }
   const group: Group = {
     environment: caller.environment,
@@ -40,23 +54,21 @@ export function getOrCreate(
     mapping: request.mapping ?? null,
     properties: request.properties ?? null,
   };
-  return {
-    ok: true,
+  return ok({
     body: getOrCreateBody(group, true),
     changes: [{ op: 'putGroup', tenant: caller.tenant.id, group }],
-  };
+  });
 }
 
 /** Update: fields present replace the stored ones whole; absent fields stay. */
 export function update(
   caller: Caller,
   request: RequestBodies['updateUserGroup'],
-): Outcome<SuccessBodies['updateUserGroup']> {
+): Result<Decision<SuccessBodies['updateUserGroup']>> {
   const existing = caller.tenant.groups.get(groupKey(caller.environment, request.user_group_id));
   if (existing === undefined) {
-    return {
-      ok: false,
-      error: apiError(
+    return failure(
+      apiError(
         'GROUP_NOT_FOUND',
         `no group with user_group_id "${request.user_group_id}" in the ${caller.environment} environment of this API key; create it first with GET /api/user`,
         [
@@ -67,7 +79,7 @@ export function update(
           },
         ],
       ),
-    };
+    );
   }
   const group: Group = {
     ...existing,
@@ -75,11 +87,7 @@ export function update(
     mapping: request.mapping ?? existing.mapping,
     properties: request.properties ?? existing.properties,
   };
-  return {
-    ok: true,
-    body: updateBody(group),
-    changes: [{ op: 'putGroup', tenant: caller.tenant.id, group }],
-  };
+  return ok({ body: updateBody(group), changes: [{ op: 'putGroup', tenant: caller.tenant.id, group }] });
 }
 
 /** Rotate: the current token must belong to a group of the caller's environment; the old token dies at once. */
@@ -88,28 +96,23 @@ export function rotate(
   caller: Caller,
   request: RequestBodies['rotateUserGroupToken'],
   ids: IdSource,
-): Outcome<SuccessBodies['rotateUserGroupToken']> {
+): Result<Decision<SuccessBodies['rotateUserGroupToken']>> {
   const found = findByToken(world, request.current_token);
   if (
     found === undefined ||
     found.tenant !== caller.tenant ||
     found.group.environment !== caller.environment
   ) {
-    return {
-      ok: false,
-      error: apiError(
+    return failure(
+      apiError(
         'TOKEN_NOT_FOUND',
         `no group in the ${caller.environment} environment of this API key holds current_token; it may have been rotated already: use the token from the latest response`,
         [{ code: 'TOKEN_NOT_FOUND', path: '/body/current_token', message: 'no group holds this token now' }],
       ),
-    };
+    );
   }
   const group: Group = { ...found.group, token: ids.token() };
-  return {
-    ok: true,
-    body: rotateBody(group),
-    changes: [{ op: 'putGroup', tenant: caller.tenant.id, group }],
-  };
+  return ok({ body: rotateBody(group), changes: [{ op: 'putGroup', tenant: caller.tenant.id, group }] });
 }
 
 /** The fields a get-or-create sends that differ from the stored group (none, almost always: checked first). */
@@ -120,33 +123,6 @@ function differingFields(request: RequestBodies['getOrCreateUserGroup'], existin
     (field) => request[field] !== undefined && !isDeepStrictEqual(request[field], existing[field]),
   );
 }
-
-/**
- * The answer to a get-or-create of an existing group, frozen and shared between requests: a group is never changed
- * in place (a change stores a new object), so neither is its answer, and the HTTP layer serialises a frozen answer
- * once. The most frequent request of all (a client fetching its group's token) then builds nothing. The memo is
- * bounded: it starts afresh after `answersKept` distinct groups.
- */
-function existingAnswer(group: Group): SuccessBodies['getOrCreateUserGroup'] {
-  let answer = existingAnswers.get(group);
-  if (answer === undefined) {
-    if (existingAnswers.size >= answersKept) existingAnswers.clear();
-    answer = deepFreeze(getOrCreateBody(group, false));
-    existingAnswers.set(group, answer);
-  }
-  return answer;
-}
-
-const answersKept = 1_000;
-const existingAnswers = new Map<Group, SuccessBodies['getOrCreateUserGroup']>();
-
-const deepFreeze = <T>(value: T): T => {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
-};
 
 const getOrCreateBody = (group: Group, isNew: boolean): SuccessBodies['getOrCreateUserGroup'] => ({
   success: 1,

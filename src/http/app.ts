@@ -1,12 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type ApiError, apiError, errorFromDiagnostics } from '../errors.js';
-import { operations } from '../spec/operations.js';
-import { route } from '../validate/contract.js';
-import { routeDiagnostic } from '../validate/routes.js';
-import type { MockContext } from './context.js';
+import { type ApiError, apiError } from '../errors.js';
+import { errorReply } from '../pipeline/answer.js';
+import type { MockContext } from '../runtime/mockContext.js';
 import { type RequestHead, readHead } from './head.js';
-import { errorReply, send } from './respond.js';
-import { internalError, ServiceExchange } from './serviceHandler.js';
+import { send } from './respond.js';
+import { internalError, ServiceExchange } from './serviceExchange.js';
 
 /** The admin document's routes: everything under `/__admin/`, and the few paths elsewhere it `owns`. */
 export interface AdminHandler {
@@ -43,26 +41,17 @@ export function createApp(
       return;
     }
     const method = req.method ?? 'GET';
-    const found = route(method, path);
-    // A path the service does not have may be one of the admin document's public ones (/openapi.json).
-    if (found.kind === 'not-found' && hostMissing === undefined && admin.owns(method, path)) {
-      toAdmin(req, res, path, head);
-      return;
-    }
-    const operation = found.kind === 'operation' ? found.operation : undefined;
-    const exchange = new ServiceExchange(context, req, res, method, path, operation);
+    const exchange = new ServiceExchange(context, req, res, method, path, head);
     try {
       if (hostMissing !== undefined) {
-        exchange.answer(hostMissing, hostMissing.details);
-      } else if (found.kind === 'operation') {
-        exchange.serve(head);
-      } else {
-        const diagnostic = routeDiagnostic(found, method, path, operations());
-        const code = found.kind === 'method-not-allowed' ? 'METHOD_NOT_ALLOWED' : 'ROUTE_NOT_FOUND';
-        const error = errorFromDiagnostics(code, [diagnostic]);
-        const headers = found.kind === 'method-not-allowed' ? { allow: found.allow.join(', ') } : undefined;
-        exchange.answer(headers ? { ...error, headers } : error, [diagnostic]);
+        exchange.fail(hostMissing);
+        return;
       }
+      const unrouted = exchange.route();
+      if (unrouted === undefined) exchange.serve();
+      // A path the service does not have may be one of the admin document's public ones (/openapi.json).
+      else if (unrouted.code === 'ROUTE_NOT_FOUND' && admin.owns(method, path)) toAdmin(req, res, path, head);
+      else exchange.fail(unrouted);
     } catch (error) {
       exchange.crash(error as Error);
     }

@@ -72,3 +72,14 @@ const named = (name: string, lower: string, title: string): boolean =>
 /** Whether the request announces a body at all (Content-Length above zero, or chunked). */
 export const announcesBody = (head: RequestHead): boolean =>
   head.transferEncoding !== undefined || (head.contentLength ?? 0) > 0;
+
+/** All values of a header as sent, in order (Node keeps only the first `Authorization`); `name` in lower case. */
+export function headerValues(req: IncomingMessage, name: string): string[] {
+  const values: string[] = [];
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const sent = raw[i] as string;
+    if (sent.length === name.length && sent.toLowerCase() === name) values.push(raw[i + 1] ?? '');
+  }
+  return values;
+}

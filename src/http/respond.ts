@@ -1,43 +1,24 @@
 import { type ServerResponse, STATUS_CODES } from 'node:http';
 import { type ApiError, errorBody, statusOf } from '../errors.js';
-
-export interface Reply {
-  readonly status: number;
-  readonly body: unknown;
-  readonly headers?: Readonly<Record<string, string>>;
-}
-
-export const errorReply = (error: ApiError): Reply => ({
-  status: statusOf(error),
-  body: errorBody(error),
-  ...(error.headers ? { headers: error.headers } : {}),
-});
+import type { Reply } from '../pipeline/answer.js';
 
 const jsonType = 'application/json; charset=utf-8';
 
 /** A body as sent: its JSON text and that text's Content-Length. */
-interface Payload {
+export interface Payload {
   readonly text: string;
   readonly length: string;
 }
 
-/** Payloads of frozen bodies: a frozen body cannot change, so it is serialised once (held as long as the body). */
-const payloads = new WeakMap<object, Payload>();
-
-function payloadOf(body: unknown): Payload {
-  const object = typeof body === 'object' && body !== null ? body : undefined;
-  const cached = object === undefined ? undefined : payloads.get(object);
-  if (cached !== undefined) return cached;
+export function payloadOf(body: unknown): Payload {
   const text = JSON.stringify(body);
-  const payload = { text, length: String(Buffer.byteLength(text)) };
-  if (object !== undefined && Object.isFrozen(object)) payloads.set(object, payload);
-  return payload;
+  return { text, length: String(Buffer.byteLength(text)) };
 }
 
-/** Writes a JSON reply with its Content-Length; returns the text sent (undefined when nothing could be sent). */
-export function send(res: ServerResponse, reply: Reply): string | undefined {
+/** Writes a JSON reply (as `payload` when it is already serialised) with its Content-Length; returns the text sent (undefined when nothing could be sent). */
+export function send(res: ServerResponse, reply: Reply, payload?: Payload): string | undefined {
   if (res.headersSent || res.destroyed) return undefined;
-  const { text, length } = payloadOf(reply.body);
+  const { text, length } = payload ?? payloadOf(reply.body);
   // Node's flat [name, value, ...] form: no header object to build and walk on every answer.
   const headers = ['content-type', jsonType, 'content-length', length];
   if (reply.headers !== undefined)

@@ -1,5 +1,5 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
-import { serviceDocument } from './document.js';
+import { serviceDocument } from './loadDocument.js';
 import { type PathTemplate, pathTemplate } from './pathTemplate.js';
 
 export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'patch' | 'head' | 'options' | 'trace';

@@ -1,5 +1,5 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
-import type { ApiKey } from '../http/keys.js';
+import type { ApiKey } from '../runtime/keyRing.js';
 import { type HttpMethod, listOperations } from '../spec/operations.js';
 
 /** What the reference shows of this running mock: its URL, and the keys to copy (undefined: not shown). */

@@ -1,4 +1,3 @@
-import type { RetiredToken } from '../admin/retiredTokens.js';
 import {
   defaultTenantId,
   type Environment,
@@ -7,7 +6,8 @@ import {
   type Group,
   groupKey,
 } from '../domain/model.js';
-import type { MockContext } from '../http/context.js';
+import type { MockContext } from '../runtime/mockContext.js';
+import type { RetiredToken } from '../runtime/retiredTokens.js';
 
 /** Which dashboard is embedded where: the scope a real embed would resolve its token in. */
 export interface EmbedRequest {

@@ -1,11 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { adminDocument, documentIds } from '../admin/document.js';
+import { adminDocument, documentIds } from '../admin/adminDocument.js';
 import { defaultTenantId } from '../domain/model.js';
 import { type ApiError, apiError } from '../errors.js';
 import type { PageHandler } from '../http/app.js';
-import type { MockContext } from '../http/context.js';
-import { errorReply, send } from '../http/respond.js';
-import { serviceDocument } from '../spec/document.js';
+import { send } from '../http/respond.js';
+import { errorReply } from '../pipeline/answer.js';
+import type { MockContext } from '../runtime/mockContext.js';
+import { serviceDocument } from '../spec/loadDocument.js';
 import { operations } from '../spec/operations.js';
 import { type Asset, AssetStore, asset, sendAsset } from './assets.js';
 import type { MockFacts } from './codeSamples.js';

@@ -2,14 +2,6 @@ import type { Diagnostic } from '../spec/types.js';
 
 export type { Diagnostic };
 
-/** What a validator returns: never an exception. */
-export type Validation<T> =
-  | { readonly ok: true; readonly value: T; readonly diagnostics: readonly [] }
-  | { readonly ok: false; readonly diagnostics: readonly Diagnostic[] };
-
-export const valid = <T>(value: T): Validation<T> => ({ ok: true, value, diagnostics: [] });
-export const invalid = <T>(diagnostics: readonly Diagnostic[]): Validation<T> => ({ ok: false, diagnostics });
-
 export const diagnostic = (code: string, path: string, message: string): Diagnostic => ({
   code,
   path,

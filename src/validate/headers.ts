@@ -1,4 +1,6 @@
 import { parse as parseContentType } from 'content-type';
+import { type ApiError, apiError } from '../errors.js';
+import { failure, ok, type Result } from '../result.js';
 import { type Diagnostic, diagnostic } from './diagnostic.js';
 
 export type HeaderValue = string | readonly string[] | undefined;
@@ -7,10 +9,11 @@ export type HeaderBag = Readonly<Record<string, HeaderValue>>;
 const authPath = '/headers/authorization';
 const tokenForm = '"Authorization: Token <API_KEY>"';
 
-/** The API key of a well-formed `Authorization: Token <API_KEY>`, or the diagnostic naming the mistake. */
-export function readApiKey(
-  value: HeaderValue,
-): { ok: true; key: string } | { ok: false; diagnostic: Diagnostic } {
+/**
+ * The API key of a well-formed `Authorization: Token <API_KEY>`, or the error naming the mistake (with the
+ * `WWW-Authenticate: Token` challenge, except for a repeated header).
+ */
+export function readApiKey(value: HeaderValue): Result<string> {
   if (Array.isArray(value) && value.length > 1) {
     return fail(
       'AUTH_DUPLICATE',
@@ -37,13 +40,15 @@ export function readApiKey(
       `Authorization must be the word Token, one space, then the API key: send ${tokenForm}`,
     );
   }
-  return { ok: true, key: credential };
+  return ok(credential);
 }
 
-const fail = (code: string, message: string) => ({
-  ok: false as const,
-  diagnostic: diagnostic(code, authPath, message),
-});
+const fail = (code: ApiError['code'], message: string): Result<never> =>
+  failure(
+    apiError(code, message, [diagnostic(code, authPath, message)], {
+      headers: code === 'AUTH_DUPLICATE' ? {} : { 'www-authenticate': 'Token' },
+    }),
+  );
 
 /** `undefined` when the Content-Type is JSON in UTF-8, else the diagnostic. */
 export function checkContentType(value: HeaderValue): Diagnostic | undefined {

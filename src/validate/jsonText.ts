@@ -1,34 +1,36 @@
-import { type Diagnostic, diagnostic, invalid, type Validation } from './diagnostic.js';
+import { type ApiError, errorFromDiagnostics } from '../errors.js';
+import { failure, ok, type Result } from '../result.js';
+import { type Diagnostic, diagnostic } from './diagnostic.js';
 import { isForbiddenKey, maxDepth } from './jsonValue.js';
 import { impreciseIntegers } from './numberPrecision.js';
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
- * A parse's outcome, with the decoded text (undefined when the bytes are not UTF-8 text). `clean` is true when the
- * text alone shows that the value passes `inspectJsonValue`: well-formed Unicode without escapes (so no lone
+ * A parsed body and its text. `clean` is true when the text alone shows that the value passes `inspectJsonValue`: well-formed Unicode without escapes (so no lone
  * surrogate), no numbers (so none out of range) and no key that poisons prototypes. Such a value need not be walked
  * again. `warnings` name legal but risky values (an integer literal beyond 2^53 - 1); the body is still accepted.
  */
-export type ParsedJson = Validation<unknown> & {
-  readonly text: string | undefined;
-  readonly clean?: boolean;
+export interface ParsedJson {
+  readonly value: unknown;
+  readonly text: string;
+  readonly clean: boolean;
   readonly warnings?: readonly Diagnostic[];
-};
+}
 
 /**
- * Turns the bytes of a request body into a JSON value, or diagnostics naming the client's mistake.
+ * Turns the bytes of a request body into a JSON value, or the error naming the client's mistake (its details the
+ * diagnostics).
  * Rules beyond JSON.parse: no byte order mark, valid UTF-8, no duplicate keys in one object, nesting within
- * `maxDepth`. What the parsed value itself must satisfy is `inspectJsonValue`'s part (`checkRequestBody` runs it).
+ * `maxDepth`. What the parsed value itself must satisfy is `inspectJsonValue`'s part (the pipeline's `checkValues` runs it).
  */
-export function parseJsonBody(bytes: Uint8Array | string): ParsedJson {
+export function parseJsonBody(bytes: Uint8Array | string): Result<ParsedJson> {
   let text: string;
   if (typeof bytes === 'string') {
     text = bytes;
   } else {
     if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
       return failed(
-        undefined,
         'BODY_INVALID_ENCODING',
         'body starts with a UTF-8 byte order mark; JSON over HTTP must not carry one, remove it',
       );
@@ -36,11 +38,7 @@ export function parseJsonBody(bytes: Uint8Array | string): ParsedJson {
     try {
       text = decoder.decode(bytes);
     } catch {
-      return failed(
-        undefined,
-        'BODY_INVALID_ENCODING',
-        'body is not valid UTF-8; encode the JSON text as UTF-8',
-      );
+      return failed('BODY_INVALID_ENCODING', 'body is not valid UTF-8; encode the JSON text as UTF-8');
     }
   }
   let value: unknown;
@@ -48,25 +46,22 @@ export function parseJsonBody(bytes: Uint8Array | string): ParsedJson {
     value = JSON.parse(text);
   } catch (error) {
     if (text.trim() === '') {
-      return failed(text, 'BODY_MISSING', 'body is empty; send the JSON object with a Content-Length header');
+      return failed('BODY_MISSING', 'body is empty; send the JSON object with a Content-Length header');
     }
     const reason = error instanceof Error ? error.message : String(error);
-    return failed(text, 'BODY_INVALID_JSON', `body is not valid JSON (${reason}); send JSON.stringify(body)`);
+    return failed('BODY_INVALID_JSON', `body is not valid JSON (${reason}); send JSON.stringify(body)`);
   }
   const scanned = scanStructure(text);
-  if (typeof scanned !== 'boolean') return { ok: false, diagnostics: [scanned], text };
+  if (typeof scanned !== 'boolean')
+    return failure(errorFromDiagnostics(scanned.code as ApiError['code'], [scanned]));
   // Decoded bytes are well-formed (the decoder is fatal); text handed over as a string may hold a raw lone surrogate.
   const clean = scanned && (typeof bytes !== 'string' || text.isWellFormed());
   const warnings = clean ? [] : impreciseIntegers(text, value);
-  return warnings.length === 0
-    ? { ok: true, value, diagnostics: [], text, clean }
-    : { ok: true, value, diagnostics: [], text, clean, warnings };
+  return ok(warnings.length === 0 ? { value, text, clean } : { value, text, clean, warnings });
 }
 
-const failed = (text: string | undefined, code: string, message: string): ParsedJson => ({
-  ...invalid([diagnostic(code, '/body', message)]),
-  text,
-});
+const failed = (code: ApiError['code'], message: string): Result<never> =>
+  failure(errorFromDiagnostics(code, [diagnostic(code, '/body', message)]));
 
 /**
  * One pass over valid JSON text that finds what JSON.parse hides: a key repeated in one object (JSON.parse keeps

@@ -1,5 +1,5 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
-import { serviceDocument } from '../spec/document.js';
+import { serviceDocument } from '../spec/loadDocument.js';
 import { type Operation, operations } from '../spec/operations.js';
 import { type Diagnostic, diagnostic } from './diagnostic.js';
 

@@ -1,8 +1,13 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { describe, expect, it } from 'vitest';
-import { adminDocument, adminOperations, checkAdminSchema, securityOf } from '../../src/admin/document.js';
+import {
+  adminDocument,
+  adminOperations,
+  checkAdminSchema,
+  securityOf,
+} from '../../src/admin/adminDocument.js';
 import { endpoints } from '../../src/admin/endpoints.js';
-import { adminDocumentUrl, serviceDocument } from '../../src/spec/document.js';
+import { adminDocumentUrl, serviceDocument } from '../../src/spec/loadDocument.js';
 import { operations } from '../../src/spec/operations.js';
 
 type Schema = Record<string, unknown>;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkAdminSchema } from '../../src/admin/document.js';
+import { checkAdminSchema } from '../../src/admin/adminDocument.js';
 import { admin, service, useMocks } from '../support/admin.js';
 import { type EventStream, openEvents } from '../support/events.js';
 

@@ -86,13 +86,22 @@ describe('injected faults', () => {
     expect((await getOrCreate(mock)).status).toBe(200);
   });
 
-  it('plans the same faults in-process and refuses an invalid spec there by throwing', async () => {
+  it('plans the same faults in-process and refuses an invalid spec there with an error result', async () => {
     const mock = await start();
     const fault = mock.injectFault({ operationId: 'getOrCreateUserGroup', status: 503 });
-    expect(fault).toMatchObject({ operationId: 'getOrCreateUserGroup', status: 503, remaining: 1 });
+    expect(fault).toMatchObject({
+      ok: true,
+      value: { operationId: 'getOrCreateUserGroup', status: 503, remaining: 1 },
+    });
     expect((await getOrCreate(mock)).status).toBe(503);
-    expect(() => mock.injectFault({ status: 200 })).toThrow(/status must be >= 400/);
-    expect(() => mock.injectFault({})).toThrow(/at least one of "status", "delay_ms", "action"/);
+    const low = mock.injectFault({ status: 200 });
+    expect(low).toMatchObject({ ok: false, error: { code: 'VALIDATION_FAILED' } });
+    expect(!low.ok && low.error.message).toMatch(/status must be >= 400/);
+    const empty = mock.injectFault({});
+    expect(!empty.ok && empty.error.details.map((d) => d.message).join(' ')).toMatch(
+      /at least one of "status", "delay_ms", "action"/,
+    );
+    expect(mock.faults()).toEqual([]);
   });
 
   it('empties the pending faults on DELETE /__admin/faults', async () => {

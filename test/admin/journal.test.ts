@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { Faults } from '../../src/admin/faults.js';
-import { Journal } from '../../src/admin/journal.js';
 import { validateResponse } from '../../src/index.js';
+import { Faults } from '../../src/runtime/faults.js';
+import { Journal } from '../../src/runtime/journal.js';
 import { admin, type Mock, service, useMocks } from '../support/admin.js';
 import { call, customerKey, testingKey } from '../support/http.js';
 

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { describe, expect, it } from 'vitest';
-import { adminDocumentUrl, parseYaml, serviceDocumentUrl } from '../../src/spec/document.js';
+import { adminDocumentUrl, parseYaml, serviceDocumentUrl } from '../../src/spec/loadDocument.js';
 import { admin, service, useMocks } from '../support/admin.js';
 import { call } from '../support/http.js';
 

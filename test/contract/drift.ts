@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import { contractFile } from '../../src/contract/publishedContract.js';
+import { validateRequest, validateResponse } from '../../src/pipeline/index.js';
 import { operations } from '../../src/spec/operations.js';
-import { validateRequest, validateResponse } from '../../src/validate/index.js';
 
 interface Interaction {
   description: string;

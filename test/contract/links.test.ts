@@ -1,7 +1,7 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { describe, expect, it } from 'vitest';
 import { validateResponse } from '../../src/index.js';
-import { serviceDocument } from '../../src/spec/document.js';
+import { serviceDocument } from '../../src/spec/loadDocument.js';
 import { type OperationId, operations } from '../../src/spec/operations.js';
 import { call, jsonHeaders, type Mock, useMocks } from '../support/http.js';
 import { type Exchange, evaluate } from './runtimeExpression.js';

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { SwaggerMockValidatorFactory, type ValidationResult } from '@pactflow/swagger-mock-validator';
 import { describe, expect, it } from 'vitest';
 import { publishedContracts } from '../../src/contract/publishedContract.js';
-import { openapiDirectory, parseYaml } from '../../src/spec/document.js';
+import { openapiDirectory, parseYaml } from '../../src/spec/loadDocument.js';
 import { useTempDir } from '../support/tmp.js';
 
 /*

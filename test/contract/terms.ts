@@ -10,7 +10,7 @@ import {
   providerName,
 } from '../../src/contract/publishedContract.js';
 import type { Environment } from '../../src/domain/model.js';
-import { serviceDocument } from '../../src/spec/document.js';
+import { serviceDocument } from '../../src/spec/loadDocument.js';
 
 const { regex, integer, string, eachLike } = MatchersV3;
 

@@ -4,7 +4,7 @@ import { type Piece, type RawHeaders, rawRequest, requestHead, trickle } from '.
 
 /** The timeouts the hostile-input server runs with, small so that slow senders are cut off quickly. */
 export const hostileTimeouts = { headersTimeout: 800, requestTimeout: 1500 } as const;
-/** Node checks for expired requests this often (`connectionsCheckingInterval` in src/http/server.ts). */
+/** Node checks for expired requests this often (`connectionsCheckingInterval` in src/mockServer.ts). */
 const checkingInterval = 250;
 
 export interface HostileCase {

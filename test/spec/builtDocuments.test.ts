@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { openapiDirectory, parseYaml, serviceDocument } from '../../src/spec/document.js';
+import { openapiDirectory, parseYaml, serviceDocument } from '../../src/spec/loadDocument.js';
 import { operations } from '../../src/spec/operations.js';
-import { documentId } from '../../src/validate/contract.js';
 import { precompiledChecks } from '../../src/validate/precompiled.js';
+import { documentId } from '../../src/validate/schemaChecks.js';
 import { createAjv } from '../../src/validate/schemas.js';
 import { requestFixtures } from '../support/fixtures.js';
 

@@ -1,7 +1,7 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { describe, expect, it } from 'vitest';
 import { validateRequest, validateResponse } from '../../src/index.js';
-import { serviceDocument, serviceDocumentUrl } from '../../src/spec/document.js';
+import { serviceDocument, serviceDocumentUrl } from '../../src/spec/loadDocument.js';
 import { operations } from '../../src/spec/operations.js';
 
 type Examples = Record<string, { value: unknown }>;

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { errorCatalogue } from '../../src/errors.js';
-import { openapiDirectory } from '../../src/spec/document.js';
+import { openapiDirectory } from '../../src/spec/loadDocument.js';
 
 interface Doc {
   components?: { schemas?: Record<string, { enum?: string[] }> };

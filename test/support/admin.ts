@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { adminRoute, checkAdminSchema } from '../../src/admin/document.js';
+import { adminRoute, checkAdminSchema } from '../../src/admin/adminDocument.js';
 import { type Diagnostic, validateResponse } from '../../src/index.js';
 import type { Mock } from './http.js';
 import { type Answer, call, customerKey } from './http.js';

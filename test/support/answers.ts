@@ -1,6 +1,6 @@
 import { errorCatalogue, validateResponse } from '../../src/index.js';
-import { serviceDocument } from '../../src/spec/document.js';
-import { route } from '../../src/validate/contract.js';
+import { serviceDocument } from '../../src/spec/loadDocument.js';
+import { route } from '../../src/validate/schemaChecks.js';
 import { SchemaRegistry } from '../../src/validate/schemas.js';
 
 let registry: SchemaRegistry | undefined;

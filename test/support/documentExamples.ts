@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { OpenAPIV3_1 } from 'openapi-types';
-import { parseYaml, serviceDocumentUrl } from '../../src/spec/document.js';
+import { parseYaml, serviceDocumentUrl } from '../../src/spec/loadDocument.js';
 import { listOperations } from '../../src/spec/operations.js';
 
 /** The groups the document's examples refer to; start the mock with `--fixtures` on it to run the examples. */

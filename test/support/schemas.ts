@@ -1,4 +1,4 @@
-import { serviceDocument } from '../../src/spec/document.js';
+import { serviceDocument } from '../../src/spec/loadDocument.js';
 import { operations } from '../../src/spec/operations.js';
 import type { OperationName } from './apiRequest.js';
 

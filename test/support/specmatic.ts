@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serviceDocumentUrl } from '../../src/spec/document.js';
+import { serviceDocumentUrl } from '../../src/spec/loadDocument.js';
 import { tempDir } from './tempDir.js';
 
 /** The Specmatic executable inside the npm package `specmatic`; its `npx specmatic` wrapper exits 0 on failures. */

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { MockContext } from '../../src/http/context.js';
+import type { MockContext } from '../../src/runtime/mockContext.js';
 import { operations } from '../../src/spec/operations.js';
 import { AssetStore } from '../../src/ui/assets.js';
 import { createPages } from '../../src/ui/pages.js';

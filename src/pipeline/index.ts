@@ -1,4 +1,5 @@
-export type { Diagnostic, Validation } from './diagnostic.js';
+export type { Result } from '../result.js';
+export type { Diagnostic } from '../validate/diagnostic.js';
 export { type RequestToValidate, type RequestValidation, validateRequest } from './validateRequest.js';
 export {
   type ResponseToValidate,

@@ -1,8 +1,7 @@
-import { serviceDocument } from '../spec/document.js';
+import { serviceDocument } from '../spec/loadDocument.js';
 import { createRouter, type Operation, operations, type Route } from '../spec/operations.js';
 import { diagnosticsFromAjv } from './ajvDiagnostics.js';
-import { type Diagnostic, invalid, type Validation, valid } from './diagnostic.js';
-import { inspectJsonValue } from './jsonValue.js';
+import type { Diagnostic } from './diagnostic.js';
 import { explainAnswerFields, operationsFitting, wrongMethod } from './mistakes.js';
 import { precompiledChecks } from './precompiled.js';
 import { type SchemaCheck, SchemaRegistry } from './schemas.js';
@@ -40,31 +39,22 @@ const requestCheck = (operation: Operation, pointer: string): SchemaCheck => {
   return check;
 };
 
+const none: readonly Diagnostic[] = [];
+
 /**
- * Checks a parsed request body against the operation's schema (and the JSON rules schemas cannot express).
- * `clean` says the JSON text already showed the value passes `inspectJsonValue` (see `ParsedJson`).
+ * The diagnostics of a request body (an object) against its operation's schema, with the likely mistake first when
+ * another method of the same path would take the body as it is.
  */
-export function checkRequestBody(operation: Operation, body: unknown, clean = false): Validation<unknown> {
-  if (!clean) {
-    const structural = inspectJsonValue(body);
-    if (structural.length > 0) return invalid(structural);
-  }
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    const kind = body === null ? 'null' : Array.isArray(body) ? 'an array' : `a ${typeof body}`;
-    return invalid([
-      { code: 'BODY_NOT_OBJECT', path: '/body', message: `body must be a JSON object, not ${kind}` },
-    ]);
-  }
-  if (operation.requestSchema === undefined) return valid(body);
+export function checkRequestSchema(operation: Operation, body: unknown): readonly Diagnostic[] {
+  if (operation.requestSchema === undefined) return none;
   const errors = requestCheck(operation, operation.requestSchema)(body);
-  if (errors.length === 0) return valid(body);
+  if (errors.length === 0) return none;
   const diagnostics = explainAnswerFields(diagnosticsFromAjv(errors, '/body'));
-  // A body that another method of the path would take: the method is the likely mistake, so it leads.
   const fitting = operationsFitting(
     operation,
     (other) => requestCheck(other, other.requestSchema as string)(body).length === 0,
   );
-  return invalid(fitting.length === 0 ? diagnostics : [wrongMethod(operation, fitting), ...diagnostics]);
+  return fitting.length === 0 ? diagnostics : [wrongMethod(operation, fitting), ...diagnostics];
 }
 
 /** Checks a response body against the schema the document gives for that operation and status. */

@@ -1,8 +1,8 @@
-import { operations } from '../spec/operations.js';
-import { checkResponseBody, route } from './contract.js';
-import type { Diagnostic } from './diagnostic.js';
-import { parseJsonBody } from './jsonText.js';
-import { routeDiagnostic } from './routes.js';
+import type { Diagnostic } from '../validate/diagnostic.js';
+import { parseJsonBody } from '../validate/jsonText.js';
+import { checkResponseBody } from '../validate/schemaChecks.js';
+import { findOperation } from './findOperation.js';
+import { pipelineRequest } from './pipelineRequest.js';
 
 export interface ResponseToValidate {
   /** The method and path of the request this response answers. */
@@ -42,27 +42,30 @@ export function validateResponse(
       ],
     };
   try {
-    const method = String(response?.method ?? '').toUpperCase();
-    const path = String(response?.path ?? '').split('?')[0] as string;
-    const found = route(method, path);
-    if (found.kind !== 'operation') {
-      return { ok: false, diagnostics: [routeDiagnostic(found, method, path, operations())] };
-    }
+    const request = pipelineRequest({
+      method: String(response?.method ?? '').toUpperCase(),
+      path: String(response?.path ?? '').split('?')[0] as string,
+      bodySent: false,
+    });
+    const routed = findOperation(request);
+    const operation = request.operation;
+    if (operation === undefined) return { ok: false, diagnostics: routed?.details ?? [] };
     const raw = response.body;
-    const parsed =
-      typeof raw === 'string' || raw instanceof Uint8Array
-        ? parseJsonBody(raw)
-        : { ok: true as const, value: raw };
-    if (!parsed.ok)
-      return { ok: false, operationId: found.operation.operationId, diagnostics: parsed.diagnostics };
+    let body = raw;
+    if (typeof raw === 'string' || raw instanceof Uint8Array) {
+      const parsed = parseJsonBody(raw);
+      if (!parsed.ok)
+        return { ok: false, operationId: operation.operationId, diagnostics: parsed.error.details };
+      body = parsed.value.value;
+    }
     const status = Number(response.status);
     const diagnostics = checkResponseBody(
-      found.operation,
+      operation,
       status,
-      parsed.value,
+      body,
       options.allowAdditionalProperties === true,
     );
-    return { ok: diagnostics.length === 0, operationId: found.operation.operationId, diagnostics };
+    return { ok: diagnostics.length === 0, operationId: operation.operationId, diagnostics };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     return {

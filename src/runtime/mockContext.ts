@@ -1,12 +1,12 @@
-import { Faults } from '../admin/faults.js';
-import { Journal } from '../admin/journal.js';
-import type { RateLimiter } from '../admin/rateLimit.js';
-import { RetiredTokens } from '../admin/retiredTokens.js';
 import type { IdSource } from '../domain/ids.js';
 import type { Health } from '../spec/types.js';
 import type { Store } from '../store/store.js';
-import type { KeyRing } from './keys.js';
+import { Faults } from './faults.js';
+import { Journal } from './journal.js';
+import type { KeyRing } from './keyRing.js';
 import type { Log } from './log.js';
+import type { RateLimiter } from './rateLimiter.js';
+import { RetiredTokens } from './retiredTokens.js';
 
 /** Memory-only, per-tenant state: what the client sent, the failures planned for it, the tokens it rotated away. */
 export interface TenantRuntime {

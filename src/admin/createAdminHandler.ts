@@ -1,19 +1,21 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { defaultTenantId } from '../domain/model.js';
-import { type ApiError, apiError, errorFromDiagnostics } from '../errors.js';
-import type { MockContext } from '../http/context.js';
+import { type ApiError, apiError } from '../errors.js';
 import type { RequestHead } from '../http/head.js';
-import { errorReply, type Reply, send } from '../http/respond.js';
+import { send } from '../http/respond.js';
+import { errorReply, type Reply } from '../pipeline/answer.js';
+import { ok } from '../result.js';
+import type { MockContext } from '../runtime/mockContext.js';
 import type { Route } from '../spec/operations.js';
 import { accessOf, adminKeyCheck, scopeOf } from './access.js';
-import { readAdminBody } from './body.js';
+import { type AdminOperationId, adminOperations, adminRoute } from './adminDocument.js';
 import type { Controls } from './controls.js';
-import { type AdminOperationId, adminOperations, adminRoute } from './document.js';
 import { type BytesReply, endpoints } from './endpoints.js';
 import { isStreamReply } from './events.js';
 import { checkParameters } from './parameters.js';
+import { readAdminBody } from './readAdminBody.js';
 
-const noScope = { ok: true, tenant: defaultTenantId } as const;
+const noScope = ok(defaultTenantId);
 
 /**
  * The routes of openapi/admin.yaml (those under `/__admin/` and the public documents): admin key, route, scope,
@@ -41,15 +43,12 @@ export function createAdminHandler(context: MockContext, controls: Controls) {
     const url = req.url ?? '';
     const query = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
     const params = checkParameters(operation, found.params, query);
-    if (!params.ok) {
-      const lead = `the request does not match ${operation.operationId}: `;
-      return errorReply(errorFromDiagnostics('VALIDATION_FAILED', params.diagnostics, lead));
-    }
+    if (!params.ok) return errorReply(params.error);
     const body = await readAdminBody(req, head, context, operation);
     if (!body.ok) return body.error === undefined ? undefined : errorReply(body.error);
     const endpoint = endpoints[operation.operationId as AdminOperationId];
     try {
-      return await endpoint({ controls, tenant: scope.tenant, params: params.value, body: body.value });
+      return await endpoint({ controls, tenant: scope.value, params: params.value, body: body.value });
     } catch (error) {
       // A failed write of the database file: the store rolled the change back.
       context.logger.error({ err: error }, 'admin change failed');

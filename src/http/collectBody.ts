@@ -1,8 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import { type ApiError, apiError } from '../errors.js';
-import type { RequestHead } from './head.js';
+import { payloadTooLarge } from '../pipeline/checkLimits.js';
+import type { Result } from '../result.js';
 
-export type BodyResult = { ok: true; bytes: Buffer } | { ok: false; error: ApiError | undefined };
+/** The whole body, or the error to answer (undefined when the client went away: there is nobody to answer). */
+export type BodyResult = Result<Buffer, ApiError | undefined>;
 
 /** Where a collected body goes: `bodyArrived` is called once. */
 export interface BodySink {
@@ -10,8 +12,9 @@ export interface BodySink {
 }
 
 /**
- * Reads the whole body up to `limit` bytes and hands it to `sink` once. A declared Content-Length over the limit
- * fails before any read; `error` is undefined when the client went away mid-body (there is nobody to answer).
+ * Reads the whole body up to `limit` bytes and hands it to `sink` once (a declared Content-Length over the limit is
+ * the pipeline's `checkLimits`, before any read); `error` is undefined when the client went away mid-body (there is
+ * nobody to answer).
  *
  * Hand-written rather than `raw-body`: this is on every request's path, and raw-body's general stream handling
  * (five listeners added and removed, a decoder check, a deferred callback) cost a fifth of the mock's CPU time per
@@ -19,12 +22,13 @@ export interface BodySink {
  * three listeners are shared functions that find their state on the request, so a request allocates no closures
  * for them; they stay until the request is collected.
  */
-export function collectBody(req: IncomingMessage, head: RequestHead, limit: number, sink: BodySink): void {
-  const expected = head.contentLength ?? -1;
-  if (expected > limit) {
-    sink.bodyArrived({ ok: false, error: tooLarge(limit) });
-    return;
-  }
+export function collectBody(
+  req: IncomingMessage,
+  contentLength: number | undefined,
+  limit: number,
+  sink: BodySink,
+): void {
+  const expected = contentLength ?? -1;
   (req as Collected)[collecting] = { sink, limit, expected, chunks: [], received: 0, settled: false };
   req.on('data', onData);
   req.on('end', onEnd);
@@ -56,7 +60,7 @@ function onData(this: Collected, chunk: Buffer): void {
   state.received += chunk.length;
   if (state.received > state.limit) {
     this.removeListener('data', onData); // the rest is read and dropped; the answer closes the connection
-    settle(state, { ok: false, error: tooLarge(state.limit) });
+    settle(state, { ok: false, error: payloadTooLarge(state.limit) });
     return;
   }
   state.chunks.push(chunk);
@@ -78,7 +82,7 @@ function onEnd(this: Collected): void {
   const { chunks, received } = state;
   settle(state, {
     ok: true,
-    bytes: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received),
+    value: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received),
   });
 }
 
@@ -87,12 +91,9 @@ function onError(this: Collected): void {
 }
 
 /** `collectBody` as a promise, for callers off the hot path (the admin API). */
-export const readBody = (req: IncomingMessage, head: RequestHead, limit: number): Promise<BodyResult> =>
-  new Promise((resolve) => collectBody(req, head, limit, { bodyArrived: resolve }));
-
-function tooLarge(limit: number): ApiError {
-  const message = `the body is larger than the limit of ${limit} bytes; send a smaller body (the mock's limit is set with --body-limit)`;
-  return apiError('PAYLOAD_TOO_LARGE', message, [{ code: 'PAYLOAD_TOO_LARGE', path: '/body', message }], {
-    headers: { connection: 'close' },
-  });
-}
+export const readBody = (
+  req: IncomingMessage,
+  contentLength: number | undefined,
+  limit: number,
+): Promise<BodyResult> =>
+  new Promise((resolve) => collectBody(req, contentLength, limit, { bodyArrived: resolve }));

@@ -12,6 +12,12 @@ export interface KeyOwner {
   readonly environment: Environment;
 }
 
+/** The keys a mock accepts when given none: one per environment, for the default tenant. */
+export const defaultApiKeys: readonly ApiKey[] = [
+  { key: 'dev-customer-key', environment: 'Customer' },
+  { key: 'dev-testing-key', environment: 'Testing' },
+];
+
 const digest = (key: string): string => hash('sha256', key, 'base64');
 
 /**

@@ -1,9 +1,9 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
-import { adminDocumentUrl, loadDocument, serviceDocumentUrl } from '../spec/document.js';
+import { adminDocumentUrl, loadDocument, serviceDocumentUrl } from '../spec/loadDocument.js';
 import { createRouter, listOperations, type Operation, type Route } from '../spec/operations.js';
 import { diagnosticsFromAjv } from '../validate/ajvDiagnostics.js';
-import { schemas, documentId as serviceDocumentId } from '../validate/contract.js';
 import type { Diagnostic } from '../validate/diagnostic.js';
+import { schemas, documentId as serviceDocumentId } from '../validate/schemaChecks.js';
 import type { SchemaRegistry } from '../validate/schemas.js';
 
 /** The operations of openapi/admin.yaml; `endpoints` has one handler per id (a drift test checks both ways). */

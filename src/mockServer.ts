@@ -1,29 +1,26 @@
+export { defaultApiKeys } from './runtime/keyRing.js';
+
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
-import { type Controls, createControls } from '../admin/controls.js';
-import { RateLimiter } from '../admin/rateLimit.js';
-import { createAdminHandler } from '../admin/routes.js';
-import { cryptoIds, seededIds } from '../domain/ids.js';
-import { defaultTenantId, groupKey, type World } from '../domain/model.js';
-import type { GroupSeed } from '../domain/seed.js';
-import { apiError, product } from '../errors.js';
-import type { FileSystem } from '../store/fileSystem.js';
-import { openFilePersistence, openMemoryPersistence } from '../store/persistence.js';
-import { Store } from '../store/store.js';
-import { createPages } from '../ui/pages.js';
-import { warmUp } from '../validate/contract.js';
-import { createApp } from './app.js';
-import type { MockContext } from './context.js';
-import { type ApiKey, KeyRing } from './keys.js';
-import { holdRequests, listen } from './listen.js';
-import { createLog } from './log.js';
-import { rawErrorResponse } from './respond.js';
-
-export const defaultApiKeys: readonly ApiKey[] = [
-  { key: 'dev-customer-key', environment: 'Customer' },
-  { key: 'dev-testing-key', environment: 'Testing' },
-];
+import type { AddressInfo } from 'node:net';
+import { type Controls, createControls } from './admin/controls.js';
+import { createAdminHandler } from './admin/createAdminHandler.js';
+import { cryptoIds, seededIds } from './domain/ids.js';
+import { defaultTenantId, groupKey, type World } from './domain/model.js';
+import type { GroupSeed } from './domain/seed.js';
+import { product } from './errors.js';
+import { createApp } from './http/app.js';
+import { answerClientError } from './http/clientError.js';
+import { holdRequests, listen } from './http/listen.js';
+import { type ApiKey, defaultApiKeys, KeyRing } from './runtime/keyRing.js';
+import { createLog } from './runtime/log.js';
+import type { MockContext } from './runtime/mockContext.js';
+import { RateLimiter } from './runtime/rateLimiter.js';
+import type { FileSystem } from './store/fileSystem.js';
+import { openFilePersistence, openMemoryPersistence } from './store/persistence.js';
+import { Store } from './store/store.js';
+import { createPages } from './ui/pages.js';
+import { warmUp } from './validate/schemaChecks.js';
 
 export interface MockServerOptions {
   readonly host?: string;
@@ -90,9 +87,7 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
     // Node's own refusal of a missing Host has no body; the app answers it with the error envelope.
     requireHostHeader: false,
   });
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) =>
-    answerClientError(error, socket),
-  );
+  server.on('clientError', answerClientError);
   await listen(server, options.port ?? 0, host);
   const held = holdRequests(server);
   const stopping = new AbortController();
@@ -161,31 +156,6 @@ function serving(
       return closing;
     },
   };
-}
-
-/** Errors Node's HTTP parser reports before a request exists, answered with the same envelope. */
-function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
-  if (!socket.writable || error.code === 'ECONNRESET') {
-    socket.destroy();
-    return;
-  }
-  const code = error.code ?? '';
-  const reply =
-    code === 'HPE_HEADER_OVERFLOW'
-      ? apiError(
-          'HEADERS_TOO_LARGE',
-          'the request headers are larger than 16 KiB; send fewer or smaller headers',
-        )
-      : code === 'ERR_HTTP_REQUEST_TIMEOUT' || code === 'ERR_HTTP_HEADERS_TIMEOUT'
-        ? apiError(
-            'REQUEST_TIMEOUT',
-            'the request was not received in time; send the headers and body without pausing',
-          )
-        : apiError(
-            'HTTP_MALFORMED',
-            `the request is not valid HTTP/1.1 (${code || error.message}); check how the client frames it (e.g. both Content-Length and Transfer-Encoding, or two Content-Lengths)`,
-          );
-  socket.end(rawErrorResponse(reply));
 }
 
 async function seedFixtures(controls: Controls, world: World, path: string): Promise<void> {

@@ -1,0 +1,36 @@
+import type { Socket } from 'node:net';
+import type { ApiError } from '../errors.js';
+import { authenticate } from '../pipeline/authenticate.js';
+import type { PipelineRequest } from '../pipeline/pipelineRequest.js';
+import type { KeyOwner } from '../runtime/keyRing.js';
+import type { MockContext } from '../runtime/mockContext.js';
+
+/**
+ * The last key accepted on each connection. A client sends the same `Authorization` on every request of a
+ * keep-alive connection, so parsing and digesting it again each time is work thrown away. A hit compares the
+ * header with what the same connection sent before, and holds only while the keys are unchanged (decision 5).
+ */
+const accepted = new WeakMap<Socket, { header: string; generation: number; owner: KeyOwner }>();
+
+/**
+ * The pipeline's `authenticate` step with the connection's memory in front: a request that repeats the header
+ * its connection had accepted takes that owner; any other runs the step, and a key it accepts is remembered.
+ */
+export function authenticateOnConnection(
+  request: PipelineRequest,
+  socket: Socket | null,
+  context: MockContext,
+): ApiError | undefined {
+  const values = request.authorization;
+  const header = values.length === 1 ? (values[0] as string) : undefined;
+  const last = header === undefined || socket === null ? undefined : accepted.get(socket);
+  if (last !== undefined && last.header === header && last.generation === context.keys.generation) {
+    request.owner = last.owner;
+    return undefined;
+  }
+  const refused = authenticate(request, context.keys, context.store.world);
+  const owner = request.owner;
+  if (refused === undefined && owner !== undefined && header !== undefined && socket !== null)
+    accepted.set(socket, { header, generation: context.keys.generation, owner });
+  return refused;
+}

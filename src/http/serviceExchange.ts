@@ -1,0 +1,227 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Decision } from '../domain/userGroups.js';
+import { type ApiError, apiError } from '../errors.js';
+import { answer, errorReply, type Reply } from '../pipeline/answer.js';
+import { checkLimits } from '../pipeline/checkLimits.js';
+import { checkMediaType } from '../pipeline/checkMediaType.js';
+import { checkSchema } from '../pipeline/checkSchema.js';
+import { checkValues } from '../pipeline/checkValues.js';
+import { findOperation } from '../pipeline/findOperation.js';
+import { parseBody } from '../pipeline/parseBody.js';
+import { noWarnings, type PipelineRequest } from '../pipeline/pipelineRequest.js';
+import { runOperation } from '../pipeline/runOperation.js';
+import type { Fault } from '../runtime/faults.js';
+import type { KeyOwner } from '../runtime/keyRing.js';
+import { type MockContext, runtimeOf, type TenantRuntime } from '../runtime/mockContext.js';
+import type { Operation, OperationId } from '../spec/operations.js';
+import type { Diagnostic } from '../spec/types.js';
+import { memoisedAnswer } from './answerMemo.js';
+import { type BodyResult, type BodySink, collectBody } from './collectBody.js';
+import { authenticateOnConnection } from './connectionKeys.js';
+import { announcesBody, type RequestHead } from './head.js';
+import { type Payload, send } from './respond.js';
+
+/**
+ * The HTTP adapter of the request pipeline (src/pipeline) for the service: one request, from routing to the
+ * journal. It is the pipeline's request record itself, runs the steps in order (route, authenticate, limits, media
+ * type, then, once the body has arrived, parse, value checks, schema, operation, answer), and answers, journals and
+ * logs the request once (`complete`).
+ *
+ * Written as a class with callbacks rather than closures and `await`: after the body has arrived, a request whose
+ * answer needs nothing from the disk is answered in the same tick, and a request allocates one object for its
+ * whole course instead of a closure per step (decision 3).
+ */
+export class ServiceExchange implements PipelineRequest, BodySink {
+  readonly authorization: readonly string[];
+  readonly contentType: string | undefined;
+  readonly contentEncoding: string | undefined;
+  readonly bodySent: boolean;
+  readonly contentLength: number | undefined;
+  operation: Operation | undefined = undefined;
+  owner: KeyOwner | undefined = undefined;
+  text: string | undefined = undefined;
+  body: unknown = undefined;
+  clean = false;
+  warnings: readonly Diagnostic[] = noWarnings;
+  reply: Reply | undefined = undefined;
+  /** The reply's body already serialised (an unchanged group's answer), else undefined. */
+  payload: Payload | undefined = undefined;
+  /** The journal and faults of the key's tenant, once the key is known (else the default tenant's journal). */
+  runtime: TenantRuntime | undefined = undefined;
+  /** What the client got wrong against the document (listed by the journal's `invalid=true`). */
+  diagnostics: readonly Diagnostic[] = noWarnings;
+  readonly #started: number;
+
+  constructor(
+    private readonly context: MockContext,
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    readonly method: string,
+    readonly path: string,
+    head: RequestHead,
+  ) {
+    this.authorization = head.authorization;
+    this.contentType = head.contentType;
+    this.contentEncoding = head.contentEncoding;
+    this.bodySent = announcesBody(head);
+    this.contentLength = head.contentLength;
+    this.#started = performance.now();
+  }
+
+  /** Routes the request; undefined when no service operation has this path (the caller may try the admin API). */
+  route(): ApiError | undefined {
+    return findOperation(this);
+  }
+
+  /** Serves the routed operation: the steps decided from the headers first, then the body once it has arrived. */
+  serve(): void {
+    const { context } = this;
+    const refused =
+      authenticateOnConnection(this, this.req.socket, context) ??
+      checkLimits(this, context.rateLimiter, context.bodyLimit) ??
+      checkMediaType(this);
+    if (this.owner !== undefined) this.runtime = runtimeOf(context, this.owner.tenant);
+    if (refused !== undefined) this.fail(refused);
+    else collectBody(this.req, this.contentLength, context.bodyLimit, this);
+  }
+
+  /** Answers an error; its details are what the client got wrong (an error without details names nothing). */
+  fail(error: ApiError, contract = true): void {
+    this.reply = errorReply(error);
+    if (contract && this.diagnostics.length === 0) this.diagnostics = error.details;
+    this.complete();
+  }
+
+  /** A bug in the mock: answered 500 (when an answer can still be sent) and logged with its stack. */
+  crash(error: Error): void {
+    this.reply = errorReply(internalError(this.context, error));
+    this.complete();
+  }
+
+  bodyArrived(read: BodyResult): void {
+    try {
+      this.#received(read);
+    } catch (error) {
+      this.crash(error as Error);
+    }
+  }
+
+  /** The body has arrived: parse, value checks, schema, then the operation (after a planned fault, if one is due). */
+  #received(read: BodyResult): void {
+    if (!read.ok) {
+      if (read.error === undefined)
+        this.complete(); // the client went away: nobody to answer
+      else this.fail(read.error);
+      return;
+    }
+    const refused = parseBody(this, read.value) ?? checkValues(this) ?? checkSchema(this);
+    if (refused !== undefined) {
+      this.fail(refused);
+      return;
+    }
+    const fault = (this.runtime as TenantRuntime).faults.take((this.operation as Operation).operationId);
+    if (fault === undefined) this.#operate();
+    else if (fault.delay_ms > 0) setTimeout(() => this.#guarded(() => this.#strike(fault)), fault.delay_ms);
+    else this.#strike(fault);
+  }
+
+  /** A planned fault: the connection lost, an error status, or (a delay alone) the normal answer. */
+  #strike(fault: Fault): void {
+    if (fault.action === 'reset-connection') {
+      this.req.socket.destroy();
+      this.complete();
+    } else if (fault.status === null) {
+      this.#operate();
+    } else {
+      this.fail(
+        apiError(
+          'INJECTED_FAULT',
+          `fault injected through /__admin/faults (fault ${fault.id}); a real client retries or reports this`,
+          [],
+          { status: fault.status },
+        ),
+        false,
+      );
+    }
+  }
+
+  /** The operation, then the store: answered at once when nothing is waiting for the disk. */
+  #operate(): void {
+    const { context } = this;
+    const outcome = runOperation(this, context.store.world, context.ids);
+    if (!outcome.ok) {
+      this.fail(outcome.error, false);
+      return;
+    }
+    const decision = outcome.value;
+    // A read must not answer with a change that is not durable yet: it waits for the store to settle.
+    if (decision.changes.length === 0 && context.store.settledNow) {
+      this.#succeed(decision);
+      return;
+    }
+    // No changes: commit resolves once everything already applied is durable.
+    context.store.commit(decision.changes).then(
+      () => this.#guarded(() => this.#succeed(decision)),
+      (error: Error) => {
+        context.logger.error({ err: error }, 'write failed');
+        this.#guarded(() =>
+          this.fail(apiError('INTERNAL_ERROR', `${error.message} Retry the request.`), false),
+        );
+      },
+    );
+  }
+
+  #succeed(decision: Decision<unknown>): void {
+    this.reply = answer(this, decision);
+    if (decision.shows !== undefined) this.payload = memoisedAnswer(decision.shows, decision.body);
+    this.complete();
+  }
+
+  /** A step past the first tick: a bug there would otherwise escape to the event loop; it answers 500 instead. */
+  #guarded(step: () => void): void {
+    try {
+      step();
+    } catch (error) {
+      this.crash(error as Error);
+    }
+  }
+
+  /** Sends the reply (or drops the connection when there is none), then journals and logs the request. */
+  complete(): void {
+    const { context, reply, res, method, path } = this;
+    const sent = reply === undefined ? undefined : send(res, reply, this.payload);
+    if (reply === undefined && !res.headersSent) res.destroy();
+    const status = reply?.status ?? 0;
+    const owner = this.owner;
+    const ms = Math.round((performance.now() - this.#started) * 10) / 10;
+    (this.runtime ?? runtimeOf(context, 'default')).journal.record({
+      method,
+      path,
+      operationId: (this.operation?.operationId as OperationId | undefined) ?? null,
+      keyEnvironment: owner?.environment ?? null,
+      status,
+      durationMs: ms,
+      requestText: this.text,
+      requestBody: this.text === undefined ? (this.body ?? null) : null,
+      responseText: sent ?? null,
+      diagnostics: this.diagnostics,
+      warnings: this.warnings,
+    });
+    if (context.logger.isLevelEnabled('info')) {
+      const codes = this.diagnostics.map((d) => d.code);
+      context.logger.info(
+        { method, path, status, ms, ...(codes.length ? { codes } : {}) },
+        `${method} ${path} ${status} ${ms}ms`,
+      );
+    }
+  }
+}
+
+/** The answer to a bug in the mock itself, logged with its stack. */
+export function internalError(context: MockContext, error: Error): ApiError {
+  context.logger.error({ err: error }, 'internal error');
+  return apiError(
+    'INTERNAL_ERROR',
+    'the mock failed internally; this is a bug in user-group-mock, not in the client. Retry, and report it with the server log.',
+  );
+}

@@ -1,0 +1,59 @@
+import type { World } from '../domain/model.js';
+import { type ApiError, apiError } from '../errors.js';
+import type { KeyOwner, KeyRing } from '../runtime/keyRing.js';
+import { readApiKey } from '../validate/headers.js';
+import type { PipelineRequest } from './pipelineRequest.js';
+
+const challenge = { 'www-authenticate': 'Token' };
+const path = '/headers/authorization';
+
+/**
+ * Step 2, authenticate: `Authorization: Token <API_KEY>` in its one well-formed shape, decided from the headers
+ * alone, before any body is read. Given the mock's keys (and its world, to recognise a group token sent in the
+ * key's place), the key must also be known; it then sets `owner`. Without them (the validator library) only the
+ * form is checked. A malformed header that still carries a known key is refused with `owner` set to the key's owner.
+ */
+export function authenticate(request: PipelineRequest, keys?: KeyRing, world?: World): ApiError | undefined {
+  const values = request.authorization;
+  const read = readApiKey(values.length > 1 ? values : values[0]);
+  if (!read.ok) {
+    // A known key in a malformed header (`Bearer <key>`, the key without `Token`): refused, but the key's owner is
+    // named, so that the mistake is journaled where that key's tenant looks for it.
+    if (keys !== undefined) request.owner = recogniseKey(values, keys);
+    return read.error;
+  }
+  if (keys === undefined) return undefined;
+  const key = read.value;
+  const owner = keys.owner(key);
+  if (owner !== undefined) {
+    request.owner = owner;
+    return undefined;
+  }
+  if (world?.tokens.has(key) === true) {
+    const message =
+      'Authorization carries a user group token, not an API key. The group token only identifies the viewing group in an embedded dashboard; send "Authorization: Token <API_KEY>"';
+    return apiError(
+      'AUTH_GROUP_TOKEN_AS_KEY',
+      message,
+      [{ code: 'AUTH_GROUP_TOKEN_AS_KEY', path, message }],
+      {
+        headers: challenge,
+      },
+    );
+  }
+  const message =
+    'the API key in Authorization is not known to this server; use a key printed at start-up (or given with --api-key), or a tenant key from POST /__admin/tenants';
+  return apiError('AUTH_UNKNOWN_KEY', message, [{ code: 'AUTH_UNKNOWN_KEY', path, message }], {
+    headers: challenge,
+  });
+}
+
+/** The owner of a known key found anywhere in malformed Authorization values (each word is tried). */
+function recogniseKey(values: readonly string[], keys: KeyRing): KeyOwner | undefined {
+  for (const value of values)
+    for (const word of value.split(/[ \t]+/)) {
+      const owner = word === '' ? undefined : keys.owner(word);
+      if (owner !== undefined) return owner;
+    }
+  return undefined;
+}

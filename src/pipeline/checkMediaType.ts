@@ -1,0 +1,22 @@
+import { type ApiError, errorFromDiagnostics } from '../errors.js';
+import type { Diagnostic } from '../spec/types.js';
+import { checkContentEncoding, checkContentType } from '../validate/headers.js';
+import type { PipelineRequest } from './pipelineRequest.js';
+
+/**
+ * Step 4, media type: a body must be sent, uncompressed, as `application/json` in UTF-8. Decided from the headers,
+ * so a body that cannot be read as JSON is refused before it is read.
+ */
+export function checkMediaType(request: PipelineRequest): ApiError | undefined {
+  if (!request.bodySent) {
+    const message = `${request.method} ${request.path} needs a JSON body and arrived without one; send it with "Content-Type: application/json" and a Content-Length header (fetch cannot send a GET body: use undici.request or node:http)`;
+    return errorFromDiagnostics('BODY_MISSING', [{ code: 'BODY_MISSING', path: '/body', message }]);
+  }
+  const encoding = checkContentEncoding(request.contentEncoding);
+  const type = checkContentType(request.contentType);
+  if (encoding === undefined && type === undefined) return undefined;
+  const found: Diagnostic[] = [];
+  if (type !== undefined) found.push(type);
+  if (encoding !== undefined) found.push(encoding);
+  return errorFromDiagnostics('UNSUPPORTED_MEDIA_TYPE', found);
+}

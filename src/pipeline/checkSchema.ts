@@ -1,0 +1,16 @@
+import { type ApiError, errorFromDiagnostics } from '../errors.js';
+import { checkRequestSchema } from '../validate/schemaChecks.js';
+import type { PipelineRequest } from './pipelineRequest.js';
+
+/** Step 7, schema: the body against its operation's request schema (after `checkValues`: an object). */
+export function checkSchema(request: PipelineRequest): ApiError | undefined {
+  const operation = request.operation;
+  if (operation === undefined) throw new Error('checkSchema needs a routed request (findOperation)');
+  const found = checkRequestSchema(operation, request.body);
+  if (found.length === 0) return undefined;
+  return errorFromDiagnostics(
+    'VALIDATION_FAILED',
+    found,
+    `the request body does not match ${operation.operationId}: `,
+  );
+}

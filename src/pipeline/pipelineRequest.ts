@@ -1,0 +1,64 @@
+import type { KeyOwner } from '../runtime/keyRing.js';
+import type { Operation } from '../spec/operations.js';
+import type { Diagnostic } from '../spec/types.js';
+
+/**
+ * One request on its way through the pipeline: what arrived (method, path, the headers it is judged by), and what
+ * each step has found so far. Every entry point fills one: the server's `ServiceExchange` is one, the admin API and
+ * `validateRequest` make one with `pipelineRequest`.
+ */
+export interface PipelineRequest {
+  readonly method: string;
+  /** The path without its query string. */
+  readonly path: string;
+  /** Every `Authorization` value as sent, in order (a repeated header is a mistake to report). */
+  readonly authorization: readonly string[];
+  readonly contentType: string | undefined;
+  readonly contentEncoding: string | undefined;
+  /** Whether a body was sent at all (over HTTP: Content-Length above zero, or chunked). */
+  readonly bodySent: boolean;
+  /** The declared Content-Length, when there is one. */
+  readonly contentLength: number | undefined;
+  /** Set by `findOperation`. */
+  operation: Operation | undefined;
+  /** Set by `authenticate` when a key ring is given and knows the key. */
+  owner: KeyOwner | undefined;
+  /** The body as JSON text, as it was sent (set by `parseBody`). */
+  text: string | undefined;
+  /** The parsed body; after a failed parse, the start of what arrived, as a string. */
+  body: unknown;
+  /** The text alone showed that the value passes `checkValues` (see `ParsedJson`). */
+  clean: boolean;
+  /** Legal but risky values of the body, accepted and reported (`X-Mock-Notice`, the journal). */
+  warnings: readonly Diagnostic[];
+}
+
+export const noWarnings: readonly Diagnostic[] = [];
+
+/** What arrives with a request, for `pipelineRequest`. */
+export interface ArrivedRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly authorization?: readonly string[];
+  readonly contentType?: string | undefined;
+  readonly contentEncoding?: string | undefined;
+  readonly bodySent: boolean;
+  readonly contentLength?: number | undefined;
+}
+
+/** A fresh request record, before any step has run. */
+export const pipelineRequest = (arrived: ArrivedRequest): PipelineRequest => ({
+  method: arrived.method,
+  path: arrived.path,
+  authorization: arrived.authorization ?? [],
+  contentType: arrived.contentType,
+  contentEncoding: arrived.contentEncoding,
+  bodySent: arrived.bodySent,
+  contentLength: arrived.contentLength,
+  operation: undefined,
+  owner: undefined,
+  text: undefined,
+  body: undefined,
+  clean: false,
+  warnings: noWarnings,
+});

@@ -1,0 +1,111 @@
+import type { ApiError } from '../errors.js';
+import type { Diagnostic } from '../validate/diagnostic.js';
+import { lowerCaseHeaders } from '../validate/headers.js';
+import { authenticate } from './authenticate.js';
+import { checkMediaType } from './checkMediaType.js';
+import { checkSchema } from './checkSchema.js';
+import { checkValues } from './checkValues.js';
+import { findOperation } from './findOperation.js';
+import { parseBody } from './parseBody.js';
+import { type PipelineRequest, pipelineRequest } from './pipelineRequest.js';
+
+export interface RequestToValidate {
+  readonly method: string;
+  /** The request path; a query string is ignored. */
+  readonly path: string;
+  /** Header names in any case; values as strings (or arrays for repeated headers). */
+  readonly headers?: Readonly<Record<string, string | readonly string[] | undefined>>;
+  /** The parsed JSON body, or its raw text (string or bytes), or undefined when none was sent. */
+  readonly body?: unknown;
+}
+
+export interface RequestValidation {
+  readonly ok: boolean;
+  readonly operationId?: string;
+  readonly diagnostics: readonly Diagnostic[];
+  /**
+   * Legal but risky values, which the mock accepts and reports in `X-Mock-Notice` (an integer literal beyond
+   * 2^53 - 1 in JSON text, which JavaScript clients round). They never make `ok` false.
+   */
+  readonly warnings: readonly Diagnostic[];
+}
+
+/**
+ * Checks a request the way the mock does, through the same steps (route, `Authorization: Token <key>` form,
+ * media type, parse, value checks, schema), without a server, key or store. Returns diagnostics; never throws, whatever it is given.
+ */
+export function validateRequest(request: RequestToValidate): RequestValidation {
+  try {
+    return check(request);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return {
+      ok: false,
+      diagnostics: [
+        { code: 'UNREADABLE_REQUEST', path: '', message: `the request could not be read: ${reason}` },
+      ],
+      warnings: [],
+    };
+  }
+}
+
+function check(given: RequestToValidate): RequestValidation {
+  if (given === null || typeof given !== 'object' || typeof given.method !== 'string')
+    return {
+      ok: false,
+      diagnostics: [
+        {
+          code: 'UNREADABLE_REQUEST',
+          path: '',
+          message:
+            'validateRequest takes one request object { method, path, headers, body }, e.g. { method: "GET", path: "/api/user", headers: {...}, body: {...} }',
+        },
+      ],
+      warnings: [],
+    };
+  const headers = lowerCaseHeaders(given.headers);
+  const authorization = headers.authorization;
+  const body = given.body;
+  const request = pipelineRequest({
+    method: String(given?.method ?? '').toUpperCase(),
+    path: String(given?.path ?? '').split('?')[0] as string,
+    authorization: authorization === undefined ? [] : [authorization].flat(),
+    contentType: first(headers['content-type']),
+    contentEncoding: [headers['content-encoding'] ?? []].flat().join(',') || undefined,
+    bodySent: body !== undefined,
+  });
+  // The server's steps in the server's order; where it stops at the first problem, the library goes on to find
+  // every problem it can, so one call names them all.
+  const routed = findOperation(request);
+  if (routed !== undefined) return { ok: false, diagnostics: routed.details, warnings: [] };
+  const diagnostics: Diagnostic[] = [];
+  const add = (error: ApiError | undefined): boolean => {
+    if (error !== undefined) diagnostics.push(...error.details);
+    return error === undefined;
+  };
+  add(authenticate(request));
+  const media = checkMediaType(request);
+  add(media);
+  if (media?.code !== 'BODY_MISSING') {
+    const parsed =
+      typeof body === 'string' || body instanceof Uint8Array
+        ? parseBody(request, body)
+        : taken(request, body);
+    if (add(parsed) && add(checkValues(request))) add(checkSchema(request));
+  }
+  return {
+    ok: diagnostics.length === 0,
+    operationId: request.operation?.operationId as string,
+    diagnostics,
+    warnings: request.warnings,
+  };
+}
+
+/** A body given as a value rather than text is taken as parsed (and walked by `checkValues`). */
+const taken = (request: PipelineRequest, body: unknown): undefined => {
+  request.body = body;
+  return undefined;
+};
+
+const first = (value: string | readonly string[] | undefined): string | undefined =>
+  typeof value === 'string' ? value : value?.[0];

@@ -1,0 +1,112 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const src = fileURLToPath(new URL('../../src/', import.meta.url));
+
+/**
+ * The layers of `src/`, lowest first: a module may import from its own layer's folders (without a cycle between
+ * folders) and from any lower layer, never from a higher one. A file directly in `src/` is a layer of its own
+ * (`<name>.ts`). docs/architecture.md draws the same order.
+ */
+const layers: readonly (readonly string[])[] = [
+  ['spec', 'errors.ts', 'result.ts'],
+  ['validate', 'client'],
+  ['domain'],
+  ['store'],
+  ['runtime'],
+  ['pipeline'],
+  ['http', 'contract'],
+  ['admin'],
+  ['ui'],
+  ['mockServer.ts'],
+  ['cli'],
+  ['index.ts'],
+];
+
+const rank = new Map(layers.flatMap((names, i) => names.map((name) => [name, i] as const)));
+
+/** The layer unit of a file under src/: its first folder, or the file's own name when it sits in src/ itself. */
+const unitOf = (file: string): string => file.split('/')[0] as string;
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') ? [relative(src, path).split('\\').join('/')] : [];
+  });
+}
+
+interface Import {
+  readonly from: string;
+  readonly to: string;
+  /** `src/http/app.ts imports ../errors.js` */
+  readonly text: string;
+}
+
+/** Every relative import and re-export of every file under src/ (static, `import type` and dynamic alike). */
+function relativeImports(): Import[] {
+  const pattern = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]+)['"]/gm;
+  return sourceFiles(src).flatMap((file) => {
+    const text = readFileSync(join(src, file), 'utf8');
+    return [...text.matchAll(pattern)].map((match) => {
+      const specifier = match[1] as string;
+      const to = normalize(join(dirname(file), specifier))
+        .split('\\')
+        .join('/')
+        .replace(/\.js$/, '.ts');
+      return { from: file, to, text: `src/${file} imports ${specifier}` };
+    });
+  });
+}
+
+describe('the layers of src/', () => {
+  const imports = relativeImports();
+
+  it('finds the imports it checks', () => {
+    // A pattern that matched nothing would pass every other test here.
+    expect(imports.length).toBeGreaterThan(100);
+    expect(imports.some((i) => i.from === 'http/app.ts' && i.to === 'errors.ts')).toBe(true);
+  });
+
+  it('places every folder and top-level file of src/ in a layer', () => {
+    const units = [...new Set(sourceFiles(src).map(unitOf))];
+    expect(units.filter((unit) => !rank.has(unit))).toEqual([]);
+  });
+
+  it('has no import that points up to a higher layer', () => {
+    const upward = imports
+      .filter((i) => (rank.get(unitOf(i.to)) ?? -1) > (rank.get(unitOf(i.from)) ?? -1))
+      .map((i) => `${i.text} (${unitOf(i.from)} is below ${unitOf(i.to)})`);
+    expect(upward).toEqual([]);
+  });
+
+  it('has no cycle between folders', () => {
+    const edges = new Map<string, Map<string, string>>();
+    for (const i of imports) {
+      const [from, to] = [unitOf(i.from), unitOf(i.to)];
+      if (from === to) continue;
+      if (!edges.has(from)) edges.set(from, new Map());
+      edges.get(from)?.set(to, i.text);
+    }
+    const cycles: string[] = [];
+    const visit = (unit: string, path: readonly string[]): void => {
+      for (const next of (edges.get(unit) ?? new Map()).keys()) {
+        const at = path.indexOf(next);
+        if (at !== -1) {
+          // One witness import per step of the cycle, so the message names what to change.
+          const loop = [...path.slice(at), next];
+          cycles.push(
+            loop
+              .slice(1)
+              .map((to, k) => edges.get(loop[k] as string)?.get(to))
+              .join('; '),
+          );
+        } else if (!path.includes(next)) visit(next, [...path, next]);
+      }
+    };
+    for (const unit of edges.keys()) visit(unit, [unit]);
+    expect([...new Set(cycles)]).toEqual([]);
+  });
+});
