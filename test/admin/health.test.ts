@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { admin, useMocks } from '../support/admin.js';
 import { call } from '../support/http.js';
-import { useTempDir } from '../support/tmp.js';
+import { useTempDir } from '../support/tempDir.js';
 
 const start = useMocks();
 const tempDir = useTempDir();

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { admin, hex64, service, useMocks } from '../support/admin.js';
 import { FaultyFileSystem } from '../support/faultyFiles.js';
 import { testingKey } from '../support/http.js';
-import { useTempDir } from '../support/tmp.js';
+import { useTempDir } from '../support/tempDir.js';
 
 const start = useMocks();
 const tempDir = useTempDir();

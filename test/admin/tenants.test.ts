@@ -3,7 +3,7 @@ import { Client } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { admin, hex64, type Mock, service, useMocks } from '../support/admin.js';
 import { call } from '../support/http.js';
-import { useTempDir } from '../support/tmp.js';
+import { useTempDir } from '../support/tempDir.js';
 
 const start = useMocks();
 const tempDir = useTempDir();

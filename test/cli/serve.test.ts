@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { serveFlags } from '../../src/cli/args.js';
 import { validateResponse } from '../../src/index.js';
 import { type CliProcess, runCli, startCli, stopCli } from '../support/cli.js';
-import { useTempDir } from '../support/tmp.js';
+import { useTempDir } from '../support/tempDir.js';
 
 const tempDir = useTempDir();
 const running: CliProcess[] = [];

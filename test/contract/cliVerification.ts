@@ -6,7 +6,7 @@ import { verifyExitCodes } from '../../src/cli/verifyReport.js';
 import { admin } from '../support/admin.js';
 import { type CliProcess, runCli, startCli, stopCli } from '../support/cli.js';
 import { call } from '../support/http.js';
-import { useTempDir } from '../support/tmp.js';
+import { useTempDir } from '../support/tempDir.js';
 import { type ProviderInFront, providerInFront } from './providerInFront.js';
 
 /** The last line `verify` prints: the verdict with its counts, or why nothing was verified. */

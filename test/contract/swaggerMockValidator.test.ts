@@ -5,7 +5,7 @@ import { SwaggerMockValidatorFactory, type ValidationResult } from '@pactflow/sw
 import { describe, expect, it } from 'vitest';
 import { publishedContracts } from '../../src/contract/publishedContract.js';
 import { openapiDirectory, parseYaml } from '../../src/spec/loadDocument.js';
-import { useTempDir } from '../support/tmp.js';
+import { useTempDir } from '../support/tempDir.js';
 
 /*
  * PactFlow's bi-directional contract testing compares a consumer's pact with the provider's OpenAPI document using

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMockServer, type MockServer, validateResponse } from '../../src/index.js';
-import { httpText, rawRequest } from '../support/raw.js';
+import { rawRequest, sendRaw } from '../support/rawHttp.js';
 
 let mock: MockServer;
 let token: string;
@@ -192,9 +192,9 @@ const cases: Case[] = [
 describe('bad requests get the error envelope with the right status', () => {
   it.each(cases)('$name: $status $code', async (c) => {
     const headers = c.headers ?? auth;
-    const answer = await rawRequest(
+    const answer = await sendRaw(
       mock.url,
-      httpText(c.method ?? 'GET', c.path ?? '/api/user', headers, c.body),
+      rawRequest(c.method ?? 'GET', c.path ?? '/api/user', headers, c.body),
     );
     expect(answer.status).toBe(c.status);
     expect(answer.reason).toBe(STATUS_CODES[c.status]);
@@ -212,9 +212,9 @@ describe('bad requests get the error envelope with the right status', () => {
   });
 
   it('says so when a user group token is sent as the API key', async () => {
-    const answer = await rawRequest(
+    const answer = await sendRaw(
       mock.url,
-      httpText('GET', '/api/user', { ...auth, Authorization: `Token ${token}` }, valid),
+      rawRequest('GET', '/api/user', { ...auth, Authorization: `Token ${token}` }, valid),
     );
     expect(answer.status).toBe(401);
     expect(answer.body.error.code).toBe('AUTH_GROUP_TOKEN_AS_KEY');
@@ -222,20 +222,20 @@ describe('bad requests get the error envelope with the right status', () => {
   });
 
   it('decides 401 before reading the body', async () => {
-    const head = httpText('GET', '/api/user', {
+    const head = rawRequest('GET', '/api/user', {
       Authorization: 'Token nope',
       'Content-Type': 'application/json',
       'Content-Length': '100000',
     });
-    const answer = await rawRequest(mock.url, head, 2_000);
+    const answer = await sendRaw(mock.url, head, 2_000);
     expect(answer.status).toBe(401);
   });
 
   it('accepts application/json with charset utf-8', async () => {
     const headers = { ...auth, 'Content-Type': 'application/json; charset=utf-8' };
-    const answer = await rawRequest(
+    const answer = await sendRaw(
       mock.url,
-      httpText('GET', '/api/user', headers, JSON.stringify({ name: 'B', user_group_id: 'charset' })),
+      rawRequest('GET', '/api/user', headers, JSON.stringify({ name: 'B', user_group_id: 'charset' })),
     );
     expect(answer.status).toBe(200);
     await mock.reset();

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { headerText, send } from '../../src/http/respond.js';
-import { httpText, rawRequest } from '../support/raw.js';
+import { rawRequest, sendRaw } from '../support/rawHttp.js';
 
 /** Reads the two escapes `headerText` writes. */
 const fromHeader = (header: string): string =>
@@ -31,7 +31,7 @@ describe('send', () => {
       expect(() => send(res, { status: 200, body: {}, headers: { 'bad name': 'x' } })).toThrow();
       send(res, { status: 500, body: { success: 0 } });
     });
-    const answer = await rawRequest(url, httpText('GET', '/', {}));
+    const answer = await sendRaw(url, rawRequest('GET', '/', {}));
     expect(answer.status).toBe(500);
     expect(answer.reason).toBe('Internal Server Error');
   });
@@ -40,7 +40,7 @@ describe('send', () => {
     'writes the reason phrase of %i',
     async (status) => {
       const url = await serve((_req, res) => send(res, { status, body: { success: 0 } }));
-      expect((await rawRequest(url, httpText('GET', '/', {}))).reason).toBe(STATUS_CODES[status]);
+      expect((await sendRaw(url, rawRequest('GET', '/', {}))).reason).toBe(STATUS_CODES[status]);
     },
   );
 
@@ -51,7 +51,7 @@ describe('send', () => {
       send(res, { status: 200, body: {}, headers: { 'x-mock-notice': text } });
     });
     for (const text of samples) {
-      const answer = await rawRequest(url, httpText('GET', `/${encodeURIComponent(text)}`, {}));
+      const answer = await sendRaw(url, rawRequest('GET', `/${encodeURIComponent(text)}`, {}));
       const header = answer.headers['x-mock-notice'] as string;
       expect(header).toMatch(/^[\x20-\x7e]*$/);
       expect(fromHeader(header)).toBe(text);

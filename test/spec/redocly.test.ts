@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { NodeNoticeFilter, withoutNodeNotice } from '../../scripts/redocly.js';
-import { useTempDir } from '../support/tmp.js';
+import { useTempDir } from '../support/tempDir.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const tempDir = useTempDir();

@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { type FileSystem, nodeFileSystem } from '../../src/store/fileSystem.js';
 import { FaultyFileSystem } from '../support/faultyFiles.js';
 import { useMocks } from '../support/http.js';
-import { useTempDir } from '../support/tmp.js';
+import { useTempDir } from '../support/tempDir.js';
 
 const tempDir = useTempDir();
 const start = useMocks();

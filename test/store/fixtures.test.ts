@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useMocks } from '../support/http.js';
-import { useTempDir } from '../support/tmp.js';
+import { useTempDir } from '../support/tempDir.js';
 
 const tempDir = useTempDir();
 const example = new URL('../../fixtures/groups.json', import.meta.url).pathname;

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type FileSystem, nodeFileSystem } from '../../src/store/fileSystem.js';
 import { acquireLock } from '../../src/store/lock.js';
 import { type BuiltCli, builtBin, packageRoot, runBuiltCli } from '../support/builtCli.js';
-import { useTempDir } from '../support/tmp.js';
+import { useTempDir } from '../support/tempDir.js';
 
 const tempDir = useTempDir();
 const processes = new Set<ChildProcess>();

@@ -11,7 +11,7 @@ import { AssetStore } from '../../src/ui/assets.js';
 import { createPages } from '../../src/ui/pages.js';
 import { admin, type Mock, service, useMocks } from '../support/admin.js';
 import { customerKey, testingKey } from '../support/http.js';
-import { useTempDir } from '../support/tmp.js';
+import { useTempDir } from '../support/tempDir.js';
 
 const start = useMocks();
 const tempDir = useTempDir();

@@ -2,9 +2,8 @@ import { Validator } from '@cfworker/json-schema';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { validateRequest } from '../../src/index.js';
-import { methodOf, type OperationName } from '../support/apiRequest.js';
 import { arbitraryFor } from '../support/arbitraries.js';
-import { call, jsonHeaders, useMocks } from '../support/http.js';
+import { call, jsonHeaders, methodOf, type OperationName, useMocks } from '../support/http.js';
 import { requestSchema } from '../support/schemas.js';
 
 const startMock = useMocks();
