@@ -1,6 +1,6 @@
 /**
  * The one error catalogue: every error the mock answers has a stable code, an HTTP status and a title here.
- * Responses are built from these entries; `test/errors.test.ts` keeps this table, the OpenAPI documents' `ErrorCode`
+ * Responses are built from these entries; `test/unit/errors.test.ts` keeps this table, the OpenAPI documents' `ErrorCode`
  * enums and the README in step.
  */
 import type { Diagnostic, ErrorResponse, ErrorCode as ServiceErrorCode } from './spec/types.js';

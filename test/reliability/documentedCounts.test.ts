@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { prismCorpus } from '../contract/prismCorpus.js';
+import { prismCorpus } from '../e2e/contract/prismCorpus.js';
 import {
   type Claim,
   claimedFigures,

@@ -2,19 +2,20 @@ import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { Pool } from 'undici';
 import { createMockServer } from '../../src/index.js';
-import { answerProblems } from '../support/answers.js';
+import { validBody } from '../support/arbitraries.js';
+import { memoryGroups } from '../support/dbFiles.js';
 import {
-  type ApiAnswer,
+  type Answer,
+  answerProblems,
   apiRequest,
+  customerKey,
   errorCodeOf,
   isNewGroup,
   type OperationName,
   send,
+  testingKey,
   userGroupOf,
-} from '../support/apiRequest.js';
-import { validBody } from '../support/arbitraries.js';
-import { memoryGroups } from '../support/dbFiles.js';
-import { customerKey, testingKey } from '../support/http.js';
+} from '../support/http.js';
 import { type Mutation, mutationNamed, mutations } from '../support/mutations.js';
 import { Random } from '../support/random.js';
 
@@ -48,7 +49,7 @@ function expectNone(problems: readonly string[], context: string): void {
 }
 
 /** An answer must be what the document says: its schema for this status, and `expected` status. */
-function judge(method: string, path: string, answer: ApiAnswer, expected: number): string[] {
+function judge(method: string, path: string, answer: Answer, expected: number): string[] {
   const problems = answerProblems(method, path, answer.status, answer.body);
   if (answer.status !== expected)
     problems.unshift(`status ${answer.status}, expected ${expected}: ${answer.text.slice(0, 300)}`);
@@ -73,7 +74,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   };
   const server = await createMockServer();
   const pool = new Pool(server.url, { connections: 4, headersTimeout: 5000, bodyTimeout: 5000 });
-  const call = async (...args: Parameters<typeof apiRequest>): Promise<ApiAnswer> => {
+  const call = async (...args: Parameters<typeof apiRequest>): Promise<Answer> => {
     report.requests++;
     return send(pool, apiRequest(...args));
   };
@@ -182,7 +183,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
 async function arrange(
   operation: OperationName,
   body: Record<string, unknown>,
-  call: (...args: Parameters<typeof apiRequest>) => Promise<ApiAnswer>,
+  call: (...args: Parameters<typeof apiRequest>) => Promise<Answer>,
 ): Promise<Record<string, unknown>> {
   if (operation === 'getOrCreateUserGroup') return body;
   const id = operation === 'updateUserGroup' ? (body.user_group_id as string) : 'fuzz-rotation';
@@ -191,7 +192,7 @@ async function arrange(
   return operation === 'updateUserGroup' ? body : { ...body, current_token: userGroupOf(created).token };
 }
 
-function refusalProblems(method: string, path: string, answer: ApiAnswer, mutation: Mutation): string[] {
+function refusalProblems(method: string, path: string, answer: Answer, mutation: Mutation): string[] {
   const problems = judge(method, path, answer, mutation.status);
   if (answer.status >= 500) problems.unshift('a 5xx for a client mistake');
   if ((answer.body as { success?: unknown } | undefined)?.success !== 0) problems.push('success is not 0');

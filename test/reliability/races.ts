@@ -1,8 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Group, MockServer } from '../../src/index.js';
-import { answerProblems } from '../support/answers.js';
-import { apiHeaders, apiRequest } from '../support/apiRequest.js';
-import { type RawResponse, race, rawRequest } from '../support/rawHttp.js';
+import { type Answer, answerProblems, apiHeaders, apiRequest } from '../support/http.js';
+import { race, rawRequest } from '../support/rawHttp.js';
 
 export interface RaceOptions {
   readonly rounds: number;
@@ -21,12 +20,12 @@ export interface RaceReport {
 }
 
 /** The fields a race reads from an answer (its shape is checked separately, against the document). */
-type Answer = {
+type RaceBody = {
   readonly new_user_group?: unknown;
   readonly user_group?: { readonly token?: string; readonly name?: string; readonly properties?: unknown };
   readonly error?: { readonly code?: string };
 };
-const bodyOf = (r: RawResponse): Answer | undefined => r.body as Answer | undefined;
+const bodyOf = (r: Answer): RaceBody | undefined => r.body as RaceBody | undefined;
 
 const toBytes = (operation: Parameters<typeof apiRequest>[0], body: unknown): Buffer => {
   const request = apiRequest(operation, body);
@@ -48,7 +47,7 @@ class Referee {
     if (this.violations.length < 20) this.violations.push(message);
   }
 
-  answers(method: string, responses: readonly RawResponse[]): void {
+  answers(method: string, responses: readonly Answer[]): void {
     this.requests += responses.length;
     for (const r of responses)
       for (const problem of answerProblems(method, '/api/user', r.status, r.body))
@@ -128,7 +127,7 @@ export async function raceUpdates(server: MockServer, count: number): Promise<Ra
   const final = stored(server, group.provided_id)[0];
   const fields = { name: final?.name, mapping: final?.mapping, properties: final?.properties };
   const last = bodies.findIndex((body) => isDeepStrictEqual(body, fields));
-  const answered = updates[last] === undefined ? undefined : bodyOf(updates[last] as RawResponse);
+  const answered = updates[last] === undefined ? undefined : bodyOf(updates[last] as Answer);
   if (last < 0) referee.fail(`the stored group mixes requests: ${JSON.stringify(fields)}`);
   else if (
     answered?.user_group?.name !== final?.name ||

@@ -1,8 +1,7 @@
 import { expect } from 'vitest';
 import { adminRoute, checkAdminSchema } from '../../src/admin/adminDocument.js';
 import { type Diagnostic, validateResponse } from '../../src/index.js';
-import type { Mock } from './http.js';
-import { type Answer, call, customerKey } from './http.js';
+import { type Answer, call, customerKey, type Mock } from './http.js';
 
 export { type Mock, useMocks } from './http.js';
 

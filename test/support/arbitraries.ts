@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { JSONSchemaFaker } from 'json-schema-faker';
 import { validateRequest } from '../../src/index.js';
 import { forbiddenKeys } from '../../src/validate/jsonValue.js';
-import { apiHeaders, methodOf, type OperationName } from './apiRequest.js';
+import { apiHeaders, methodOf, type OperationName } from './http.js';
 import { Random } from './random.js';
 import { requestSchema, type SchemaNode } from './schemas.js';
 

@@ -64,7 +64,7 @@ export const claimedFigures = (claim: Claim): number[] =>
 export const readmeClaims = {
   /** test/reliability/hostileInput.test.ts */
   hostileInputs: { document: 'README.md', section: 'Guarantees', says: /(\d[\d,]*) kinds of hostile input/ },
-  /** test/contract/prism.test.ts */
+  /** test/e2e/contract/prism.test.ts */
   prismRequests: {
     document: 'README.md',
     section: 'Contracts',

@@ -1,7 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { forbiddenKeys, maxDepth } from '../../src/validate/jsonValue.js';
-import { type ApiRequest, apiRequest, methodOf, type OperationName } from './apiRequest.js';
-import { customerKey } from './http.js';
+import { type ApiRequest, apiRequest, customerKey, methodOf, type OperationName } from './http.js';
 import { requestSchema, type SchemaNode } from './schemas.js';
 
 /** Where a mutation takes its choices from: a seeded `Random`, or one fast-check drives. */

@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Answer } from './http.js';
 
 /**
  * What a raw client sends, in order: bytes, a pause in ms, a wait for a promise (a barrier shared by racing
@@ -12,11 +13,28 @@ export type Piece =
   | { readonly wait: () => Promise<unknown> }
   | { readonly abort: true };
 
-export type RawHeaders = ReadonlyArray<readonly [string, string]>;
+/**
+ * Header pairs exactly as given (duplicates, odd case and order kept), or a record whose array values repeat the
+ * header.
+ */
+export type RawHeaders =
+  | ReadonlyArray<readonly [string, string]>
+  | Readonly<Record<string, string | readonly string[]>>;
+
+const pairsOf = (headers: RawHeaders): ReadonlyArray<readonly [string, string]> =>
+  Array.isArray(headers)
+    ? (headers as ReadonlyArray<readonly [string, string]>)
+    : Object.entries(headers).flatMap(([name, value]) =>
+        [value].flat().map((v): readonly [string, string] => [name, v]),
+      );
 
 /** The bytes of a request head, headers exactly as given (duplicates, odd case and order kept). */
 export function requestHead(method: string, path: string, headers: RawHeaders): Buffer {
-  const lines = [`${method} ${path} HTTP/1.1`, 'Host: 127.0.0.1', ...headers.map(([n, v]) => `${n}: ${v}`)];
+  const lines = [
+    `${method} ${path} HTTP/1.1`,
+    'Host: 127.0.0.1',
+    ...pairsOf(headers).map(([n, v]) => `${n}: ${v}`),
+  ];
   return Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
 }
 
@@ -28,9 +46,10 @@ export function rawRequest(
   body?: string | Buffer,
 ): Buffer {
   const bytes = body === undefined ? undefined : Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8');
-  const framed = headers.some(([n]) => /^(content-length|transfer-encoding)$/i.test(n));
+  const pairs = pairsOf(headers);
+  const framed = pairs.some(([n]) => /^(content-length|transfer-encoding)$/i.test(n));
   const all: RawHeaders =
-    bytes === undefined || framed ? headers : [...headers, ['Content-Length', String(bytes.length)]];
+    bytes === undefined || framed ? pairs : [...pairs, ['Content-Length', String(bytes.length)]];
   return Buffer.concat([requestHead(method, path, all), bytes ?? Buffer.alloc(0)]);
 }
 
@@ -41,17 +60,9 @@ export function trickle(bytes: Buffer, size: number, pause: number): Piece[] {
   return pieces;
 }
 
-export interface RawResponse {
-  readonly status: number;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly text: string;
-  /** The body parsed as JSON, or undefined when it is not JSON. */
-  readonly body: unknown;
-}
-
 export interface RawExchange {
   /** Every complete response received, in order (pipelined requests get several). */
-  readonly responses: readonly RawResponse[];
+  readonly responses: readonly Answer[];
   /** Milliseconds from the first byte sent to the first byte received (-1: nothing arrived). */
   readonly firstByteMs: number;
   /** Bytes the client had written when the first response byte arrived, and in all. */
@@ -89,7 +100,7 @@ export async function exchange(
   let firstByteMs = -1;
   let sent = 0;
   let sentBeforeAnswer = -1;
-  let responses: RawResponse[] = [];
+  let responses: Answer[] = [];
   let ended: RawExchange['ended'] | undefined;
   const finished = new Promise<void>((resolve) => {
     const finish = (how: RawExchange['ended']): void => {
@@ -140,9 +151,21 @@ export async function exchange(
 const bytesOf = (piece: string | Buffer): number =>
   typeof piece === 'string' ? Buffer.byteLength(piece, 'latin1') : piece.length;
 
+/**
+ * Sends bytes exactly as given over a fresh connection to `url`'s port and reads the first whole answer; rejects
+ * when none arrives in `timeoutMs` or the server closes before one is complete.
+ */
+export async function sendRaw(url: string, bytes: string | Buffer, timeoutMs = 5_000): Promise<Answer> {
+  const result = await exchange(Number(new URL(url).port), [bytes], { timeoutMs });
+  const answer = result.responses[0];
+  if (answer === undefined)
+    throw new Error(result.ended === 'timeout' ? 'no answer in time' : `incomplete answer (${result.ended})`);
+  return answer;
+}
+
 /** The complete HTTP/1.1 responses at the start of `bytes` (the mock always sends Content-Length). */
-export function parseResponses(bytes: Buffer): RawResponse[] {
-  const responses: RawResponse[] = [];
+export function parseResponses(bytes: Buffer): Answer[] {
+  const responses: Answer[] = [];
   let at = 0;
   for (;;) {
     const headEnd = bytes.indexOf('\r\n\r\n', at, 'latin1');
@@ -167,6 +190,7 @@ export function parseResponses(bytes: Buffer): RawResponse[] {
     }
     responses.push({
       status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine)?.[1] ?? 0),
+      reason: statusLine.split(' ').slice(2).join(' '),
       headers,
       text,
       body,
@@ -179,11 +203,7 @@ export function parseResponses(bytes: Buffer): RawResponse[] {
  * Sends every request over its own connection, all held back by one byte until each connection has sent the
  * rest; then releases the last bytes together, so that the requests reach the server at the same moment.
  */
-export async function race(
-  port: number,
-  requests: readonly Buffer[],
-  timeoutMs = 20_000,
-): Promise<RawResponse[]> {
+export async function race(port: number, requests: readonly Buffer[], timeoutMs = 20_000): Promise<Answer[]> {
   let release: () => void = () => undefined;
   const barrier = new Promise<void>((resolve) => {
     release = resolve;

@@ -1,6 +1,6 @@
 import { serviceDocument } from '../../src/spec/loadDocument.js';
 import { operations } from '../../src/spec/operations.js';
-import type { OperationName } from './apiRequest.js';
+import type { OperationName } from './http.js';
 
 /** A JSON Schema node as the document writes it, `$ref`s replaced by their targets. */
 export interface SchemaNode {

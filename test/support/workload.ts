@@ -1,18 +1,18 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Dispatcher } from 'undici';
 import type { Group } from '../../src/index.js';
-import { answerProblems } from './answers.js';
 import {
-  type ApiAnswer,
+  type Answer,
   type ApiRequest,
+  answerProblems,
   apiRequest,
+  customerKey,
   errorCodeOf,
   isNewGroup,
   type OperationName,
   send,
   userGroupOf,
-} from './apiRequest.js';
-import { customerKey } from './http.js';
+} from './http.js';
 import type { Ledger } from './ledger.js';
 import { mutations } from './mutations.js';
 import type { Random } from './random.js';
@@ -122,7 +122,7 @@ export class ClientScript {
     operation: OperationName,
     key: string | undefined,
     request: ApiRequest,
-  ): Promise<ApiAnswer> {
+  ): Promise<Answer> {
     try {
       const answer = await send(dispatcher, request);
       this.stats.count(operation, answer.status);
@@ -241,7 +241,7 @@ export class ClientScript {
       );
   }
 
-  #unexpected(key: string | undefined, what: string, answer: ApiAnswer): void {
+  #unexpected(key: string | undefined, what: string, answer: Answer): void {
     if (key !== undefined) this.ledger.reject(key);
     if (
       answer.status === 500 &&

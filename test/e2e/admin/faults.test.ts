@@ -1,0 +1,140 @@
+import { describe, expect, it } from 'vitest';
+import { admin, type Mock, service, useMocks } from '../../support/admin.js';
+import { customerKey, testingKey } from '../../support/http.js';
+
+const start = useMocks();
+
+const getOrCreate = (mock: Mock, id = 'a', key = customerKey) =>
+  service(mock, 'GET', { user_group_id: id, name: 'A' }, key);
+
+const inject = async (mock: Mock, body: Record<string, unknown>) => {
+  const planned = await admin(mock.url, 'POST', '/__admin/faults', { body });
+  expect(planned.status).toBe(201);
+  return planned.body;
+};
+
+describe('injected faults', () => {
+  it.each([500, 503, 429])('answers status %i with the envelope and code INJECTED_FAULT', async (status) => {
+    const mock = await start();
+    await inject(mock, { status });
+    const faulted = await getOrCreate(mock);
+    expect(faulted.status).toBe(status);
+    expect(faulted.body).toMatchObject({ success: 0, error: { code: 'INJECTED_FAULT', details: [] } });
+    expect(faulted.body.error.message).toContain('/__admin/faults');
+    expect(mock.groups()).toEqual([]);
+    expect((await getOrCreate(mock)).status).toBe(200);
+  });
+
+  it('applies to the next `times` matching calls, counting down, then to none', async () => {
+    const mock = await start();
+    const planned = await inject(mock, { status: 500, times: 2 });
+    expect(planned).toEqual({
+      id: 1,
+      operationId: null,
+      status: 500,
+      delay_ms: 0,
+      action: null,
+      remaining: 2,
+    });
+    expect((await getOrCreate(mock)).status).toBe(500);
+    expect((await admin(mock.url, 'GET', '/__admin/faults')).body).toEqual([{ ...planned, remaining: 1 }]);
+    expect((await getOrCreate(mock)).status).toBe(500);
+    expect((await admin(mock.url, 'GET', '/__admin/faults')).body).toEqual([]);
+    expect((await getOrCreate(mock)).status).toBe(200);
+  });
+
+  it('applies only to the named operation', async () => {
+    const mock = await start();
+    await inject(mock, { operationId: 'updateUserGroup', status: 503 });
+    expect((await getOrCreate(mock)).status).toBe(200);
+    expect((await service(mock, 'PUT', { user_group_id: 'a', name: 'B' })).status).toBe(503);
+    expect((await service(mock, 'PUT', { user_group_id: 'a', name: 'B' })).status).toBe(200);
+  });
+
+  it('leaves calls that never reach the rules (invalid body) to their own answer, fault still pending', async () => {
+    const mock = await start();
+    await inject(mock, { status: 503 });
+    expect((await service(mock, 'GET', { name: 'A' })).status).toBe(400);
+    expect((await admin(mock.url, 'GET', '/__admin/faults')).body).toHaveLength(1);
+  });
+
+  it('delays the answer by delay_ms and then serves it normally', async () => {
+    const mock = await start();
+    await inject(mock, { delay_ms: 300 });
+    const started = performance.now();
+    const slow = await getOrCreate(mock);
+    const elapsed = performance.now() - started;
+    expect(slow.status).toBe(200);
+    expect(elapsed).toBeGreaterThanOrEqual(300);
+    expect(slow.body.new_user_group).toBe(true);
+    expect((await admin(mock.url, 'GET', '/__admin/faults')).body).toEqual([]);
+  });
+
+  it('delays, then answers the status, when both are given', async () => {
+    const mock = await start();
+    await inject(mock, { delay_ms: 200, status: 502 });
+    const started = performance.now();
+    expect((await getOrCreate(mock)).status).toBe(502);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(200);
+  });
+
+  it('destroys the connection without an answer for action reset-connection, and journals status 0', async () => {
+    const mock = await start();
+    await inject(mock, { action: 'reset-connection', operationId: 'getOrCreateUserGroup' });
+    await expect(mock.api('GET', { user_group_id: 'a', name: 'A' })).rejects.toThrow();
+    expect(mock.requests().map((e) => e.status)).toEqual([0]);
+    expect((await getOrCreate(mock)).status).toBe(200);
+  });
+
+  it('plans the same faults in-process and refuses an invalid spec there with an error result', async () => {
+    const mock = await start();
+    const fault = mock.injectFault({ operationId: 'getOrCreateUserGroup', status: 503 });
+    expect(fault).toMatchObject({
+      ok: true,
+      value: { operationId: 'getOrCreateUserGroup', status: 503, remaining: 1 },
+    });
+    expect((await getOrCreate(mock)).status).toBe(503);
+    const low = mock.injectFault({ status: 200 });
+    expect(low).toMatchObject({ ok: false, error: { code: 'VALIDATION_FAILED' } });
+    expect(!low.ok && low.error.message).toMatch(/status must be >= 400/);
+    const empty = mock.injectFault({});
+    expect(!empty.ok && empty.error.details.map((d) => d.message).join(' ')).toMatch(
+      /at least one of "status", "delay_ms", "action"/,
+    );
+    expect(mock.faults()).toEqual([]);
+  });
+
+  it('empties the pending faults on DELETE /__admin/faults', async () => {
+    const mock = await start();
+    await inject(mock, { status: 500 });
+    expect((await admin(mock.url, 'DELETE', '/__admin/faults')).status).toBe(204);
+    expect((await getOrCreate(mock)).status).toBe(200);
+  });
+});
+
+describe('--rate-limit N/min', () => {
+  it('answers 429 RATE_LIMITED with Retry-After once a key exceeds N calls in a minute', async () => {
+    const mock = await start({ rateLimit: 3 });
+    for (const id of ['a', 'b', 'c']) expect((await getOrCreate(mock, id)).status).toBe(200);
+    const limited = await getOrCreate(mock, 'd');
+    expect(limited.status).toBe(429);
+    expect(limited.body.error.code).toBe('RATE_LIMITED');
+    const retryAfter = Number(limited.headers['retry-after']);
+    expect(Number.isInteger(retryAfter)).toBe(true);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(mock.groups().map((g) => g.provided_id)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('counts each API key separately', async () => {
+    const mock = await start({ rateLimit: 1 });
+    expect((await getOrCreate(mock, 'a', customerKey)).status).toBe(200);
+    expect((await getOrCreate(mock, 'b', customerKey)).status).toBe(429);
+    expect((await getOrCreate(mock, 'c', testingKey)).status).toBe(200);
+  });
+
+  it('does not limit admin calls', async () => {
+    const mock = await start({ rateLimit: 1 });
+    for (let i = 0; i < 3; i++) expect((await admin(mock.url, 'GET', '/__admin/groups')).status).toBe(200);
+  });
+});

@@ -1,0 +1,166 @@
+import { describe, expect, it } from 'vitest';
+import { validateResponse } from '../../../src/index.js';
+import { Faults } from '../../../src/runtime/faults.js';
+import { Journal } from '../../../src/runtime/journal.js';
+import { admin, type Mock, service, useMocks } from '../../support/admin.js';
+import { call, customerKey, testingKey } from '../../support/http.js';
+
+const start = useMocks();
+
+/** Sends a raw request to the service; an answer of /api/user is checked against the service document. */
+async function raw(mock: Mock, method: string, path: string, headers: Record<string, string>, text: string) {
+  const answer = await call(mock.url, method, path, { headers, raw: text });
+  if (path === '/api/user') {
+    const checked = validateResponse({ method, path, status: answer.status, body: answer.body });
+    expect(checked.diagnostics).toEqual([]);
+  }
+  return answer;
+}
+
+/** A valid get-or-create, an invalid one (typo), a valid update and a malformed JSON body. */
+async function traffic(mock: Mock): Promise<void> {
+  await service(mock, 'GET', { user_group_id: 'a', name: 'A' });
+  await service(mock, 'GET', { name: 'A', userGroupId: 'a' }, testingKey);
+  await service(mock, 'PUT', { user_group_id: 'a', name: 'B' });
+  const headers = { authorization: `Token ${customerKey}`, 'content-type': 'application/json' };
+  await raw(mock, 'POST', '/api/user', headers, '{"current_token": ');
+}
+
+describe('GET /__admin/requests (the journal)', () => {
+  it('records every call, newest last, with what was sent and answered', async () => {
+    const mock = await start();
+    await traffic(mock);
+    const journal = await admin(mock.url, 'GET', '/__admin/requests');
+    expect(
+      journal.body.map((e: { operationId: string; status: number }) => [e.operationId, e.status]),
+    ).toEqual([
+      ['getOrCreateUserGroup', 200],
+      ['getOrCreateUserGroup', 400],
+      ['updateUserGroup', 200],
+      ['rotateUserGroupToken', 400],
+    ]);
+    const [first] = journal.body;
+    expect(first).toMatchObject({
+      id: 1,
+      method: 'GET',
+      path: '/api/user',
+      keyEnvironment: 'Customer',
+      requestBody: { user_group_id: 'a', name: 'A' },
+      responseBody: { success: 1, new_user_group: true },
+      diagnostics: [],
+    });
+    expect(journal.body[1].keyEnvironment).toBe('Testing');
+    expect(journal.body[3].requestBody).toBe('{"current_token": ');
+  });
+
+  it('records invalid requests with their diagnostics, and invalid=true lists only those', async () => {
+    const mock = await start();
+    await traffic(mock);
+    const invalid = await admin(mock.url, 'GET', '/__admin/requests?invalid=true');
+    expect(invalid.body).toHaveLength(2);
+    expect(invalid.body[0].diagnostics).toEqual([
+      expect.objectContaining({ code: 'MISSING_FIELD', path: '/body/user_group_id' }),
+      expect.objectContaining({ code: 'UNKNOWN_FIELD', path: '/body/userGroupId' }),
+    ]);
+    expect(invalid.body[0].diagnostics[1].message).toContain('did you mean "user_group_id"?');
+    expect(invalid.body[1].diagnostics).toEqual([expect.objectContaining({ code: 'BODY_INVALID_JSON' })]);
+    expect(mock.requests({ invalid: true })).toEqual(invalid.body);
+  });
+
+  it('records the mistakes a client makes before the body: wrong path, Bearer, no Content-Type', async () => {
+    const mock = await start();
+    const body = JSON.stringify({ user_group_id: 'a', name: 'A' });
+    const token = `Token ${customerKey}`;
+    await raw(mock, 'GET', '/api/user/', { authorization: token, 'content-type': 'application/json' }, body);
+    await raw(mock, 'GET', '/api/user', { authorization: `Bearer ${customerKey}` }, body);
+    await raw(mock, 'GET', '/api/user', { authorization: token }, body);
+    const invalid = await admin(mock.url, 'GET', '/__admin/requests?invalid=true');
+    expect(invalid.body.map((e: { diagnostics: { code: string }[] }) => e.diagnostics[0]?.code)).toEqual([
+      'ROUTE_NOT_FOUND',
+      'AUTH_BEARER',
+      'UNSUPPORTED_MEDIA_TYPE',
+    ]);
+  });
+
+  it.each([
+    ['operationId=updateUserGroup', ['updateUserGroup']],
+    ['limit=2', ['updateUserGroup', 'rotateUserGroupToken']],
+    ['operationId=getOrCreateUserGroup&limit=1', ['getOrCreateUserGroup']],
+    ['operationId=getOrCreateUserGroup&invalid=true', ['getOrCreateUserGroup']],
+    [
+      'invalid=false',
+      ['getOrCreateUserGroup', 'getOrCreateUserGroup', 'updateUserGroup', 'rotateUserGroupToken'],
+    ],
+  ])('filters with ?%s', async (query, operationIds) => {
+    const mock = await start();
+    await traffic(mock);
+    const journal = await admin(mock.url, 'GET', `/__admin/requests?${query}`);
+    expect(journal.body.map((e: { operationId: string }) => e.operationId)).toEqual(operationIds);
+  });
+
+  it('never records the raw API key, only its environment', async () => {
+    const mock = await start();
+    await traffic(mock);
+    const text = JSON.stringify((await admin(mock.url, 'GET', '/__admin/requests')).body);
+    expect(text).not.toContain(customerKey);
+    expect(text).not.toContain(testingKey);
+    expect(text).toContain('"keyEnvironment":"Customer"');
+  });
+
+  it('does not journal admin calls', async () => {
+    const mock = await start();
+    await admin(mock.url, 'GET', '/__admin/groups');
+    await admin(mock.url, 'GET', '/__admin/groups?environment=Nowhere');
+    expect((await admin(mock.url, 'GET', '/__admin/requests')).body).toEqual([]);
+  });
+
+  it('empties on DELETE /__admin/requests, and keeps numbering after', async () => {
+    const mock = await start();
+    await traffic(mock);
+    expect((await admin(mock.url, 'DELETE', '/__admin/requests')).status).toBe(204);
+    expect((await admin(mock.url, 'GET', '/__admin/requests')).body).toEqual([]);
+    await service(mock, 'GET', { user_group_id: 'z', name: 'Z' });
+    const [entry] = (await admin(mock.url, 'GET', '/__admin/requests')).body;
+    expect(entry.id).toBe(5);
+  });
+
+  it('records how long each answer took, a planned delay included', async () => {
+    const mock = await start();
+    await admin(mock.url, 'POST', '/__admin/faults', { body: { delay_ms: 150 } });
+    await service(mock, 'GET', { user_group_id: 'slow', name: 'Slow' });
+    await service(mock, 'GET', { user_group_id: 'quick', name: 'Quick' });
+    const [slow, quick] = (await admin(mock.url, 'GET', '/__admin/requests')).body;
+    expect(slow.durationMs).toBeGreaterThanOrEqual(150);
+    expect(quick.durationMs).toBeGreaterThanOrEqual(0);
+    expect(quick.durationMs).toBeLessThan(slow.durationMs);
+  });
+
+  it('keeps only the newest 1,000 entries of a scope, and at most 1,000 pending faults', () => {
+    const journal = new Journal();
+    const entry = {
+      method: 'GET',
+      path: '/api/user',
+      operationId: null,
+      keyEnvironment: null,
+      status: 200,
+      durationMs: 1,
+    };
+    for (let i = 0; i < 1005; i++)
+      journal.record({
+        ...entry,
+        requestText: String(i),
+        requestBody: null,
+        responseText: null,
+        warnings: [],
+        diagnostics: [],
+      });
+    const entries = journal.list();
+    expect(entries).toHaveLength(1000);
+    expect([entries[0]?.id, entries[0]?.requestBody, entries.at(-1)?.id]).toEqual([6, 5, 1005]);
+
+    const faults = new Faults();
+    for (let i = 0; i < 1003; i++) faults.add({ status: 500 });
+    expect(faults.list()).toHaveLength(1000);
+    expect(faults.list()[0]?.id).toBe(4);
+  });
+});

@@ -1,0 +1,49 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { useMocks } from '../../support/http.js';
+import { useTempDir } from '../../support/tempDir.js';
+
+const tempDir = useTempDir();
+const example = new URL('../../../fixtures/groups.json', import.meta.url).pathname;
+const start = useMocks();
+
+describe('--fixtures', () => {
+  it('seeds the groups of the file, keeping a given token that then rotates', async () => {
+    const mock = await start({ fixtures: example });
+    expect(mock.groups().map((g) => `${g.environment} ${g.provided_id} ${g.name}`)).toEqual([
+      'Customer customer-a Customer A',
+      'Testing customer-a Customer A (test)',
+    ]);
+    const token = '3f9c1e0b7a4d2c6e8f1a0b3c5d7e9f2a4c6e8a0b2d4f6a8c0e2a4c6e8f0a1b3c';
+    const rotated = await mock.api('POST', { current_token: token });
+    expect(rotated.body.user_group).toMatchObject({
+      provided_id: 'customer-a',
+      api_environment_tag: 'Customer',
+    });
+  });
+
+  it('keeps groups already in the database as they are on a restart', async () => {
+    const db = join(tempDir(), 'db.json');
+    const first = await start({ db, fixtures: example });
+    await first.api('PUT', { user_group_id: 'customer-a', name: 'Renamed' });
+    await first.close();
+    const second = await start({ db, fixtures: example });
+    expect(second.groups().find((g) => g.environment === 'Customer')?.name).toBe('Renamed');
+    expect(second.groups()).toHaveLength(2);
+  });
+
+  it.each([
+    ['is not JSON', '{"groups": [', /cannot read fixtures/],
+    ['has no groups array', '{"group": []}', /"groups" is not an array/],
+    [
+      'holds an invalid group',
+      '{"groups": [{"environment": "Production", "user_group_id": "a", "name": "A"}]}',
+      /fixture "a"/,
+    ],
+  ])('refuses to start when the file %s', async (_name, text, message) => {
+    const path = join(tempDir(), 'fixtures.json');
+    writeFileSync(path, text);
+    await expect(start({ fixtures: path })).rejects.toThrow(message);
+  });
+});

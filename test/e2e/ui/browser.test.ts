@@ -1,0 +1,386 @@
+import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { adminDocument } from '../../../src/admin/adminDocument.js';
+import { serviceDocument } from '../../../src/spec/loadDocument.js';
+import { listOperations } from '../../../src/spec/operations.js';
+import { admin, type Mock, service, useMocks } from '../../support/admin.js';
+import { type Browser, findChromium, launchBrowser, takingScreenshots } from '../../support/browser.js';
+import { customerKey } from '../../support/http.js';
+
+const executable = findChromium();
+const inCi = process.env.CI === 'true';
+if (executable === undefined && !inCi)
+  console.warn(
+    'user-group-mock: Chromium not found (apt-get install chromium, or set CHROMIUM_PATH): the browser tests are skipped',
+  );
+
+describe.runIf(executable === undefined && inCi)('the browser tests on CI', () => {
+  it('find Chromium (.ci/run installs it with apt-get install chromium)', () => {
+    expect(executable).toBeDefined();
+  });
+});
+
+const summaries = (document: ReturnType<typeof serviceDocument>): string[] =>
+  listOperations(document).map((o) => {
+    const item = document.paths?.[o.path]?.[o.method.toLowerCase() as 'get'];
+    return item?.summary as string;
+  });
+
+const screenshots = new URL('../../../docs/images/', import.meta.url);
+
+/** Run in the page: the form controls and buttons without an accessible name (a label, aria-label or text). */
+const unlabelledControls = `[...document.querySelectorAll('#app input, #app select, #app textarea, #app button, .bar button')]
+  .filter((e) => (e.labels === null || e.labels === undefined || e.labels.length === 0)
+    && !e.getAttribute('aria-label') && !(e.tagName === 'BUTTON' && e.textContent.trim()))
+  .map((e) => e.outerHTML.slice(0, 80))`;
+
+/** Every request a page makes that leaves the mock's origin, and how it ended. */
+function outsideRequests(page: Page, origin: string): Array<{ url: string; failure: string | undefined }> {
+  const outside: Array<{ url: string; failure: string | undefined }> = [];
+  const local = (url: string): boolean =>
+    url.startsWith(origin) || url.startsWith('data:') || url.startsWith(`blob:${origin}`);
+  page.on('requestfinished', (request) => {
+    if (!local(request.url())) outside.push({ url: request.url(), failure: undefined });
+  });
+  page.on('requestfailed', (request) => {
+    if (!local(request.url())) outside.push({ url: request.url(), failure: request.failure()?.errorText });
+  });
+  return outside;
+}
+
+describe.skipIf(executable === undefined)(
+  'the pages in a real browser (Chromium)',
+  { tags: ['slow'] },
+  () => {
+    let browser: Browser;
+    const start = useMocks();
+
+    beforeAll(async () => {
+      browser = await launchBrowser(executable as string);
+    }, 60_000);
+    afterAll(() => browser?.close());
+
+    let integratorServer: { close(): Promise<void> } | undefined;
+    afterEach(async () => {
+      await integratorServer?.close();
+      integratorServer = undefined;
+    });
+
+    /** Serves one page from 127.0.0.1 on a port of its own, as an integrator's development server would. */
+    async function serveIntegratorPage(html: string): Promise<string> {
+      const server = createServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        res.end(html);
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      integratorServer = {
+        close: () =>
+          new Promise<void>((resolve) => {
+            server.closeAllConnections();
+            server.close(() => resolve());
+          }),
+      };
+      return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    }
+
+    /** Writes a screenshot to docs/images/ when asked (`npm run screenshots`), from the top unless `where` is given. */
+    async function shot(page: Page, name: string, where?: string): Promise<void> {
+      if (!takingScreenshots) return;
+      if (where === undefined) await page.evaluate('window.scrollTo(0, 0)');
+      else
+        await page
+          .locator(where)
+          .first()
+          .evaluate((e) => e.scrollIntoView({ block: 'start' }));
+      mkdirSync(screenshots, { recursive: true });
+      await page.screenshot({ path: new URL(`${name}.png`, screenshots).pathname });
+    }
+
+    async function openInspector(mock: Mock, hash = ''): Promise<Page & { errors: string[] }> {
+      const page = await browser.page();
+      await page.goto(`${mock.url}/__admin/ui${hash}`);
+      await page.locator('.stream-live').waitFor();
+      return page;
+    }
+
+    it('shows a request a client sends live, its diagnostics highlighted in the body, and never the API key', async () => {
+      const mock = await start();
+      const page = await browser.page();
+      const outside = outsideRequests(page, mock.url);
+      const opened = performance.now();
+      await page.goto(`${mock.url}/__admin/ui`);
+      await page.locator('.stream-live').waitFor();
+      const live = performance.now();
+      await service(mock, 'GET', { name: 'Customer A', userGroupId: 'customer-a' });
+      const row = page.locator('.request-row').first();
+      await row.waitFor();
+      const shown = performance.now();
+      console.log(
+        `user-group-mock: inspector: opened -> live ${Math.round(live - opened)} ms; request sent -> shown ${Math.round(shown - live)} ms; opened -> request shown ${Math.round(shown - opened)} ms`,
+      );
+      expect(await row.getAttribute('aria-label')).toMatch(
+        /GET, get-or-create, status 400, .* ms, Customer key, broke the contract \(2\)/,
+      );
+
+      await row.focus();
+      await page.keyboard.press('Enter');
+      const typo = page.locator('.line', { hasText: '"userGroupId"' });
+      expect(await typo.getAttribute('class')).toContain('marked-error');
+      expect(await typo.locator('.note').textContent()).toContain(
+        'body has unknown field "userGroupId"; did you mean "user_group_id"?',
+      );
+      const whole = page.locator('.line').first();
+      expect(await whole.getAttribute('class')).toContain('context-error');
+      expect(await whole.locator('.note').textContent()).toContain(
+        'must have required field "user_group_id"',
+      );
+      await page.getByRole('button', { name: 'show in body' }).nth(1).click();
+      expect(await page.evaluate("document.activeElement.classList.contains('note')")).toBe(true);
+
+      await service(mock, 'GET', { name: 'Customer A', user_group_id: 'customer-a' });
+      await page.locator('.request-row').nth(1).waitFor();
+      await page.getByLabel('Broke the contract only').check();
+      expect(await page.locator('.request-row').count()).toBe(1);
+      await page.getByLabel('Broke the contract only').uncheck();
+      await page.getByLabel('Text', { exact: true }).fill('nothing-like-this');
+      expect(await page.locator('.request-row').count()).toBe(0);
+      await page.getByLabel('Text', { exact: true }).fill('');
+      await page.getByLabel('Operation', { exact: true }).selectOption('updateUserGroup');
+      expect(await page.locator('.request-row').count()).toBe(0);
+      await page.getByLabel('Operation', { exact: true }).selectOption('');
+      await page.getByLabel('Status', { exact: true }).selectOption('2xx');
+      expect(await page.locator('.request-row').count()).toBe(1);
+      await page.getByLabel('Status', { exact: true }).selectOption('');
+      await service(mock, 'PUT', { user_group_id: 'customer-a', properties: { region: 'EU' } });
+      await service(mock, 'POST', { current_token: 'f'.repeat(64) });
+      await page.locator('.request-row').nth(3).waitFor();
+      await page.locator('.request-row[data-id="1"]').click();
+      await shot(page, 'inspector-requests');
+
+      expect(await page.content()).not.toContain(customerKey);
+      expect(outside).toEqual([]);
+      expect(page.errors).toEqual([]);
+    });
+
+    it('switches to a tenant made by a test file, showing only its requests and groups', async () => {
+      const mock = await start();
+      const tenant = (await admin(mock.url, 'POST', '/__admin/tenants')).body;
+      await service(mock, 'GET', { user_group_id: 'theirs', name: 'Theirs' }, tenant.api_keys.Testing);
+      await service(mock, 'GET', { user_group_id: 'ours', name: 'Ours' });
+      const page = await openInspector(mock);
+      await page.locator('.request-row').first().waitFor();
+      expect(await page.locator('.request-row').count()).toBe(1);
+      await page.getByLabel('Tenant', { exact: true }).selectOption(tenant.id);
+      await page.locator('.request-row .env', { hasText: 'Testing' }).waitFor();
+      expect(await page.locator('.request-row').count()).toBe(1);
+      await page.getByRole('link', { name: 'Groups' }).click();
+      await page.getByLabel('Testing').check();
+      await page.locator('table.groups th code', { hasText: 'theirs' }).waitFor();
+      expect(await page.locator('table.groups tbody tr').count()).toBe(1);
+      expect(page.url()).toContain(`tenant=${tenant.id}`);
+    });
+
+    it('seeds a group through the form, checked against the document first, which the API then returns', async () => {
+      const mock = await start();
+      const page = await openInspector(mock, '#groups');
+      await page.getByRole('button', { name: 'Seed group' }).click();
+      expect(await page.locator('#seed-user_group_id-error').textContent()).toContain('must not be empty');
+      await page.getByLabel('user_group_id').fill('customer-b');
+      await page.getByLabel('Name').fill('Customer B');
+      await page.getByLabel('Token', { exact: true }).fill('not-a-token');
+      await page.getByLabel('Properties (JSON)').fill('{"region": "EU"');
+      await page.getByRole('button', { name: 'Seed group' }).click();
+      expect(await page.locator('#seed-token-error').textContent()).toMatch(/token/);
+      expect(await page.locator('#seed-properties-error').textContent()).toContain('properties is not JSON');
+      expect(mock.groups()).toEqual([]);
+
+      await page.getByLabel('Token', { exact: true }).fill('');
+      await page.getByLabel('Properties (JSON)').fill('{"region": "EU"}');
+      await page.getByRole('button', { name: 'Seed group' }).click();
+      await page.locator('table.groups th code', { hasText: 'customer-b' }).waitFor();
+      const [seeded] = mock.groups();
+      const fetched = await service(mock, 'GET', { user_group_id: 'customer-b', name: 'Customer B' });
+      expect(fetched.body).toMatchObject({
+        new_user_group: false,
+        user_group: { token: seeded?.token, name: 'Customer B', properties: { region: 'EU' } },
+      });
+      await shot(page, 'inspector-groups');
+
+      await page.getByRole('button', { name: 'Rotate the token of customer-b' }).click();
+      await page.locator('.announce', { hasText: 'Rotated the token of customer-b' }).waitFor();
+      expect(mock.token(seeded?.token as string)).toBeUndefined();
+
+      await page.getByRole('button', { name: 'Reset tenant…' }).click();
+      await page.getByRole('button', { name: 'Yes, reset default' }).click();
+      await page.locator('.announce', { hasText: 'Reset tenant default' }).waitFor();
+      expect(mock.groups()).toEqual([]);
+      expect(page.errors).toEqual([]);
+    });
+
+    it('plans a fault that makes the next API call fail, then lists and clears faults', async () => {
+      const mock = await start();
+      const page = await openInspector(mock, '#faults');
+      await page.getByLabel('Status', { exact: true }).fill('200');
+      await page.getByRole('button', { name: 'Plan fault' }).click();
+      expect(await page.locator('#fault-status-error').textContent()).toContain('400');
+      expect(mock.faults()).toEqual([]);
+
+      await page.getByLabel('Operation', { exact: true }).selectOption('getOrCreateUserGroup');
+      await page.getByLabel('Status', { exact: true }).fill('503');
+      await page.getByRole('button', { name: 'Plan fault' }).click();
+      await page.locator('table.faults tbody tr').waitFor();
+      await shot(page, 'inspector-faults');
+      const failed = await service(mock, 'GET', { user_group_id: 'a', name: 'A' });
+      expect([failed.status, failed.body.error.code]).toEqual([503, 'INJECTED_FAULT']);
+      await page.getByText('No fault is pending').waitFor();
+
+      await page.getByLabel('Reset the connection (no answer)').check();
+      await page.getByRole('button', { name: 'Plan fault' }).click();
+      await page.locator('table.faults tbody tr').waitFor();
+      expect(mock.faults()).toMatchObject([
+        { action: 'reset-connection', operationId: 'getOrCreateUserGroup' },
+      ]);
+      await page.getByRole('button', { name: 'Clear faults' }).click();
+      await page.getByText('No fault is pending').waitFor();
+      expect(mock.faults()).toEqual([]);
+      expect(page.errors).toEqual([]);
+    });
+
+    it('renders every operation of both documents in /docs and /docs/admin, loading nothing from elsewhere', async () => {
+      const mock = await start();
+      const page = await browser.page();
+      const outside = outsideRequests(page, mock.url);
+      for (const [path, document] of [
+        ['/docs', serviceDocument()],
+        ['/docs/admin', adminDocument()],
+      ] as const) {
+        await page.goto(`${mock.url}${path}`);
+        await page.locator('body[data-rendered="true"]').waitFor();
+        for (const summary of summaries(document))
+          expect(await page.locator('h2', { hasText: summary }).count(), summary).toBeGreaterThan(0);
+      }
+      await page.goto(`${mock.url}/docs`);
+      await page.locator('body[data-rendered="true"]').waitFor();
+      expect(await page.getByText('undici.request').count()).toBeGreaterThan(1);
+      expect(await page.getByText('Browsers cannot send this request.').count()).toBe(1);
+      await shot(page, 'docs');
+      await shot(page, 'docs-get-or-create', `h2:has-text("${summaries(serviceDocument())[0]}")`);
+      // Redoc's footer links a logo from its CDN: the page's Content-Security-Policy stops it in the browser.
+      expect(outside.filter((r) => r.failure !== 'csp')).toEqual([]);
+      expect(page.errors).toEqual([]);
+    });
+
+    it('shows the group in the web component, the rotated-token card after a rotation, and follows its token', async () => {
+      const mock = await start();
+      const created = await service(mock, 'GET', {
+        user_group_id: 'customer-a',
+        name: 'Customer A',
+        properties: { region: 'EU', plan: 'enterprise' },
+        mapping: { '40': '213' },
+      });
+      const token = created.body.user_group.token as string;
+      // The integrator's own development server, on another port: another origin.
+      const integrator =
+        await serveIntegratorPage(`<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>Integrator's app</title><script type="module" src="${mock.url}/embed/component.js"></script></head>
+<body style="font-family: system-ui; margin: 1.5rem; max-width: 46rem"><h1>Sales overview</h1>
+<user-group-dashboard dashboard="sales-overview" token="${token}"></user-group-dashboard></body></html>`);
+      const page = await browser.page();
+      const outside = outsideRequests(page, mock.url);
+      await page.goto(integrator);
+      const card = page.frameLocator('user-group-dashboard iframe').locator('h1');
+      await card.filter({ hasText: 'Viewing as' }).waitFor();
+      expect(await card.textContent()).toBe('Viewing as Customer A (customer-a, Customer)');
+      await page.waitForFunction("document.querySelector('user-group-dashboard').outcome === 'viewing'");
+      await shot(page, 'embed');
+
+      const rotated = await service(mock, 'POST', { current_token: token });
+      await page.reload();
+      await card.filter({ hasText: 'Token rotated' }).waitFor();
+      expect(await page.frameLocator('user-group-dashboard iframe').locator('main').textContent()).toContain(
+        "This token was rotated; fetch the group's current token.",
+      );
+      await shot(page, 'embed-rotated');
+
+      const next = rotated.body.user_group.token as string;
+      await page
+        .locator('user-group-dashboard')
+        .evaluate((element, token) => element.setAttribute('token', token), next);
+      await card.filter({ hasText: 'Viewing as' }).waitFor();
+      expect(outside.filter((r) => !r.url.startsWith(integrator))).toEqual([]);
+      expect(page.errors).toEqual([]);
+    });
+
+    it('works with --admin-key: the inspector asks for it and shows nothing without it', async () => {
+      const mock = await start({ adminKey: 'admin-secret' });
+      const created = await service(mock, 'GET', { user_group_id: 'customer-a', name: 'Customer A' });
+      const page = await browser.page();
+      await page.goto(`${mock.url}/__admin/ui`);
+      await page.getByRole('heading', { name: 'Admin key' }).waitFor();
+      expect(await page.locator('.request-table, .tenant-picker, .tabs').count()).toBe(0);
+      expect(await page.content()).not.toContain('customer-a');
+      await shot(page, 'inspector-admin-key');
+      await page.getByLabel('Admin key').fill('wrong');
+      await page.getByRole('button', { name: 'Open the inspector' }).click();
+      await page.getByText('The mock did not accept this key').waitFor();
+      await page.getByLabel('Admin key').fill('admin-secret');
+      await page.getByRole('button', { name: 'Open the inspector' }).click();
+      await page.locator('.stream-live').waitFor();
+      await page.locator('.request-row').first().waitFor();
+
+      await page.goto(`${mock.url}/docs`);
+      await page.locator('body[data-rendered="true"]').waitFor();
+      expect(await page.getByText('The API keys are not shown').count()).toBe(1);
+      await page.goto(`${mock.url}/embed/sales?token=${created.body.user_group.token}`);
+      expect(await page.locator('h1').textContent()).toBe('Viewing as Customer A (customer-a, Customer)');
+      expect(page.errors).toEqual([]);
+    });
+
+    it('keeps every page labelled and within the width of a 1280x720 and a 390x844 screen, light and dark', async () => {
+      const mock = await start();
+      const created = await service(mock, 'GET', {
+        user_group_id: 'customer-a-with-a-rather-long-identifier',
+        name: 'Customer A',
+        properties: { region: 'EU', plan: 'enterprise', seats: 250 },
+        mapping: { '40': '213', '134': '386' },
+      });
+      await service(mock, 'GET', { name: 'Customer B', userGroupId: 'customer-b' });
+      await mock.injectFault({ status: 503, operationId: 'rotateUserGroupToken' });
+      const token = created.body.user_group.token as string;
+      const pages = [
+        '/__admin/ui#requests',
+        '/__admin/ui#groups',
+        '/__admin/ui#faults',
+        '/docs',
+        `/embed/sales?token=${token}`,
+      ];
+      const page = await browser.page();
+      for (const [width, height] of [
+        [1280, 720],
+        [390, 844],
+      ] as const) {
+        for (const colorScheme of ['light', 'dark'] as const) {
+          await page.setViewportSize({ width, height });
+          await page.emulateMedia({ colorScheme });
+          for (const path of pages) {
+            await page.goto(`${mock.url}${path}`);
+            if (path.startsWith('/__admin/ui')) await page.locator('.stream-live').waitFor();
+            if (path === '/__admin/ui#requests') await page.locator('.request-row.broke').click();
+            if (path === '/docs') await page.locator('body[data-rendered="true"]').waitFor();
+            const where = `${path} at ${width}x${height}, ${colorScheme}`;
+            const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
+            expect(overflow, where).toBeLessThanOrEqual(0);
+            const unlabelled = await page.evaluate(unlabelledControls);
+            expect(unlabelled, where).toEqual([]);
+            if (path.startsWith('/__admin/ui#requests') && colorScheme === 'dark')
+              await shot(page, width === 390 ? 'inspector-requests-phone-dark' : 'inspector-requests-dark');
+          }
+        }
+      }
+      expect(page.errors).toEqual([]);
+    });
+  },
+);

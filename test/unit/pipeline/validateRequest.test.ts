@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { validateRequest, validateResponse } from '../../../src/index.js';
+import { requestFixtures } from '../../support/fixtures.js';
+
+const fixtures = requestFixtures();
+const valid = fixtures.flatMap((f) => f.valid.map((c) => ({ ...c, operationId: f.operationId })));
+const invalid = fixtures.flatMap((f) => f.invalid.map((c) => ({ ...c, operationId: f.operationId })));
+
+describe('validateRequest', () => {
+  it.each(valid)('accepts $operationId: $name', ({ request, operationId }) => {
+    expect(validateRequest(request)).toEqual({ ok: true, operationId, diagnostics: [], warnings: [] });
+  });
+
+  it.each(invalid)(
+    'rejects $operationId: $name with $expect.code at $expect.path',
+    ({ request, expect: expected }) => {
+      const result = validateRequest(request);
+      expect(result.ok).toBe(false);
+      expect(result.diagnostics).toContainEqual(expect.objectContaining(expected));
+      for (const diagnostic of result.diagnostics) {
+        expect(diagnostic.message.length).toBeGreaterThan(10);
+        expect(diagnostic.path === '' || diagnostic.path.startsWith('/')).toBe(true);
+      }
+    },
+  );
+
+  it('names the field a typo meant', () => {
+    const result = validateRequest({
+      method: 'GET',
+      path: '/api/user',
+      headers: { Authorization: 'Token k', 'Content-Type': 'application/json' },
+      body: { name: 'A', userGroupId: 'a' },
+    });
+    expect(result.diagnostics).toContainEqual({
+      code: 'UNKNOWN_FIELD',
+      path: '/body/userGroupId',
+      message: 'body has unknown field "userGroupId"; did you mean "user_group_id"?',
+    });
+  });
+
+  it('words type errors as "body/<field> must be a string"', () => {
+    const result = validateRequest({
+      method: 'GET',
+      path: '/api/user',
+      headers: { authorization: 'Token k', 'content-type': 'application/json' },
+      body: { name: 'A', user_group_id: 7 },
+    });
+    expect(result.diagnostics).toEqual([
+      {
+        code: 'WRONG_TYPE',
+        path: '/body/user_group_id',
+        message: 'body/user_group_id must be a string, not a number',
+      },
+    ]);
+  });
+
+  it('lists the methods the path answers when the method is wrong', () => {
+    const result = validateRequest({ method: 'DELETE', path: '/api/user', headers: {}, body: {} });
+    expect(result.diagnostics[0]?.message).toContain(
+      'GET (getOrCreateUserGroup), PUT (updateUserGroup), POST (rotateUserGroupToken)',
+    );
+  });
+
+  it('reads a string body as JSON text', () => {
+    const headers = { authorization: 'Token k', 'content-type': 'application/json' };
+    expect(
+      validateRequest({ method: 'GET', path: '/api/user', headers, body: '{"name":"A","user_group_id":"a"}' })
+        .ok,
+    ).toBe(true);
+    expect(
+      validateRequest({ method: 'GET', path: '/api/user', headers, body: '{"name":"A",' }).diagnostics[0]
+        ?.code,
+    ).toBe('BODY_INVALID_JSON');
+  });
+});
+
+describe('validateRequest and validateResponse given something other than a request', () => {
+  it.each([
+    ['undefined', undefined],
+    ['null', null],
+    ['a number', 42],
+    ['a string', 'GET /api/user'],
+    ['an object without a method', { path: '/api/user' }],
+  ])('say what they take when given %s', (_name, input) => {
+    expect(validateRequest(input as never).diagnostics).toEqual([
+      expect.objectContaining({
+        code: 'UNREADABLE_REQUEST',
+        message: expect.stringContaining('{ method, path, headers, body }'),
+      }),
+    ]);
+    expect(validateResponse(input as never).diagnostics).toEqual([
+      expect.objectContaining({
+        code: 'UNREADABLE_RESPONSE',
+        message: expect.stringContaining('{ method, path, status, body }'),
+      }),
+    ]);
+  });
+
+  it('reports an empty name once, as empty, not also as holding control characters', () => {
+    const result = validateRequest({
+      method: 'GET',
+      path: '/api/user',
+      headers: { authorization: 'Token k', 'content-type': 'application/json' },
+      body: { name: '', user_group_id: 'b' },
+    });
+    expect(result.diagnostics).toEqual([
+      { code: 'TOO_SHORT', path: '/body/name', message: 'body/name must not be empty' },
+    ]);
+  });
+});
