@@ -5,7 +5,13 @@
  */
 import type { Diagnostic, ErrorResponse, ErrorCode as ServiceErrorCode } from './spec/types.js';
 
-export type AdminErrorCode = 'ADMIN_KEY_REQUIRED' | 'GROUP_EXISTS' | 'TENANT_NOT_FOUND' | 'INJECTED_FAULT';
+export type AdminErrorCode =
+  | 'ADMIN_KEY_REQUIRED'
+  | 'GROUP_EXISTS'
+  | 'TENANT_NOT_FOUND'
+  | 'INJECTED_FAULT'
+  | 'UPSTREAM_UNREACHABLE'
+  | 'UPSTREAM_TIMEOUT';
 export type ErrorCode = ServiceErrorCode | AdminErrorCode;
 
 export interface CatalogueEntry {
@@ -44,6 +50,8 @@ export const errorCatalogue: { readonly [C in ErrorCode]: CatalogueEntry } = {
   GROUP_EXISTS: { status: 409, title: 'Group id already used in that environment' },
   TENANT_NOT_FOUND: { status: 404, title: 'No such tenant' },
   INJECTED_FAULT: { status: 500, title: 'Fault injected through /__admin/faults' },
+  UPSTREAM_UNREACHABLE: { status: 502, title: 'The proxied service cannot be reached' },
+  UPSTREAM_TIMEOUT: { status: 504, title: 'The proxied service did not answer in time' },
 };
 
 /** An error answer, before it is rendered: the code decides the status. */

@@ -6,6 +6,11 @@ export type { GroupSeed } from './domain/seed.js';
 export { errorCatalogue } from './errors.js';
 export { createMockServer, defaultApiKeys, type MockServer, type MockServerOptions } from './mockServer.js';
 export * from './pipeline/index.js';
+export {
+  createValidatingProxy,
+  type ValidatingProxy,
+  type ValidatingProxyOptions,
+} from './proxy/createValidatingProxy.js';
 export type { Fault, FaultSpec } from './runtime/faults.js';
 export type { JournalEntry, JournalQuery } from './runtime/journal.js';
 export type { ApiKey } from './runtime/keyRing.js';

@@ -18,12 +18,14 @@ export interface JournalQuery {
  */
 export type JournalRecord = Omit<
   JournalEntry,
-  'id' | 'time' | 'responseBody' | 'diagnostics' | 'warnings'
+  'id' | 'time' | 'responseBody' | 'diagnostics' | 'warnings' | 'fault'
 > & {
   readonly requestText: string | undefined;
   readonly responseText: string | null;
   readonly diagnostics: readonly Diagnostic[];
   readonly warnings: readonly Diagnostic[];
+  /** Whose mistake the diagnostics are; the client's unless said otherwise (the proxy judges answers too). */
+  readonly fault?: 'client' | 'provider';
 };
 
 /**
@@ -99,13 +101,14 @@ export interface JournalListener {
 
 /** A record as the journal lists it: bodies parsed, the time formatted. */
 export function journalEntry(record: JournalRecord, id: number, at: number): JournalEntry {
-  const { requestText, requestBody, responseText, diagnostics, warnings, ...rest } = record;
+  const { requestText, requestBody, responseText, diagnostics, warnings, fault, ...rest } = record;
   return {
     id,
     time: new Date(at).toISOString(),
     ...rest,
     diagnostics: [...diagnostics],
     warnings: [...warnings],
+    fault: diagnostics.length === 0 ? null : (fault ?? 'client'),
     requestBody: requestText === undefined ? (requestBody ?? null) : JSON.parse(requestText),
     responseBody: responseText === null ? null : JSON.parse(responseText),
   };

@@ -316,10 +316,11 @@ export interface components {
     schemas: {
         /**
          * @description The codes only this API adds to the service's `ErrorCode`. `INJECTED_FAULT` is answered by `/api/user`
-         *     when a fault planned here fires.
+         *     when a fault planned here fires; `UPSTREAM_UNREACHABLE` (502) and `UPSTREAM_TIMEOUT` (504) by
+         *     `user-group-mock proxy` when the service behind it cannot be reached or does not answer in time.
          * @enum {string}
          */
-        ErrorCode: "ADMIN_KEY_REQUIRED" | "GROUP_EXISTS" | "TENANT_NOT_FOUND" | "INJECTED_FAULT";
+        ErrorCode: "ADMIN_KEY_REQUIRED" | "GROUP_EXISTS" | "TENANT_NOT_FOUND" | "INJECTED_FAULT" | "UPSTREAM_UNREACHABLE" | "UPSTREAM_TIMEOUT";
         /** @description The service's error envelope, with this document's codes added. */
         ErrorResponse: {
             /** @constant */
@@ -445,6 +446,12 @@ export interface components {
              *     beyond 2^53 - 1 that JavaScript clients round); also sent in the `X-Mock-Notice` header.
              */
             warnings: components["schemas"]["Diagnostic"][];
+            /**
+             * @description Whose mistake the `diagnostics` are: `client` when the request broke the contract (the mock's entries
+             *     always say so), `provider` when the answer of the service behind `user-group-mock proxy` did while the
+             *     request was valid; null when there are no diagnostics.
+             */
+            fault?: ("client" | "provider") | null;
         };
         /** @description At least one of `status`, `delay_ms`, `action`. */
         FaultRequest: {

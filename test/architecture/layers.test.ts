@@ -20,6 +20,7 @@ const layers: readonly (readonly string[])[] = [
   ['http', 'contract'],
   ['admin'],
   ['ui'],
+  ['proxy'],
   ['mockServer.ts'],
   ['cli'],
   ['index.ts'],

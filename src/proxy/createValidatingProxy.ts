@@ -1,0 +1,196 @@
+import { readFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createControls } from '../admin/controls.js';
+import { createAdminHandler } from '../admin/createAdminHandler.js';
+import { cryptoIds } from '../domain/ids.js';
+import { product } from '../errors.js';
+import { answerClientError } from '../http/clientError.js';
+import { listen } from '../http/listen.js';
+import type { JournalEntry, JournalListener, JournalQuery } from '../runtime/journal.js';
+import { KeyRing } from '../runtime/keyRing.js';
+import { createLog } from '../runtime/log.js';
+import { type MockContext, runtimeOf } from '../runtime/mockContext.js';
+import { openMemoryPersistence } from '../store/persistence.js';
+import { Store } from '../store/store.js';
+import { createPages } from '../ui/pages.js';
+import { warmUp } from '../validate/schemaChecks.js';
+import { target as targetOf } from './forward.js';
+import { createProxyApp } from './proxyApp.js';
+import { Recording } from './recording.js';
+import { TrafficRules } from './trafficRules.js';
+
+export interface ValidatingProxyOptions {
+  /** The base URL of the service to check (http or https), e.g. `https://staging.example.com`. */
+  readonly target: string;
+  readonly host?: string;
+  /** 0 (the default in-process) picks a free port. */
+  readonly port?: number;
+  /** `strict` (the default): answers may carry no field the document does not name; `lenient` allows them. */
+  readonly mode?: 'strict' | 'lenient';
+  /** Answer an invalid request with the mock's 400 (or 401, 415...) instead of forwarding it. */
+  readonly blockInvalid?: boolean;
+  /** A fixtures file to write what was seen to on close, with a Pact file beside it (`<name>.pact.json`). */
+  readonly record?: string;
+  /** The names in the recorded Pact file (default user-group-client and user-group-service). */
+  readonly pactConsumer?: string;
+  readonly pactProvider?: string;
+  /** Milliseconds the target has to answer in full (default 10 s); then 504. */
+  readonly timeout?: number;
+  /** Required on `/__admin` calls when set; must be set when `host` is not loopback. */
+  readonly adminKey?: string;
+  /** A PEM file of the certificate authority that signed an https target's certificate. */
+  readonly targetCa?: string;
+  /** Largest body in bytes, of a request and of an answer (default 1 MiB, the mock's). */
+  readonly bodyLimit?: number;
+  readonly logLevel?: 'silent' | 'info' | 'debug';
+}
+
+export interface ValidatingProxy {
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  /** The target's base URL, as given. */
+  readonly target: string;
+  /** The journal, oldest first: each request, the target's answer, and whose fault any diagnostic is. */
+  requests(query?: JournalQuery): JournalEntry[];
+  /** Empties the journal. */
+  clearRequests(): void;
+  /** Empties the journal and forgets what the traffic rules have seen (known groups, rotated tokens). */
+  reset(): Promise<void>;
+  /** Hears each exchange journalled from now on, until the returned function is called. */
+  watchRequests(listener: JournalListener): () => void;
+  /** Stops accepting, finishes in-flight exchanges and writes the recording (again: a no-op). */
+  close(): Promise<void>;
+}
+
+const loopback = (host: string): boolean => host === 'localhost' || host === '::1' || host.startsWith('127.');
+
+/**
+ * Starts a validating proxy in this process: requests to it are checked by the mock's pipeline, forwarded to the
+ * target, and the target's answers checked against the document and the service's rules; both verdicts go to a
+ * journal with the mock's admin API (`/__admin/requests?invalid=true`). Resolves once it listens.
+ */
+export async function createValidatingProxy(options: ValidatingProxyOptions): Promise<ValidatingProxy> {
+  const base = parseTarget(options.target);
+  const host = options.host ?? '127.0.0.1';
+  if (!loopback(host) && (options.adminKey ?? '') === '')
+    throw new Error(
+      `${product}: listening on ${host} (beyond loopback) needs --admin-key, so that nobody else can read the proxy's journal`,
+    );
+  const ca = options.targetCa === undefined ? undefined : await readCa(options.targetCa);
+  const bodyLimit = options.bodyLimit ?? 1024 * 1024;
+  const timeout = options.timeout ?? 10_000;
+  const server = createServer({
+    headersTimeout: 10_000,
+    requestTimeout: Math.max(30_000, timeout + 10_000),
+    maxHeaderSize: 16 * 1024,
+    connectionsCheckingInterval: 250,
+    requireHostHeader: false,
+  });
+  server.on('clientError', answerClientError);
+  await listen(server, options.port ?? 0, host);
+  const stopping = new AbortController();
+  const persistence = await openMemoryPersistence();
+  const store = new Store(persistence);
+  const context: MockContext = {
+    store,
+    storeKind: 'memory',
+    keys: new KeyRing([], persistence.world),
+    ids: cryptoIds,
+    logger: await createLog(options.logLevel ?? 'silent'),
+    bodyLimit,
+    rateLimiter: undefined,
+    adminKey: options.adminKey === '' ? undefined : options.adminKey,
+    runtimes: new Map(),
+    stopping: stopping.signal,
+  };
+  const journal = runtimeOf(context, 'default').journal;
+  const rules = new TrafficRules();
+  const recording = options.record === undefined ? undefined : new Recording();
+  const target = targetOf(base, timeout, bodyLimit, ca);
+  warmUp();
+  const proxy = {
+    target,
+    journal,
+    logger: context.logger,
+    bodyLimit,
+    lenient: options.mode === 'lenient',
+    blockInvalid: options.blockInvalid === true,
+    rules,
+    recording,
+  };
+  server.on(
+    'request',
+    createProxyApp(proxy, createAdminHandler(context, createControls(context)), createPages(context)),
+  );
+  const { port } = server.address() as AddressInfo;
+  let closing: Promise<void> | undefined;
+  const shutDown = async (): Promise<void> => {
+    stopping.abort();
+    await close(server);
+    target.agent.destroy();
+    await store.close();
+    if (recording !== undefined && options.record !== undefined)
+      await recording.write(
+        options.record,
+        {
+          consumer: options.pactConsumer ?? 'user-group-client',
+          provider: options.pactProvider ?? 'user-group-service',
+        },
+        (key) => rules.environmentOf(key),
+      );
+  };
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    host,
+    port,
+    target: options.target,
+    requests: (query = {}) => journal.list(query),
+    clearRequests: () => journal.clear(),
+    reset: async () => {
+      journal.clear();
+      rules.clear();
+    },
+    watchRequests: (listener) => journal.subscribe(listener),
+    close: () => {
+      closing ??= shutDown();
+      return closing;
+    },
+  };
+}
+
+function parseTarget(text: string): URL {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '')
+    throw new Error(
+      `${product}: --target "${text}" is not an http(s) base URL; give the service's base, e.g. --target https://staging.example.com`,
+    );
+  return url;
+}
+
+async function readCa(path: string): Promise<Buffer> {
+  try {
+    return await readFile(path);
+  } catch (error) {
+    throw new Error(
+      `${product}: cannot read --target-ca ${path} (${(error as Error).message}); give a PEM file of the certificate authority`,
+    );
+  }
+}
+
+async function close(server: Server): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.on('request', (_req: IncomingMessage, res) => res.setHeader('connection', 'close'));
+  server.closeIdleConnections();
+  const sweep = setInterval(() => server.closeIdleConnections(), 50);
+  const deadline = setTimeout(() => server.closeAllConnections(), 5_000);
+  await closed;
+  clearInterval(sweep);
+  clearTimeout(deadline);
+}

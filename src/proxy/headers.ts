@@ -1,0 +1,33 @@
+/**
+ * Hop-by-hop headers (RFC 9110, section 7.6.1): they describe one connection, so a proxy drops them, with every
+ * header the `Connection` field names, and frames the message again itself. `Proxy-*` headers are for this proxy.
+ */
+const hopByHop = new Set([
+  'connection',
+  'keep-alive',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  // Framed again by the proxy from the bytes it buffered.
+  'content-length',
+]);
+
+/**
+ * The end-to-end headers of a message as Node's flat `rawHeaders` list (`[name, value, name, value, ...]`), names
+ * and values byte for byte, in order; without the hop-by-hop headers, those `Connection` names, `Proxy-*`, and
+ * the `also` names (lower case).
+ */
+export function endToEndHeaders(raw: readonly string[], also: readonly string[] = []): string[] {
+  const named = new Set(also);
+  for (let i = 0; i < raw.length; i += 2)
+    if ((raw[i] as string).toLowerCase() === 'connection')
+      for (const token of (raw[i + 1] as string).split(',')) named.add(token.trim().toLowerCase());
+  const kept: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = (raw[i] as string).toLowerCase();
+    if (hopByHop.has(name) || named.has(name) || name.startsWith('proxy-')) continue;
+    kept.push(raw[i] as string, raw[i + 1] as string);
+  }
+  return kept;
+}

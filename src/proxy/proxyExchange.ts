@@ -1,0 +1,235 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ApiError } from '../errors.js';
+import { collectBody } from '../http/collectBody.js';
+import { announcesBody, type RequestHead } from '../http/head.js';
+import { send } from '../http/respond.js';
+import { errorReply } from '../pipeline/answer.js';
+import { authenticate } from '../pipeline/authenticate.js';
+import { checkLimits } from '../pipeline/checkLimits.js';
+import { checkMediaType } from '../pipeline/checkMediaType.js';
+import { checkSchema } from '../pipeline/checkSchema.js';
+import { checkValues } from '../pipeline/checkValues.js';
+import { findOperation } from '../pipeline/findOperation.js';
+import { parseBody } from '../pipeline/parseBody.js';
+import { type PipelineRequest, pipelineRequest } from '../pipeline/pipelineRequest.js';
+import { validateResponse } from '../pipeline/validateResponse.js';
+import type { Result } from '../result.js';
+import type { Journal } from '../runtime/journal.js';
+import type { Log } from '../runtime/log.js';
+import type { OperationId } from '../spec/operations.js';
+import type { Diagnostic, Environment } from '../spec/types.js';
+import { readApiKey } from '../validate/headers.js';
+import { forward, type Target, type TargetAnswer } from './forward.js';
+import { endToEndHeaders } from './headers.js';
+import type { Recording } from './recording.js';
+import type { TrafficRules } from './trafficRules.js';
+
+/** What every exchange of one proxy shares. */
+export interface ProxyContext {
+  readonly target: Target;
+  readonly journal: Journal;
+  readonly logger: Log;
+  readonly bodyLimit: number;
+  /** Accept fields the document does not name in answers (a real service may add some). */
+  readonly lenient: boolean;
+  /** Answer an invalid request with the mock's error instead of forwarding it. */
+  readonly blockInvalid: boolean;
+  readonly rules: TrafficRules;
+  readonly recording: Recording | undefined;
+}
+
+const noDiagnostics: readonly Diagnostic[] = [];
+
+/**
+ * One request through the proxy: the pipeline's steps up to the schema judge it (the client's diagnostics), it is
+ * forwarded as it came (unless it is refused here: a body over the limit, broken framing, or with `blockInvalid`
+ * any invalid request), the target's answer is judged by `validateResponse` and the traffic rules (the provider's
+ * diagnostics) and passed back unchanged; the exchange is journalled once, with whose fault its diagnostics are.
+ */
+export function proxyExchange(
+  proxy: ProxyContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  head: RequestHead,
+): void {
+  const started = performance.now();
+  const method = req.method ?? 'GET';
+  const url = req.url ?? '/';
+  const request = pipelineRequest({
+    method,
+    path,
+    authorization: head.authorization,
+    contentType: head.contentType,
+    contentEncoding: head.contentEncoding,
+    bodySent: announcesBody(head),
+    contentLength: head.contentLength,
+  });
+  let clientDiagnostics: readonly Diagnostic[] = noDiagnostics;
+  const journal = (status: number, responseText: string | null, provider: readonly Diagnostic[]): void => {
+    const client = clientDiagnostics;
+    const apiKey = keyOf(request);
+    proxy.journal.record({
+      method,
+      path,
+      operationId: (request.operation?.operationId as OperationId | undefined) ?? null,
+      keyEnvironment:
+        (apiKey === undefined ? undefined : (proxy.rules.environmentOf(apiKey) as Environment)) ?? null,
+      status,
+      durationMs: Math.round((performance.now() - started) * 10) / 10,
+      requestText: request.text,
+      requestBody: request.text === undefined ? (request.body ?? null) : null,
+      responseText,
+      diagnostics: provider.length === 0 ? client : [...client, ...provider],
+      warnings: request.warnings,
+      ...(client.length === 0 && provider.length > 0 ? { fault: 'provider' as const } : {}),
+    });
+    if (proxy.logger.isLevelEnabled('info')) {
+      const codes = [...client, ...provider].map((d) => d.code);
+      const ms = Math.round((performance.now() - started) * 10) / 10;
+      proxy.logger.info(
+        { method, path, status, ms, ...(codes.length ? { codes } : {}) },
+        `${method} ${path} ${status} ${ms}ms`,
+      );
+    }
+  };
+  /** Answers here rather than forwarding: the mock's error, the client's fault. */
+  const refuse = (error: ApiError): void => {
+    if (clientDiagnostics.length === 0) clientDiagnostics = error.details;
+    const reply = errorReply(error);
+    journal(reply.status, send(res, reply) ?? null, noDiagnostics);
+  };
+  /** The target could not answer: 502 or 504 here, journalled as the provider's. */
+  const unanswered = (error: ApiError): void => {
+    const reply = errorReply(error);
+    const diagnostic: Diagnostic = { code: error.code, path: '/status', message: error.message };
+    journal(reply.status, send(res, reply) ?? null, [diagnostic]);
+  };
+
+  const unrouted = findOperation(request);
+  const headFirst = unrouted ?? authenticate(request) ?? checkMediaType(request);
+  const tooLarge = checkLimits(request, undefined, proxy.bodyLimit);
+  if (tooLarge !== undefined) {
+    refuse(tooLarge);
+    return;
+  }
+  if (headFirst !== undefined && (proxy.blockInvalid || unrouted?.code === 'ROUTE_NOT_FOUND')) {
+    refuse(headFirst);
+    return;
+  }
+  if (headFirst !== undefined) clientDiagnostics = headFirst.details;
+
+  const withBody = (bytes: Buffer | undefined): void => {
+    if (bytes !== undefined) {
+      const parsed = parseBody(request, bytes);
+      if (headFirst === undefined) {
+        const refused = parsed ?? checkValues(request) ?? checkSchema(request);
+        if (refused !== undefined) {
+          if (proxy.blockInvalid) {
+            refuse(refused);
+            return;
+          }
+          clientDiagnostics = refused.details;
+        }
+      }
+    }
+    const sent = {
+      method,
+      pathAndQuery: url.startsWith('/') ? url : path,
+      headers: endToEndHeaders(req.rawHeaders, ['host']),
+      body: bytes,
+    };
+    forward(proxy.target, sent, (answer: Result<TargetAnswer, ApiError>) => {
+      try {
+        if (answer.ok) answered(answer.value, bytes);
+        else unanswered(answer.error);
+      } catch (error) {
+        proxy.logger.error({ err: error }, 'proxy exchange failed');
+        if (!res.headersSent) res.destroy();
+      }
+    });
+  };
+
+  const answered = (answer: TargetAnswer, sentBody: Buffer | undefined): void => {
+    const { status, body } = answer;
+    const provider: Diagnostic[] = [];
+    const operation = request.operation;
+    let value: unknown;
+    if (operation !== undefined) {
+      const checked = validateResponse(
+        { method, path, status, body },
+        { allowAdditionalProperties: proxy.lenient },
+      );
+      provider.push(...checked.diagnostics);
+      value = parsedOrUndefined(body);
+      const apiKey = keyOf(request);
+      if (clientDiagnostics.length === 0 && apiKey !== undefined)
+        provider.push(
+          ...proxy.rules.check({
+            apiKey,
+            operationId: operation.operationId,
+            requestBody: request.body,
+            status,
+            responseBody: value,
+          }),
+        );
+    }
+    if (!res.headersSent && !res.destroyed) {
+      const headers = endToEndHeaders(answer.rawHeaders);
+      headers.push('Content-Length', String(body.length));
+      res.writeHead(status, answer.reason, headers);
+      res.end(body);
+    }
+    const responseText =
+      body.length === 0
+        ? null
+        : value === undefined
+          ? JSON.stringify(body.toString('utf8'))
+          : body.toString('utf8');
+    journal(status, responseText, provider);
+    proxy.recording?.add({
+      method,
+      path,
+      query: url.includes('?') ? url.slice(url.indexOf('?') + 1) : '',
+      operationId: operation?.operationId,
+      apiKey: keyOf(request),
+      requestContentType: head.contentType,
+      requestBody: sentBody,
+      status,
+      responseContentType: headerOf(answer.rawHeaders, 'content-type'),
+      responseBody: body,
+    });
+  };
+
+  if (!request.bodySent) withBody(undefined);
+  else
+    collectBody(req, head.contentLength, proxy.bodyLimit, {
+      bodyArrived: (read) => {
+        if (read.ok) withBody(read.value);
+        else if (read.error !== undefined) refuse(read.error);
+        else journal(0, null, noDiagnostics); // the client went away mid-body: nobody to answer
+      },
+    });
+}
+
+/** The API key of a well-formed `Authorization: Token <key>`, else undefined. */
+function keyOf(request: PipelineRequest): string | undefined {
+  const values = request.authorization;
+  if (values.length !== 1) return undefined;
+  const read = readApiKey(values[0]);
+  return read.ok ? read.value : undefined;
+}
+
+function parsedOrUndefined(body: Buffer): unknown {
+  if (body.length === 0) return undefined;
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function headerOf(raw: readonly string[], name: string): string | undefined {
+  for (let i = 0; i < raw.length; i += 2) if ((raw[i] as string).toLowerCase() === name) return raw[i + 1];
+  return undefined;
+}

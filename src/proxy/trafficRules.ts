@@ -1,0 +1,101 @@
+import { hash } from 'node:crypto';
+import type { Diagnostic } from '../spec/types.js';
+
+type Loose = Readonly<Record<string, unknown>>;
+
+/** One answered exchange, as the rules see it: who asked (the API key), what, and what came back. */
+export interface ObservedExchange {
+  readonly apiKey: string;
+  readonly operationId: string;
+  readonly requestBody: unknown;
+  readonly status: number;
+  readonly responseBody: unknown;
+}
+
+const field = (value: unknown, name: string): unknown =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Loose)[name] : undefined;
+const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+/**
+ * The service's rules a proxy can check from the traffic alone, over what it has seen through one API key: a
+ * get-or-create of a known id returns the same token and `new_user_group: false` (an update keeps the token too);
+ * a rotated-away token stops working; the environment follows the key. Memory is bounded: past `capacity` facts of
+ * a kind, the oldest are forgotten (a rule then checks less, never wrongly). Keys are kept as digests only.
+ */
+export class TrafficRules {
+  readonly #tokens = new Map<string, string>();
+  readonly #retired = new Set<string>();
+  readonly #environments = new Map<string, string>();
+
+  constructor(private readonly capacity = 10_000) {}
+
+  /** The environment the key's answers have shown (`api_environment_tag`), if any yet. */
+  environmentOf(apiKey: string): string | undefined {
+    return this.#environments.get(digest(apiKey));
+  }
+
+  /** The provider's breaches of the rules in this exchange (paths point into the answer), then remembers it. */
+  check(exchange: ObservedExchange): Diagnostic[] {
+    if (exchange.status !== 200 || field(exchange.responseBody, 'success') !== 1) return [];
+    const scope = digest(exchange.apiKey);
+    const group = field(exchange.responseBody, 'user_group');
+    const token = text(field(group, 'token'));
+    const id = text(field(group, 'provided_id')) ?? text(field(exchange.requestBody, 'user_group_id'));
+    const found: Diagnostic[] = [];
+    const known = id === undefined ? undefined : this.#tokens.get(`${scope}\0${id}`);
+    const op = exchange.operationId;
+    if (op === 'getOrCreateUserGroup' && known !== undefined) {
+      if (field(exchange.responseBody, 'new_user_group') !== false)
+        found.push({
+          code: 'PROVIDER_GROUP_CREATED_AGAIN',
+          path: '/body/new_user_group',
+          message: `get-or-create of "${id}", a group this API key already got, answered new_user_group ${JSON.stringify(field(exchange.responseBody, 'new_user_group'))}; a known id must answer false`,
+        });
+    }
+    if ((op === 'getOrCreateUserGroup' || op === 'updateUserGroup') && known !== undefined && token !== known)
+      found.push({
+        code: 'PROVIDER_TOKEN_CHANGED',
+        path: '/body/user_group/token',
+        message: `${op} of "${id}" answered another token than the one this group was given before; only a rotation (POST /api/user) may change it`,
+      });
+    if (op === 'rotateUserGroupToken') {
+      const current = text(field(exchange.requestBody, 'current_token'));
+      if (current !== undefined && this.#retired.has(`${scope}\0${current}`))
+        found.push({
+          code: 'PROVIDER_ROTATED_TOKEN_ACCEPTED',
+          path: '/status',
+          message:
+            'a rotation with a current_token that an earlier rotation replaced answered 200; a rotated-away token must stop working (the mock answers 404 TOKEN_NOT_FOUND)',
+        });
+      if (current !== undefined && current !== token) this.#remember(this.#retired, `${scope}\0${current}`);
+    }
+    const environment = text(field(group, 'api_environment_tag'));
+    const seen = this.#environments.get(scope);
+    if (environment !== undefined && seen !== undefined && environment !== seen)
+      found.push({
+        code: 'PROVIDER_ENVIRONMENT_CHANGED',
+        path: '/body/user_group/api_environment_tag',
+        message: `this API key's earlier answers were in ${seen}, this one is in ${environment}; the environment follows the key`,
+      });
+    if (environment !== undefined && seen === undefined)
+      this.#remember(this.#environments, scope, environment);
+    if (id !== undefined && token !== undefined) this.#remember(this.#tokens, `${scope}\0${id}`, token);
+    return found;
+  }
+
+  /** Forgets everything seen. */
+  clear(): void {
+    this.#tokens.clear();
+    this.#retired.clear();
+    this.#environments.clear();
+  }
+
+  #remember(into: Map<string, string> | Set<string>, key: string, value?: string): void {
+    into.delete(key);
+    if (into instanceof Map) into.set(key, value as string);
+    else into.add(key);
+    if (into.size > this.capacity) into.delete(into.keys().next().value as string);
+  }
+}
+
+const digest = (key: string): string => hash('sha256', key, 'base64');

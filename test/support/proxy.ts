@@ -1,0 +1,83 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach } from 'vitest';
+import { createValidatingProxy, type ValidatingProxy, type ValidatingProxyOptions } from '../../src/index.js';
+
+/** A fresh proxy per call (127.0.0.1, port 0), each closed after its test. */
+export function useProxies(): (options: ValidatingProxyOptions) => Promise<ValidatingProxy> {
+  const open: ValidatingProxy[] = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((proxy) => proxy.close()));
+  });
+  return async (options) => {
+    const proxy = await createValidatingProxy({ host: '127.0.0.1', port: 0, ...options });
+    open.push(proxy);
+    return proxy;
+  };
+}
+
+/** A request as a target received it: method, URL, headers exactly as sent, and the body bytes. */
+export interface Received {
+  readonly method: string;
+  readonly url: string;
+  readonly rawHeaders: readonly string[];
+  readonly body: Buffer;
+}
+
+export interface Target {
+  readonly url: string;
+  /** Every request that reached the target, in order. */
+  readonly received: Received[];
+  close(): Promise<void>;
+}
+
+/**
+ * A small service of the test's own on 127.0.0.1, port 0: `answer` is called with each request once its body has
+ * arrived (and may answer wrongly, slowly or not at all). Closed after the test.
+ */
+export function useTargets(): (
+  answer: (req: Received, res: ServerResponse, raw: IncomingMessage) => void,
+) => Promise<Target> {
+  const open: Target[] = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((target) => target.close()));
+  });
+  return async (answer) => {
+    const received: Received[] = [];
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const got = {
+          method: req.method ?? '',
+          url: req.url ?? '',
+          rawHeaders: req.rawHeaders,
+          body: Buffer.concat(chunks),
+        };
+        received.push(got);
+        answer(got, res, req);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const target: Target = {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      received,
+      close: () => {
+        server.closeAllConnections();
+        return new Promise((resolve) => server.close(() => resolve()));
+      },
+    };
+    open.push(target);
+    return target;
+  };
+}
+
+/** Writes a JSON answer. */
+export function answerJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
+  res.end(text);
+}
