@@ -1,0 +1,301 @@
+import type { ServerResponse } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { call, customerKey, jsonHeaders } from '../../support/http.js';
+import { answerJson, type Received, useProxies, useTargets } from '../../support/proxy.js';
+import { exchange } from '../../support/rawHttp.js';
+
+const proxies = useProxies();
+const targets = useTargets();
+
+const token = (n: number): string => n.toString(16).padStart(64, '0');
+const group = (id: string, t: string, extra: Record<string, unknown> = {}) => ({
+  team_id: 1,
+  token: t,
+  name: 'A',
+  provided_id: id,
+  properties: null,
+  ...extra,
+});
+
+/**
+ * A deliberately wrong provider: one answer per request in order, each breaking the contract in one way (a
+ * function of the request). After the list, it answers a correct first get-or-create.
+ */
+async function wrongProvider(answers: Array<(req: Received, res: ServerResponse) => void>) {
+  let next = 0;
+  return targets((req, res) => {
+    const answer = answers[next++];
+    if (answer !== undefined) answer(req, res);
+    else answerJson(res, 200, { success: 1, new_user_group: true, user_group: group('x', token(99)) });
+  });
+}
+
+const getA = { name: 'A', user_group_id: 'a' };
+
+describe('the proxy in front of a wrong provider', () => {
+  it.each([
+    {
+      wrong: 'an upper-case token',
+      answers: [
+        (_: Received, res: ServerResponse) =>
+          answerJson(res, 200, {
+            success: 1,
+            new_user_group: true,
+            user_group: group('a', 'ABCDEF'.padEnd(64, '0')),
+          }),
+      ],
+      requests: [['GET', getA]],
+      diagnostic: { code: 'INVALID_FORMAT', path: '/body/user_group/token' },
+    },
+    {
+      wrong: 'a missing field',
+      answers: [
+        (_: Received, res: ServerResponse) =>
+          answerJson(res, 200, { success: 1, user_group: group('a', token(1)) }),
+      ],
+      requests: [['GET', getA]],
+      diagnostic: { code: 'MISSING_FIELD', path: '/body/new_user_group' },
+    },
+    {
+      wrong: 'success: 1 with a 400',
+      answers: [
+        (_: Received, res: ServerResponse) =>
+          answerJson(res, 400, {
+            success: 1,
+            error: { code: 'VALIDATION_FAILED', message: 'no', details: [] },
+          }),
+      ],
+      requests: [['GET', getA]],
+      diagnostic: { path: '/body/success' },
+    },
+    {
+      wrong: 'a new token on a second get-or-create',
+      answers: [
+        (_: Received, res: ServerResponse) =>
+          answerJson(res, 200, { success: 1, new_user_group: true, user_group: group('a', token(1)) }),
+        (_: Received, res: ServerResponse) =>
+          answerJson(res, 200, { success: 1, new_user_group: false, user_group: group('a', token(2)) }),
+      ],
+      requests: [
+        ['GET', getA],
+        ['GET', getA],
+      ],
+      diagnostic: { code: 'PROVIDER_TOKEN_CHANGED', path: '/body/user_group/token' },
+    },
+    {
+      wrong: 'new_user_group true for a known id',
+      answers: [
+        (_: Received, res: ServerResponse) =>
+          answerJson(res, 200, { success: 1, new_user_group: true, user_group: group('a', token(1)) }),
+        (_: Received, res: ServerResponse) =>
+          answerJson(res, 200, { success: 1, new_user_group: true, user_group: group('a', token(1)) }),
+      ],
+      requests: [
+        ['GET', getA],
+        ['GET', getA],
+      ],
+      diagnostic: { code: 'PROVIDER_GROUP_CREATED_AGAIN', path: '/body/new_user_group' },
+    },
+    {
+      wrong: 'a rotated token that still works',
+      answers: [
+        (_: Received, res: ServerResponse) =>
+          answerJson(res, 200, {
+            success: 1,
+            user_group: group('a', token(2), { api_environment_tag: 'Customer', properties: undefined }),
+          }),
+        (_: Received, res: ServerResponse) =>
+          answerJson(res, 200, {
+            success: 1,
+            user_group: group('a', token(3), { api_environment_tag: 'Customer', properties: undefined }),
+          }),
+      ],
+      requests: [
+        ['POST', { current_token: token(1) }],
+        ['POST', { current_token: token(1) }],
+      ],
+      diagnostic: { code: 'PROVIDER_ROTATED_TOKEN_ACCEPTED', path: '/status' },
+    },
+    {
+      wrong: 'an environment that does not follow the key',
+      answers: [
+        (_: Received, res: ServerResponse) =>
+          answerJson(res, 200, {
+            success: 1,
+            user_group: group('a', token(1), { api_environment_tag: 'Customer' }),
+          }),
+        (_: Received, res: ServerResponse) =>
+          answerJson(res, 200, {
+            success: 1,
+            user_group: group('b', token(2), { api_environment_tag: 'Testing' }),
+          }),
+      ],
+      requests: [
+        ['PUT', getA],
+        ['PUT', { name: 'B', user_group_id: 'b' }],
+      ],
+      diagnostic: { code: 'PROVIDER_ENVIRONMENT_CHANGED', path: '/body/user_group/api_environment_tag' },
+    },
+  ])(
+    'flags $wrong as the provider’s fault and passes the answer on unchanged',
+    async ({ answers, requests, diagnostic }) => {
+      const target = await wrongProvider(answers);
+      const proxy = await proxies({ target: target.url });
+      let last: Awaited<ReturnType<typeof call>> | undefined;
+      for (const [method, body] of requests)
+        last = await call(proxy.url, method as string, '/api/user', { body });
+      const entries = proxy.requests();
+      expect(entries).toHaveLength(requests.length);
+      // Only the last exchange breaks the contract.
+      expect(entries.slice(0, -1).flatMap((e) => e.diagnostics)).toEqual([]);
+      const flagged = entries.at(-1);
+      expect(flagged?.fault).toBe('provider');
+      expect(flagged?.diagnostics).toContainEqual(expect.objectContaining(diagnostic));
+      expect(proxy.requests({ invalid: true })).toEqual([flagged]);
+      expect(last?.text).toBe(JSON.stringify(flagged?.responseBody));
+    },
+  );
+
+  it('allows extra answer fields when lenient and flags them when strict', async () => {
+    const extra = () =>
+      targets((_req, res) =>
+        answerJson(res, 200, {
+          success: 1,
+          new_user_group: true,
+          user_group: group('a', token(1), { region: 'EU' }),
+          trace: 'x',
+        }),
+      );
+    const lenient = await proxies({ target: (await extra()).url, mode: 'lenient' });
+    const strict = await proxies({ target: (await extra()).url, mode: 'strict' });
+    await call(lenient.url, 'GET', '/api/user', { body: getA });
+    await call(strict.url, 'GET', '/api/user', { body: getA });
+    expect(lenient.requests({ invalid: true })).toEqual([]);
+    const [flagged] = strict.requests({ invalid: true });
+    expect(flagged?.fault).toBe('provider');
+    expect(flagged?.diagnostics.map((d) => d.code)).toContain('UNKNOWN_FIELD');
+  });
+});
+
+describe('a buggy client through the proxy', () => {
+  const correct = () =>
+    targets((_req, res) =>
+      answerJson(res, 400, { success: 0, error: { code: 'VALIDATION_FAILED', message: 'no', details: [] } }),
+    );
+
+  it.each([
+    {
+      mistake: 'Bearer instead of Token',
+      headers: { authorization: `Bearer ${customerKey}`, 'content-type': 'application/json' },
+      body: getA,
+      code: 'AUTH_BEARER',
+      status: 401,
+    },
+    {
+      mistake: 'a missing user_group_id',
+      headers: jsonHeaders(),
+      body: { name: 'A' },
+      code: 'MISSING_FIELD',
+      status: 400,
+    },
+    {
+      mistake: 'a body that is not JSON',
+      headers: jsonHeaders(),
+      raw: '{name: A}',
+      code: 'BODY_INVALID_JSON',
+      status: 400,
+    },
+  ])(
+    'flags $mistake as the client’s fault, forwarded, and with --block-invalid answers it without forwarding',
+    async ({ headers, body, raw, code, status }) => {
+      const target = await correct();
+      const watching = await proxies({ target: target.url });
+      const blocking = await proxies({ target: target.url, blockInvalid: true });
+      const options = { headers, ...(raw === undefined ? { body } : { raw }) };
+      const forwarded = await call(watching.url, 'GET', '/api/user', options);
+      expect(forwarded.status).toBe(400); // the target's answer
+      expect(target.received).toHaveLength(1);
+      const [seen] = watching.requests({ invalid: true });
+      expect(seen?.fault).toBe('client');
+      expect(seen?.diagnostics.map((d) => d.code)).toContain(code);
+
+      const blocked = await call(blocking.url, 'GET', '/api/user', options);
+      expect(blocked.status).toBe(status);
+      expect(blocked.body.success).toBe(0);
+      expect(blocked.body.error.details.map((d: { code: string }) => d.code)).toContain(code);
+      expect(target.received).toHaveLength(1); // never forwarded
+      const [refused] = blocking.requests({ invalid: true });
+      expect(refused?.fault).toBe('client');
+      expect(refused?.status).toBe(status);
+    },
+  );
+});
+
+describe('a target that fails', () => {
+  const answerA = (res: ServerResponse) =>
+    answerJson(res, 200, { success: 1, new_user_group: true, user_group: group('a', token(1)) });
+
+  it.each([
+    {
+      failure: 'resets the connection',
+      act: (_req: Received, res: ServerResponse) => res.socket?.destroy(),
+      status: 502,
+      code: 'UPSTREAM_UNREACHABLE',
+      says: 'closed the connection',
+    },
+    {
+      failure: 'hangs past --timeout',
+      act: () => undefined,
+      status: 504,
+      code: 'UPSTREAM_TIMEOUT',
+      says: 'did not answer within 300 ms',
+    },
+  ])(
+    'answers $status when it $failure, journals it as the provider’s, and serves the next request',
+    async ({ act, status, code, says }) => {
+      let calls = 0;
+      const target = await targets((req, res) => (calls++ === 0 ? act(req, res) : answerA(res)));
+      const proxy = await proxies({ target: target.url, timeout: 300 });
+      const failed = await call(proxy.url, 'GET', '/api/user', { body: getA });
+      expect(failed.status).toBe(status);
+      expect(failed.body).toMatchObject({ success: 0, error: { code } });
+      expect(failed.body.error.message).toContain(target.url);
+      expect(failed.body.error.message).toContain(says);
+      const next = await call(proxy.url, 'GET', '/api/user', { body: getA });
+      expect(next.status).toBe(200);
+      const [entry] = proxy.requests({ invalid: true });
+      expect(entry).toMatchObject({
+        status,
+        fault: 'provider',
+        diagnostics: [expect.objectContaining({ code })],
+      });
+    },
+  );
+
+  it('answers 502 naming the target when nothing listens there, and keeps serving', async () => {
+    const gone = await targets(() => undefined);
+    await gone.close();
+    const proxy = await proxies({ target: gone.url });
+    for (let i = 0; i < 2; i++) {
+      const failed = await call(proxy.url, 'GET', '/api/user', { body: getA });
+      expect(failed.status).toBe(502);
+      expect(failed.body.error.code).toBe('UPSTREAM_UNREACHABLE');
+      expect(failed.body.error.message).toContain(`${gone.url}/api/user refused the connection`);
+    }
+    expect(proxy.requests({ invalid: true })).toHaveLength(2);
+  });
+});
+
+describe('hostile framing through the proxy', () => {
+  it('refuses Content-Length with Transfer-Encoding before anything reaches the target', async () => {
+    const target = await targets((_req, res) => answerJson(res, 200, {}));
+    const proxy = await proxies({ target: target.url });
+    const body = '{"name":"A","user_group_id":"a"}';
+    const smuggled = `GET /api/user HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Token ${customerKey}\r\nContent-Type: application/json\r\nContent-Length: ${body.length + 40}\r\nTransfer-Encoding: chunked\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\nGET /api/user HTTP/1.1\r\nHost: x\r\n\r\n`;
+    const result = await exchange(proxy.port, [smuggled], { timeoutMs: 3_000 });
+    expect(result.responses[0]?.status).toBe(400);
+    expect(result.responses[0]?.body?.error?.code).toBe('HTTP_MALFORMED');
+    expect(result.responses).toHaveLength(1);
+    expect(target.received).toEqual([]);
+  });
+});
