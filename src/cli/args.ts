@@ -132,7 +132,7 @@ export function parseServeArgs(
   };
 }
 
-function integer(name: string, text: string, min: number, max: number): number {
+export function integer(name: string, text: string, min: number, max: number): number {
   const n = Number(text);
   if (!/^\d+$/.test(text.trim()) || n < min || n > max)
     throw new Error(`${product}: --${name} must be an integer from ${min} to ${max}, not "${text}"`);

@@ -23,6 +23,10 @@ export const commands: Readonly<Record<string, Command>> = {
     summary: 'verify a provider against the published Pact contract',
     run: async (argv, env) => (await import('./verify.js')).runVerify(argv, env),
   },
+  proxy: {
+    summary: 'check a real service and client against the contract, between them',
+    run: async (argv, env) => (await import('./proxy.js')).runProxy(argv, env),
+  },
 };
 
 export function usage(): string {
@@ -105,7 +109,7 @@ async function serve(argv: readonly string[], env: Env): Promise<number> {
  * SIGINT and SIGTERM, from now on: `signal` resolves with the first. The handlers stay until `dispose`, so that a
  * second signal during the shutdown does not kill the process half way (the shutdown is bounded).
  */
-function stopSignal(): {
+export function stopSignal(): {
   readonly signal: Promise<string>;
   readonly received: string | undefined;
   dispose(): void;

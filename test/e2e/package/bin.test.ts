@@ -48,7 +48,8 @@ const group = { name: 'Customer A', user_group_id: 'customer-a' };
 describe('the built command line (package.json bin)', () => {
   it('is the bundle in dist/bin that npm start runs', () => {
     expect(bin).toBe('dist/bin/main.js');
-    expect(pkg.scripts.start).toBe(`node ${bin} serve`);
+    // Without a command it serves; `npm start -- proxy --target URL` runs the proxy.
+    expect(pkg.scripts.start).toBe(`node ${bin}`);
     expect(readFileSync(new URL(bin, `file://${root}`), 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(
       true,
     );

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { parseProxyArgs, proxyFlags, proxyHelp } from '../../../src/cli/proxy.js';
+import { run } from '../../../src/cli/run.js';
+import { captured } from '../../support/captured.js';
+
+const target = ['--target', 'http://127.0.0.1:9'];
+
+describe('user-group-mock proxy (its flags)', () => {
+  it('is a command of the table, with its help', async () => {
+    const { code, stdout } = await captured(() => run(['help', 'proxy'], {}));
+    expect(code).toBe(0);
+    expect(stdout).toBe(proxyHelp());
+    for (const [name, flag] of Object.entries(proxyFlags)) {
+      expect(stdout).toContain(`--${name}`);
+      if (flag.env !== '') expect(stdout).toContain(`[${flag.env}]`);
+    }
+  });
+
+  it('reads every flag from its environment variable', () => {
+    const args = parseProxyArgs([], {
+      USER_GROUP_MOCK_TARGET: 'https://staging.example.com',
+      USER_GROUP_MOCK_PORT: '0',
+      USER_GROUP_MOCK_LENIENT: 'true',
+      USER_GROUP_MOCK_BLOCK_INVALID: '1',
+      USER_GROUP_MOCK_RECORD: 'seen.json',
+      USER_GROUP_MOCK_PACT_CONSUMER: 'web',
+      USER_GROUP_MOCK_PACT_PROVIDER: 'groups',
+      USER_GROUP_MOCK_TIMEOUT: '250',
+      USER_GROUP_MOCK_TARGET_CA: 'ca.pem',
+      USER_GROUP_MOCK_BODY_LIMIT: '2048',
+      USER_GROUP_MOCK_ADMIN_KEY: 'secret',
+      USER_GROUP_MOCK_LOG_LEVEL: 'silent',
+      USER_GROUP_MOCK_HOST: '127.0.0.2',
+    });
+    expect(args).toEqual({
+      help: false,
+      target: 'https://staging.example.com',
+      host: '127.0.0.2',
+      port: 0,
+      mode: 'lenient',
+      blockInvalid: true,
+      record: 'seen.json',
+      pactConsumer: 'web',
+      pactProvider: 'groups',
+      timeout: 250,
+      targetCa: 'ca.pem',
+      bodyLimit: 2048,
+      adminKey: 'secret',
+      logLevel: 'silent',
+    });
+  });
+
+  it('is strict and forwards invalid requests unless told otherwise', () => {
+    expect(parseProxyArgs(target, {})).toMatchObject({
+      mode: 'strict',
+      blockInvalid: false,
+      timeout: 10_000,
+    });
+  });
+
+  it.each([
+    [['--port', '0'], /proxy needs --target URL/],
+    [[...target, '--strict', '--lenient'], /--strict and --lenient exclude each other/],
+    [[...target, '--timout', '5'], /unknown flag --timout \(did you mean --timeout\?\)/],
+    [[...target, '--timeout', 'soon'], /--timeout must be an integer/],
+  ])('refuses %j with a message naming the fix', (argv, message) => {
+    expect(() => parseProxyArgs(argv, {})).toThrow(message);
+  });
+
+  it('exits 2 with the message on a wrong target', async () => {
+    const { code, stderr } = await captured(() => run(['proxy', '--target', 'staging.example.com'], {}));
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/^user-group-mock: --target "staging.example.com" is not an http\(s\) base URL/);
+  });
+});
