@@ -3,6 +3,7 @@ import { settings as settingsFor } from './config.js';
 import { durableRows } from './durable.js';
 import { millionRows, startupRows } from './footprint.js';
 import { installCleanup, stopAll } from './proc.js';
+import { proxyRows } from './proxy.js';
 import { publishToReadme } from './readme.js';
 import { type BenchResults, describeMachine, resultsFile, thisMachine } from './results.js';
 import { notAvailable, type Row, renderTable } from './table.js';
@@ -47,6 +48,7 @@ async function main(): Promise<void> {
     rows.push(...(await section('start-up', () => startupRows(settings))));
     rows.push(...(await section('1M groups', () => millionRows(settings))));
     rows.push(...(await section('validation', () => validationRows(settings.validationCalls))));
+    rows.push(...(await section('proxy', () => proxyRows(settings))));
   } finally {
     await stopAll();
   }
