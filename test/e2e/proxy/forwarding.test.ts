@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { call, jsonHeaders, testingKey, useMocks } from '../../support/http.js';
-import { answerJson, useProxies, useTargets } from '../../support/proxy.js';
+import { answerJson, type Received, useProxies, useTargets } from '../../support/proxy.js';
 import { rawRequest, sendRaw } from '../../support/rawHttp.js';
 
 const mocks = useMocks();
@@ -80,10 +80,10 @@ describe('the proxy in front of the mock', () => {
       ),
     );
     expect(answer.status).toBe(200);
-    const [got] = target.received;
+    const got = target.received[0] as Received;
     const headers = new Map<string, string>();
-    for (let i = 0; i < (got?.rawHeaders.length ?? 0); i += 2)
-      headers.set((got?.rawHeaders[i] as string).toLowerCase(), got?.rawHeaders[i + 1] as string);
+    for (let i = 0; i < got.rawHeaders.length; i += 2)
+      headers.set((got.rawHeaders[i] as string).toLowerCase(), got.rawHeaders[i + 1] as string);
     expect(got?.method).toBe('GET');
     expect(got?.url).toBe('/api/user?trace=1');
     expect(got?.body.toString('utf8')).toBe(body);
