@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import type { IdSource } from '../../domain/ids.js';
 import {
   defaultTenantId,
@@ -80,7 +80,9 @@ export class PostgresStore {
   static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
     const parsed = new URL(url);
     const where = `${parsed.hostname || 'localhost'}:${parsed.port || '5432'}`;
-    const pool = new pg.Pool({
+    // Loaded only when PostgreSQL is the store: the file and memory stores start without it.
+    const { default: driver } = await import('pg');
+    const pool = new driver.Pool({
       connectionString: url,
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: 5_000,
