@@ -19,6 +19,8 @@ import { type TempDir, tempDir } from '../../support/tempDir.js';
 interface StoreUnderTest {
   readonly name: string;
   readonly durable: boolean;
+  /** What `/__admin/health` names as the store. */
+  readonly kind: 'memory' | 'file' | 'postgres';
   /** Options for a fresh store; the same options again open the same store. */
   fresh(): Promise<MockServerOptions>;
 }
@@ -34,13 +36,14 @@ const fileStore = async (): Promise<MockServerOptions> => {
 };
 
 const stores: readonly StoreUnderTest[] = [
-  { name: 'in memory', durable: false, fresh: async () => ({}) },
-  { name: 'a database file', durable: true, fresh: fileStore },
+  { name: 'in memory', durable: false, kind: 'memory', fresh: async () => ({}) },
+  { name: 'a database file', durable: true, kind: 'file', fresh: fileStore },
   ...(available
     ? [
         {
           name: 'PostgreSQL',
           durable: true,
+          kind: 'postgres' as const,
           fresh: async () => ({ db: await (cluster as TestCluster).createDatabase() }),
         },
       ]
@@ -205,6 +208,6 @@ describe.each(stores)('the store contract with $name', (store) => {
     expect((await admin(mock.url, 'GET', '/__admin/requests')).body).toEqual([]);
     expect((await admin(mock.url, 'GET', '/__admin/faults')).body).toEqual([]);
     const health = (await admin(mock.url, 'GET', '/__admin/health')).body;
-    expect(health.status).toBe('ready');
+    expect(health).toMatchObject({ status: 'ready', store: store.kind });
   });
 });
