@@ -51,8 +51,12 @@ const asPostgres = (args: readonly string[]): void => {
   else execFileSync(command, rest, { stdio: 'pipe' });
 };
 
-/** Starts a fresh cluster (a few seconds: initdb dominates). */
-export async function startTestCluster(): Promise<TestCluster> {
+/**
+ * Starts a fresh cluster (a few seconds: initdb dominates). The tests run it with `fsync=off` (a killed server
+ * keeps the kernel's page cache, so nothing acknowledged is lost); the benchmark asks for `fsync: true`, as a real
+ * deployment runs.
+ */
+export async function startTestCluster(options: { fsync?: boolean } = {}): Promise<TestCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'ugm-pg-'));
   if (process.getuid?.() === 0) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres'])), 0);
   const data = join(dir, 'data');
@@ -67,7 +71,7 @@ export async function startTestCluster(): Promise<TestCluster> {
       '-l',
       join(dir, 'server.log'),
       '-o',
-      `-p ${port} -k ${dir} -c listen_addresses=${host} -c fsync=off -c max_connections=200`,
+      `-p ${port} -k ${dir} -c listen_addresses=${host} -c fsync=${options.fsync ? 'on' : 'off'} -c max_connections=200`,
       '-w',
       'start',
     ]);
