@@ -171,7 +171,7 @@ describe.skipIf(!postgresAvailable())(
             const answer = await api(replica, 'GET', { name: id, user_group_id: id });
             statuses.push(answer.status);
             if (answer.status === 200) acknowledged.set(id, answer.body.user_group.token);
-          else await sleep(10); // 503 while the database is down: retry a little later
+            else await sleep(10); // 503 while the database is down: retry a little later
           } catch {
             statuses.push(0); // the connection was lost: the outcome is unknown
             await sleep(20);
