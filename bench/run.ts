@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { settings as settingsFor } from './config.js';
 import { durableRows } from './durable.js';
 import { millionRows, startupRows } from './footprint.js';
+import { postgresRows } from './postgres.js';
 import { installCleanup, stopAll } from './proc.js';
 import { proxyRows } from './proxy.js';
 import { publishToReadme } from './readme.js';
@@ -45,6 +46,7 @@ async function main(): Promise<void> {
       ...(await section('in-memory throughput vs ceiling and Prism', () => throughputRows(settings))),
     );
     rows.push(...(await section('durable file store', () => durableRows(settings))));
+    rows.push(...(await section('PostgreSQL', () => postgresRows(settings))));
     rows.push(...(await section('start-up', () => startupRows(settings))));
     rows.push(...(await section('1M groups', () => millionRows(settings))));
     rows.push(...(await section('validation', () => validationRows(settings.validationCalls))));

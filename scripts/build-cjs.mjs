@@ -24,7 +24,7 @@ await build({
   supported: { 'dynamic-import': false },
   define: { 'import.meta.url': '__importMetaUrl' },
   banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
-  external: ['ajv', 'ajv-formats', 'content-type', 'pino', 'undici', 'yaml', '@pact-foundation/pact'],
+  external: ['ajv', 'ajv-formats', 'content-type', 'pg', 'pino', 'undici', 'yaml', '@pact-foundation/pact'],
   logLevel: 'warning',
 });
 

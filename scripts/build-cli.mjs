@@ -17,6 +17,6 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  external: ['ajv', 'ajv-formats', 'pino', 'yaml', 'undici', '@pact-foundation/pact'],
+  external: ['ajv', 'ajv-formats', 'pino', 'yaml', 'undici', 'pg', '@pact-foundation/pact'],
   logLevel: 'warning',
 });

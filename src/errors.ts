@@ -46,6 +46,7 @@ export const errorCatalogue: { readonly [C in ErrorCode]: CatalogueEntry } = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Body is not sent as application/json' },
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
   INTERNAL_ERROR: { status: 500, title: 'Internal error' },
+  STORE_UNAVAILABLE: { status: 503, title: 'Store unavailable' },
   ADMIN_KEY_REQUIRED: { status: 401, title: 'Admin key required' },
   GROUP_EXISTS: { status: 409, title: 'Group id already used in that environment' },
   TENANT_NOT_FOUND: { status: 404, title: 'No such tenant' },

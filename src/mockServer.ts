@@ -3,8 +3,9 @@ export { defaultApiKeys } from './runtime/keyRing.js';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Controls, createControls } from './admin/controls.js';
+import { type AdminControls, type Controls, createControls } from './admin/controls.js';
 import { createAdminHandler } from './admin/createAdminHandler.js';
+import { createSharedControls } from './admin/sharedControls.js';
 import { cryptoIds, seededIds } from './domain/ids.js';
 import { defaultTenantId, groupKey, type World } from './domain/model.js';
 import type { GroupSeed } from './domain/seed.js';
@@ -14,10 +15,12 @@ import { answerClientError } from './http/clientError.js';
 import { holdRequests, listen } from './http/listen.js';
 import { type ApiKey, defaultApiKeys, KeyRing } from './runtime/keyRing.js';
 import { createLog } from './runtime/log.js';
-import type { MockContext } from './runtime/mockContext.js';
+import type { MockContext, SharedState } from './runtime/mockContext.js';
 import { RateLimiter } from './runtime/rateLimiter.js';
+import { SharedRuntime } from './runtime/sharedRuntime.js';
 import type { FileSystem } from './store/fileSystem.js';
 import { openFilePersistence, openMemoryPersistence } from './store/persistence.js';
+import { isPostgresUrl, PostgresStore } from './store/postgres/postgresStore.js';
 import { Store } from './store/store.js';
 import { createPages } from './ui/pages.js';
 import { warmUp } from './validate/schemaChecks.js';
@@ -26,8 +29,13 @@ export interface MockServerOptions {
   readonly host?: string;
   /** 0 (the default in-process) picks a free port. */
   readonly port?: number;
-  /** A database file; without it the mock keeps everything in memory. */
+  /**
+   * A database file, or a PostgreSQL URL (`postgres://user@host:port/db`) whose database every replica pointed at
+   * it shares; without it the mock keeps everything in memory.
+   */
   readonly db?: string;
+  /** Connections to PostgreSQL per replica (default 10). */
+  readonly poolSize?: number;
   readonly apiKeys?: readonly ApiKey[];
   /** A JSON file `{ "groups": [GroupSeed...] }` seeded at start (groups already present are kept). */
   readonly fixtures?: string;
@@ -92,9 +100,18 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
   const held = holdRequests(server);
   const stopping = new AbortController();
   let store: Store | undefined;
+  let shared: SharedState | undefined;
   try {
+    const postgres = options.db !== undefined && isPostgresUrl(options.db);
+    if (postgres) {
+      const opened = await PostgresStore.open(options.db as string, {
+        ...(options.poolSize ? { poolSize: options.poolSize } : {}),
+        ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+      });
+      shared = { store: opened, runtime: new SharedRuntime(opened) };
+    }
     const persistence =
-      options.db === undefined
+      options.db === undefined || postgres
         ? await openMemoryPersistence()
         : await openFilePersistence(options.db, {
             ...(options.files ? { files: options.files } : {}),
@@ -104,7 +121,8 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
     store = new Store(persistence, options.onWarning);
     const context: MockContext = {
       store,
-      storeKind: options.db === undefined ? 'memory' : 'file',
+      storeKind: shared !== undefined ? 'postgres' : options.db === undefined ? 'memory' : 'file',
+      shared,
       keys: new KeyRing(apiKeys, persistence.world),
       ids: options.seed === undefined ? cryptoIds : seededIds(options.seed),
       logger: await createLog(options.logLevel ?? 'silent'),
@@ -115,7 +133,9 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
       stopping: stopping.signal,
     };
     const controls = createControls(context);
-    if (options.fixtures !== undefined) await seedFixtures(controls, persistence.world, options.fixtures);
+    const adminControls = shared === undefined ? controls : createSharedControls(context, shared);
+    if (options.fixtures !== undefined)
+      await seedFixtures(adminControls, persistence.world, options.fixtures);
     const checks = warmUp();
     context.logger.debug(
       { requestChecks: checks },
@@ -123,19 +143,50 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
         ? 'request checks: precompiled at build time'
         : 'request checks: compiled at start (no build of this document)',
     );
-    held.serve(createApp(context, createAdminHandler(context, controls), createPages(context)));
-    return serving(server, store, controls, host, apiKeys, stopping);
+    held.serve(createApp(context, createAdminHandler(context, adminControls), createPages(context)));
+    const inProcess = shared === undefined ? controls : inProcessControls(adminControls);
+    return serving(server, store, shared, inProcess, host, apiKeys, stopping);
   } catch (error) {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
     await store?.close();
+    await shared?.store.close();
     throw error;
   }
+}
+
+/**
+ * The in-process controls of a mock whose store is PostgreSQL: the asynchronous ones act on the database; the
+ * synchronous reads cannot wait for it and say where to read instead (the admin API, which every replica serves).
+ */
+function inProcessControls(shared: AdminControls): Controls {
+  const useAdminApi = (name: string) => (): never => {
+    throw new Error(
+      `${product}: ${name}() reads the store synchronously, which a PostgreSQL store cannot; call the /__admin API of any replica instead (e.g. GET /__admin/groups)`,
+    );
+  };
+  return {
+    reset: async (tenant) => shared.reset(tenant),
+    seedGroup: async (seed, tenant) => shared.seedGroup(seed, tenant),
+    createTenant: async () => shared.createTenant(),
+    deleteTenant: async (id, scope) => shared.deleteTenant(id, scope),
+    groups: useAdminApi('groups'),
+    token: useAdminApi('token'),
+    requests: useAdminApi('requests'),
+    clearRequests: useAdminApi('clearRequests'),
+    injectFault: useAdminApi('injectFault'),
+    faults: useAdminApi('faults'),
+    clearFaults: useAdminApi('clearFaults'),
+    health: useAdminApi('health'),
+    tenants: useAdminApi('tenants'),
+    watchRequests: (listener, tenant) => shared.watchRequests(listener, tenant),
+  };
 }
 
 function serving(
   server: Server,
   store: Store,
+  shared: SharedState | undefined,
   controls: Controls,
   host: string,
   apiKeys: readonly ApiKey[],
@@ -152,13 +203,13 @@ function serving(
     apiKeys,
     close: () => {
       stopping.abort();
-      closing ??= shutDown(server, store);
+      closing ??= shutDown(server, store).then(() => shared?.store.close());
       return closing;
     },
   };
 }
 
-async function seedFixtures(controls: Controls, world: World, path: string): Promise<void> {
+async function seedFixtures(controls: AdminControls, world: World, path: string): Promise<void> {
   let groups: GroupSeed[];
   try {
     groups = (JSON.parse(await readFile(path, 'utf8')) as { groups: GroupSeed[] }).groups;
@@ -173,6 +224,13 @@ async function seedFixtures(controls: Controls, world: World, path: string): Pro
     // Groups already present (from an earlier run on the same database) are kept as they are.
     if (stored?.has(groupKey(seed.environment, seed.user_group_id))) continue;
     const result = await controls.seedGroup(seed);
+    // With PostgreSQL, another replica may have seeded it first, or an earlier run.
+    if (
+      !result.ok &&
+      result.error.code === 'GROUP_EXISTS' &&
+      result.error.details[0]?.path === '/body/user_group_id'
+    )
+      continue;
     if (!result.ok) {
       throw new Error(`${product}: fixture "${seed.user_group_id}" in ${path}: ${result.error.message}`);
     }

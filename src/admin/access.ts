@@ -8,6 +8,8 @@ import { pipelineRequest } from '../pipeline/pipelineRequest.js';
 import { failure, ok, type Result } from '../result.js';
 import type { MockContext } from '../runtime/mockContext.js';
 import type { Route } from '../spec/operations.js';
+import { StoreUnavailableError } from '../store/postgres/unavailable.js';
+import { readApiKey } from '../validate/headers.js';
 import { adminRoute, securityOf } from './adminDocument.js';
 
 /** The header that carries the admin key. */
@@ -54,6 +56,31 @@ export function scopeOf(req: IncomingMessage, head: RequestHead, context: MockCo
   });
   const refused = authenticateOnConnection(request, req.socket, context);
   return refused === undefined ? ok(request.owner?.tenant ?? defaultTenantId) : failure(refused);
+}
+
+/**
+ * `scopeOf`, and with a shared store a key this replica does not know is looked up in the database first (a tenant
+ * made through another replica), then remembered.
+ */
+export async function sharedScopeOf(
+  req: IncomingMessage,
+  head: RequestHead,
+  context: MockContext,
+): Promise<Result<string>> {
+  const scope = scopeOf(req, head, context);
+  if (scope.ok || scope.error.code !== 'AUTH_UNKNOWN_KEY' || context.shared === undefined) return scope;
+  const read = readApiKey(head.authorization.length > 1 ? head.authorization : head.authorization[0]);
+  if (!read.ok) return scope;
+  let found: Awaited<ReturnType<typeof context.shared.store.lookUpKey>>;
+  try {
+    found = await context.shared.store.lookUpKey(read.value);
+  } catch (error) {
+    if (error instanceof StoreUnavailableError) return failure(apiError('STORE_UNAVAILABLE', error.message));
+    throw error;
+  }
+  if (found === undefined || found === 'group-token') return scope;
+  context.keys.learn(read.value, found);
+  return ok(found.tenant);
 }
 
 /** What an admin call must carry: the admin key (when the mock has one), and whether `Authorization` picks a scope. */

@@ -71,6 +71,18 @@ export interface Controls {
   watchRequests(listener: JournalListener, tenant?: string): () => void;
 }
 
+/**
+ * The controls as the admin API calls them: each may wait for its store, as the controls over PostgreSQL do
+ * (src/admin/sharedControls.ts). Watching the journal stays synchronous: it hears this replica's requests.
+ */
+export type AdminControls = {
+  readonly [K in keyof Controls]: K extends 'watchRequests'
+    ? Controls[K]
+    : (
+        ...args: Parameters<Controls[K]>
+      ) => ReturnType<Controls[K]> | Promise<Awaited<ReturnType<Controls[K]>>>;
+};
+
 /** The fixture controls over one mock's store and runtime state. */
 export function createControls(context: MockContext): Controls {
   const { store } = context;
@@ -206,7 +218,7 @@ export function createControls(context: MockContext): Controls {
 }
 
 /** The first command-line key of each environment (the default tenant's keys). */
-function commandLineKeys(context: MockContext): TenantSummary['api_keys'] {
+export function commandLineKeys(context: MockContext): TenantSummary['api_keys'] {
   const keys: { Customer?: string; Testing?: string } = {};
   for (const { key, environment } of context.keys.defaults) keys[environment] ??= key;
   return keys;

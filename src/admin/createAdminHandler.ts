@@ -7,9 +7,10 @@ import { errorReply, type Reply } from '../pipeline/answer.js';
 import { ok } from '../result.js';
 import type { MockContext } from '../runtime/mockContext.js';
 import type { Route } from '../spec/operations.js';
-import { accessOf, adminKeyCheck, scopeOf } from './access.js';
+import { StoreUnavailableError } from '../store/postgres/unavailable.js';
+import { accessOf, adminKeyCheck, sharedScopeOf } from './access.js';
 import { type AdminOperationId, adminOperations, adminRoute } from './adminDocument.js';
-import type { Controls } from './controls.js';
+import type { AdminControls } from './controls.js';
 import { type BytesReply, endpoints } from './endpoints.js';
 import { isStreamReply } from './events.js';
 import { checkParameters } from './parameters.js';
@@ -23,7 +24,7 @@ const noScope = ok(defaultTenantId);
  * operation's security asks for them; then the operation's endpoint calls the shared controls. Admin calls are not
  * journaled.
  */
-export function createAdminHandler(context: MockContext, controls: Controls) {
+export function createAdminHandler(context: MockContext, controls: AdminControls) {
   const checkAdminKey = adminKeyCheck(context.adminKey);
 
   async function answer(
@@ -37,7 +38,7 @@ export function createAdminHandler(context: MockContext, controls: Controls) {
     const denied = access.adminKey ? checkAdminKey(req) : undefined;
     if (denied !== undefined) return errorReply(denied);
     if (found.kind !== 'operation') return errorReply(routeError(found, method, path));
-    const scope = access.scope ? scopeOf(req, head, context) : noScope;
+    const scope = access.scope ? await sharedScopeOf(req, head, context) : noScope;
     if (!scope.ok) return errorReply(scope.error);
     const { operation } = found;
     const url = req.url ?? '';
@@ -50,6 +51,8 @@ export function createAdminHandler(context: MockContext, controls: Controls) {
     try {
       return await endpoint({ controls, tenant: scope.value, params: params.value, body: body.value });
     } catch (error) {
+      if (error instanceof StoreUnavailableError)
+        return errorReply(apiError('STORE_UNAVAILABLE', error.message));
       // A failed write of the database file: the store rolled the change back.
       context.logger.error({ err: error }, 'admin change failed');
       return errorReply(apiError('INTERNAL_ERROR', `${(error as Error).message} Retry the request.`));

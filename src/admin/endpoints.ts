@@ -5,7 +5,7 @@ import { errorReply, type Reply } from '../pipeline/answer.js';
 import type { FaultSpec } from '../runtime/faults.js';
 import type { JournalQuery } from '../runtime/journal.js';
 import type { AdminOperationId } from './adminDocument.js';
-import type { Controls } from './controls.js';
+import type { AdminControls } from './controls.js';
 import { journalEvents } from './events.js';
 import type { CallParameters } from './parameters.js';
 import {
@@ -17,7 +17,7 @@ import {
 
 /** One admin call, its parameters and body already checked against openapi/admin.yaml. */
 export interface AdminCall {
-  readonly controls: Controls;
+  readonly controls: AdminControls;
   /** The tenant the call acts on. */
   readonly tenant: string;
   readonly params: CallParameters;
@@ -49,16 +49,16 @@ export const endpoints: { readonly [K in AdminOperationId]: Endpoint } = {
     return noContent;
   },
 
-  listGroups: ({ controls, tenant, params }) =>
-    json(200, controls.groups(tenant, params.query.environment as Environment | undefined)),
+  listGroups: async ({ controls, tenant, params }) =>
+    json(200, await controls.groups(tenant, params.query.environment as Environment | undefined)),
 
   seedGroup: async ({ controls, tenant, body }) => {
     const seeded = await controls.seedGroup(body as GroupSeed, tenant);
     return seeded.ok ? json(201, seeded.value) : errorReply(seeded.error);
   },
 
-  checkToken: ({ controls, tenant, params }) => {
-    const owner = controls.token(params.path.token as string, tenant);
+  checkToken: async ({ controls, tenant, params }) => {
+    const owner = await controls.token(params.path.token as string, tenant);
     if (owner !== undefined) return json(200, owner);
     const message =
       'no group of this scope holds this token now: it was rotated away, its group was removed, or it belongs to another tenant. Use the token of the latest response';
@@ -67,11 +67,11 @@ export const endpoints: { readonly [K in AdminOperationId]: Endpoint } = {
     );
   },
 
-  listRequests: ({ controls, tenant, params }) =>
-    json(200, controls.requests(params.query as JournalQuery, tenant)),
+  listRequests: async ({ controls, tenant, params }) =>
+    json(200, await controls.requests(params.query as JournalQuery, tenant)),
 
-  clearRequests: ({ controls, tenant }) => {
-    controls.clearRequests(tenant);
+  clearRequests: async ({ controls, tenant }) => {
+    await controls.clearRequests(tenant);
     return noContent;
   },
 
@@ -82,30 +82,31 @@ export const endpoints: { readonly [K in AdminOperationId]: Endpoint } = {
     return deleted.ok ? noContent : errorReply(deleted.error);
   },
 
-  listFaults: ({ controls, tenant }) => json(200, controls.faults(tenant)),
+  listFaults: async ({ controls, tenant }) => json(200, await controls.faults(tenant)),
 
-  injectFault: ({ controls, tenant, body }) => {
-    const planned = controls.injectFault(body as FaultSpec, tenant);
+  injectFault: async ({ controls, tenant, body }) => {
+    const planned = await controls.injectFault(body as FaultSpec, tenant);
     return planned.ok ? json(201, planned.value) : errorReply(planned.error);
   },
 
-  clearFaults: ({ controls, tenant }) => {
-    controls.clearFaults(tenant);
+  clearFaults: async ({ controls, tenant }) => {
+    await controls.clearFaults(tenant);
     return noContent;
   },
 
-  health: ({ controls }) => json(200, controls.health()),
+  health: async ({ controls }) => json(200, await controls.health()),
 
   adminDocumentJson: () => document('admin', 'json'),
   adminDocumentYaml: () => document('admin', 'yaml'),
   serviceDocumentJson: () => document('service', 'json'),
   serviceDocumentYaml: () => document('service', 'yaml'),
-  listTenants: ({ controls, tenant }) => json(200, controls.tenants(tenant)),
+  listTenants: async ({ controls, tenant }) => json(200, await controls.tenants(tenant)),
 
-  streamRequests: ({ controls, tenant, params }) => {
+  streamRequests: async ({ controls, tenant, params }) => {
     const after = params.query.after as number | undefined;
+    const backlog = after === undefined ? [] : await controls.requests({ after }, tenant);
     return journalEvents(
-      () => (after === undefined ? [] : controls.requests({ after }, tenant)),
+      () => backlog,
       (listener) => controls.watchRequests(listener, tenant),
     );
   },

@@ -4,6 +4,7 @@ import { product } from '../errors.js';
 import type { MockServerOptions } from '../mockServer.js';
 import type { ApiKey } from '../runtime/keyRing.js';
 import { parseRateLimit } from '../runtime/rateLimiter.js';
+import { isPostgresUrl } from '../store/postgres/postgresStore.js';
 import { unknownFlag } from './suggest.js';
 
 /** Each flag of `serve`, its environment variable, and its help line: the one table --help is printed from. */
@@ -14,7 +15,11 @@ export const serveFlags = {
     env: 'USER_GROUP_MOCK_PORT',
     help: 'port to listen on; 0 picks a free one (default 4010)',
   },
-  db: { type: 'string', env: 'USER_GROUP_MOCK_DB', help: 'database file (default .user-group-mock/db.json)' },
+  db: {
+    type: 'string',
+    env: 'USER_GROUP_MOCK_DB',
+    help: 'database file (default .user-group-mock/db.json), or postgres://user@host:port/db to share one PostgreSQL database between replicas (env DATABASE_URL too, when it is a postgres:// URL)',
+  },
   'in-memory': {
     type: 'boolean',
     env: 'USER_GROUP_MOCK_IN_MEMORY',
@@ -105,7 +110,12 @@ export function parseServeArgs(
   const flagOn = (name: 'in-memory' | 'help'): boolean =>
     values[name] === true || ['1', 'true'].includes(get(name) ?? '');
   const apiKeyValues = (values['api-key'] as string[] | undefined) ?? get('api-key')?.split(',');
-  const dbPath = get('db');
+  const databaseUrl = env.DATABASE_URL;
+  const dbPath =
+    get('db') ??
+    (databaseUrl !== undefined && isPostgresUrl(databaseUrl) && !flagOn('in-memory')
+      ? databaseUrl
+      : undefined);
   if (flagOn('in-memory') && dbPath !== undefined)
     throw new Error(`${product}: --db and --in-memory exclude each other; choose one`);
   const rateLimit = get('rate-limit');

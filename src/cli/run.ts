@@ -2,6 +2,8 @@ import { packageVersion } from '../admin/controls.js';
 import { product } from '../errors.js';
 import { ListenError } from '../http/listen.js';
 import { createMockServer, type MockServer } from '../mockServer.js';
+import { DatabaseUnreachableError, isPostgresUrl } from '../store/postgres/postgresStore.js';
+import { SchemaTooNewError } from '../store/postgres/schema.js';
 import { parseServeArgs, serveHelp } from './args.js';
 import { nearest } from './suggest.js';
 
@@ -85,7 +87,7 @@ async function serve(argv: readonly string[], env: Env): Promise<number> {
   } catch (error) {
     stopping.dispose();
     process.stderr.write(`${(error as Error).message}\n`);
-    return error instanceof ListenError ? 2 : 1;
+    return exitCodeOf(error);
   }
   if (stopping.received === undefined) {
     process.stdout.write(readyLines(server, args.db));
@@ -103,6 +105,19 @@ async function serve(argv: readonly string[], env: Env): Promise<number> {
   } finally {
     stopping.dispose();
   }
+}
+
+/**
+ * The exit code of a failed start: 2 for a port in use, 3 for PostgreSQL out of reach, 4 for a database whose schema
+ * is newer than this version knows, 1 for anything else (a locked or damaged database file, bad fixtures).
+ */
+export const exitCodes = { failed: 1, listen: 2, databaseUnreachable: 3, schemaTooNew: 4 } as const;
+
+function exitCodeOf(error: unknown): number {
+  if (error instanceof ListenError) return exitCodes.listen;
+  if (error instanceof DatabaseUnreachableError) return exitCodes.databaseUnreachable;
+  if (error instanceof SchemaTooNewError) return exitCodes.schemaTooNew;
+  return exitCodes.failed;
 }
 
 /**
@@ -142,11 +157,17 @@ function readyLines(server: MockServer, db: string | undefined): string {
   const customer = server.apiKeys.find((k) => k.environment === 'Customer') ?? server.apiKeys[0];
   return [
     `${product} listening on ${server.url}`,
-    `store: ${db === undefined ? 'in memory (nothing is written)' : db}`,
+    `store: ${db === undefined ? 'in memory (nothing is written)' : isPostgresUrl(db) ? postgresName(db) : db}`,
     'API keys:',
     ...server.apiKeys.map((k) => `  ${k.key} (${k.environment})`),
     'Try:',
     `  curl -sS -X GET ${server.url}/api/user -H 'Authorization: Token ${customer?.key ?? '<API_KEY>'}' -H 'Content-Type: application/json' -d '{"name":"Customer A","user_group_id":"customer-a"}'`,
     '',
   ].join('\n');
+}
+
+/** A PostgreSQL URL as it may be printed: without its password. */
+function postgresName(url: string): string {
+  const parsed = new URL(url);
+  return `PostgreSQL at ${parsed.hostname}:${parsed.port || '5432'}${parsed.pathname} (shared by every replica on it)`;
 }

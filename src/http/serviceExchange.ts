@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { defaultTenantId } from '../domain/model.js';
 import type { Decision } from '../domain/userGroups.js';
 import { type ApiError, apiError } from '../errors.js';
 import { answer, errorReply, type Reply } from '../pipeline/answer.js';
+import { groupTokenAsKey } from '../pipeline/authenticate.js';
 import { checkLimits } from '../pipeline/checkLimits.js';
 import { checkMediaType } from '../pipeline/checkMediaType.js';
 import { checkSchema } from '../pipeline/checkSchema.js';
@@ -11,15 +13,18 @@ import { parseBody } from '../pipeline/parseBody.js';
 import { noWarnings, type PipelineRequest } from '../pipeline/pipelineRequest.js';
 import { runOperation } from '../pipeline/runOperation.js';
 import type { Fault } from '../runtime/faults.js';
+import type { JournalRecord } from '../runtime/journal.js';
 import type { KeyOwner } from '../runtime/keyRing.js';
 import { type MockContext, runtimeOf, type TenantRuntime } from '../runtime/mockContext.js';
 import type { Operation, OperationId } from '../spec/operations.js';
 import type { Diagnostic } from '../spec/types.js';
+import { StoreUnavailableError } from '../store/postgres/unavailable.js';
+import { readApiKey } from '../validate/headers.js';
 import { memoisedAnswer } from './answerMemo.js';
 import { type BodyResult, type BodySink, collectBody } from './collectBody.js';
 import { authenticateOnConnection } from './connectionKeys.js';
 import { announcesBody, type RequestHead } from './head.js';
-import { type Payload, send } from './respond.js';
+import { type Payload, payloadOf, send } from './respond.js';
 
 /**
  * The HTTP adapter of the request pipeline (src/pipeline) for the service: one request, from routing to the
@@ -80,9 +85,38 @@ export class ServiceExchange implements PipelineRequest, BodySink {
       authenticateOnConnection(this, this.req.socket, context) ??
       checkLimits(this, context.rateLimiter, context.bodyLimit) ??
       checkMediaType(this);
+    if (refused?.code === 'AUTH_UNKNOWN_KEY' && context.shared !== undefined && this.owner === undefined) {
+      this.#lookUpKey(refused);
+      return;
+    }
     if (this.owner !== undefined) this.runtime = runtimeOf(context, this.owner.tenant);
     if (refused !== undefined) this.fail(refused);
     else collectBody(this.req, this.contentLength, context.bodyLimit, this);
+  }
+
+  /**
+   * A key this replica does not know, with a shared store: it may be a tenant's made through another replica, so
+   * the database is asked before the key is refused; a key found there is remembered and the request served.
+   */
+  #lookUpKey(refused: ApiError): void {
+    const read = readApiKey(this.authorization.length > 1 ? this.authorization : this.authorization[0]);
+    const shared = this.context.shared;
+    if (!read.ok || shared === undefined) {
+      this.fail(refused);
+      return;
+    }
+    shared.store.lookUpKey(read.value).then(
+      (found) =>
+        this.#guarded(() => {
+          if (found === undefined) this.fail(refused);
+          else if (found === 'group-token') this.fail(groupTokenAsKey());
+          else {
+            this.context.keys.learn(read.value, found);
+            this.serve();
+          }
+        }),
+      (error: Error) => this.#guarded(() => this.#storeFailed(error)),
+    );
   }
 
   /** Answers an error; its details are what the client got wrong (an error without details names nothing). */
@@ -119,7 +153,18 @@ export class ServiceExchange implements PipelineRequest, BodySink {
       this.fail(refused);
       return;
     }
-    const fault = (this.runtime as TenantRuntime).faults.take((this.operation as Operation).operationId);
+    const operationId = (this.operation as Operation).operationId;
+    const shared = this.context.shared;
+    if (shared === undefined) this.#planned((this.runtime as TenantRuntime).faults.take(operationId));
+    else
+      shared.runtime.takeFault((this.owner as KeyOwner).tenant, operationId).then(
+        (fault) => this.#guarded(() => this.#planned(fault)),
+        (error: Error) => this.#guarded(() => this.#storeFailed(error)),
+      );
+  }
+
+  /** Strikes the planned fault that is due, if any, else runs the operation. */
+  #planned(fault: Fault | undefined): void {
     if (fault === undefined) this.#operate();
     else if (fault.delay_ms > 0) setTimeout(() => this.#guarded(() => this.#strike(fault)), fault.delay_ms);
     else this.#strike(fault);
@@ -148,6 +193,24 @@ export class ServiceExchange implements PipelineRequest, BodySink {
   /** The operation, then the store: answered at once when nothing is waiting for the disk. */
   #operate(): void {
     const { context } = this;
+    if (context.shared !== undefined) {
+      const owner = this.owner as KeyOwner;
+      context.shared.store
+        .operate((this.operation as Operation).operationId as OperationId, owner, this.body, context.ids)
+        .then(
+          (outcome) =>
+            this.#guarded(() => {
+              if (outcome.ok) this.#succeed(outcome.value);
+              else {
+                // The tenant was removed through another replica: its keys are forgotten here too.
+                if (outcome.error.code === 'AUTH_UNKNOWN_KEY') context.keys.forget(owner.tenant);
+                this.fail(outcome.error, false);
+              }
+            }),
+          (error: Error) => this.#guarded(() => this.#storeFailed(error)),
+        );
+      return;
+    }
     const outcome = runOperation(this, context.store.world, context.ids);
     if (!outcome.ok) {
       this.fail(outcome.error, false);
@@ -173,8 +236,19 @@ export class ServiceExchange implements PipelineRequest, BodySink {
 
   #succeed(decision: Decision<unknown>): void {
     this.reply = answer(this, decision);
-    if (decision.shows !== undefined) this.payload = memoisedAnswer(decision.shows, decision.body);
+    if (decision.shows !== undefined && this.context.shared === undefined)
+      this.payload = memoisedAnswer(decision.shows, decision.body);
     this.complete();
+  }
+
+  /** The shared store failed: 503 when PostgreSQL is out of reach (nothing was kept), else a bug (500). */
+  #storeFailed(error: Error): void {
+    if (!(error instanceof StoreUnavailableError)) {
+      this.crash(error);
+      return;
+    }
+    this.context.logger.error({ err: error }, 'database unavailable');
+    this.fail(apiError('STORE_UNAVAILABLE', error.message, [], { headers: { 'retry-after': '1' } }), false);
   }
 
   /** A step past the first tick: a bug there would otherwise escape to the event loop; it answers 500 instead. */
@@ -186,27 +260,53 @@ export class ServiceExchange implements PipelineRequest, BodySink {
     }
   }
 
-  /** Sends the reply (or drops the connection when there is none), then journals and logs the request. */
+  /**
+   * Sends the reply (or drops the connection when there is none), then journals and logs the request. With a shared
+   * store the journal entry is written to the database first: once the client has its answer, every replica's
+   * journal lists the request.
+   */
   complete(): void {
+    const { context, reply } = this;
+    const shared = context.shared;
+    if (shared === undefined) {
+      this.#deliver();
+      return;
+    }
+    this.payload ??= reply === undefined ? undefined : payloadOf(reply.body);
+    const record = this.#journalRecord(this.payload?.text ?? null);
+    const written = shared.runtime
+      .record(this.owner?.tenant ?? defaultTenantId, record)
+      .catch((error: Error) => {
+        context.logger.error({ err: error }, 'journal write failed');
+      });
+    if (reply === undefined) this.#deliver(record);
+    else void written.then(() => this.#deliver(record));
+  }
+
+  #journalRecord(responseText: string | null): JournalRecord {
+    const owner = this.owner;
+    return {
+      method: this.method,
+      path: this.path,
+      operationId: (this.operation?.operationId as OperationId | undefined) ?? null,
+      keyEnvironment: owner?.environment ?? null,
+      status: this.reply?.status ?? 0,
+      durationMs: Math.round((performance.now() - this.#started) * 10) / 10,
+      requestText: this.text,
+      requestBody: this.text === undefined ? (this.body ?? null) : null,
+      responseText,
+      diagnostics: this.diagnostics,
+      warnings: this.warnings,
+    };
+  }
+
+  #deliver(journaled?: JournalRecord): void {
     const { context, reply, res, method, path } = this;
     const sent = reply === undefined ? undefined : send(res, reply, this.payload);
     if (reply === undefined && !res.headersSent) res.destroy();
-    const status = reply?.status ?? 0;
-    const owner = this.owner;
-    const ms = Math.round((performance.now() - this.#started) * 10) / 10;
-    (this.runtime ?? runtimeOf(context, 'default')).journal.record({
-      method,
-      path,
-      operationId: (this.operation?.operationId as OperationId | undefined) ?? null,
-      keyEnvironment: owner?.environment ?? null,
-      status,
-      durationMs: ms,
-      requestText: this.text,
-      requestBody: this.text === undefined ? (this.body ?? null) : null,
-      responseText: sent ?? null,
-      diagnostics: this.diagnostics,
-      warnings: this.warnings,
-    });
+    const record = journaled ?? this.#journalRecord(sent ?? null);
+    const { status, durationMs: ms } = record;
+    (this.runtime ?? runtimeOf(context, 'default')).journal.record(record);
     if (context.logger.isLevelEnabled('info')) {
       const codes = this.diagnostics.map((d) => d.code);
       context.logger.info(

@@ -29,21 +29,19 @@ export function authenticate(request: PipelineRequest, keys?: KeyRing, world?: W
     request.owner = owner;
     return undefined;
   }
-  if (world?.tokens.has(key) === true) {
-    const message =
-      'Authorization carries a user group token, not an API key. The group token only identifies the viewing group in an embedded dashboard; send "Authorization: Token <API_KEY>"';
-    return apiError(
-      'AUTH_GROUP_TOKEN_AS_KEY',
-      message,
-      [{ code: 'AUTH_GROUP_TOKEN_AS_KEY', path, message }],
-      {
-        headers: challenge,
-      },
-    );
-  }
+  if (world?.tokens.has(key) === true) return groupTokenAsKey();
   const message =
     'the API key in Authorization is not known to this server; use a key printed at start-up (or given with --api-key), or a tenant key from POST /__admin/tenants';
   return apiError('AUTH_UNKNOWN_KEY', message, [{ code: 'AUTH_UNKNOWN_KEY', path, message }], {
+    headers: challenge,
+  });
+}
+
+/** The refusal of a user group token sent in the API key's place. */
+export function groupTokenAsKey(): ApiError {
+  const message =
+    'Authorization carries a user group token, not an API key. The group token only identifies the viewing group in an embedded dashboard; send "Authorization: Token <API_KEY>"';
+  return apiError('AUTH_GROUP_TOKEN_AS_KEY', message, [{ code: 'AUTH_GROUP_TOKEN_AS_KEY', path, message }], {
     headers: challenge,
   });
 }

@@ -104,6 +104,7 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
     adminKey: options.adminKey === '' ? undefined : options.adminKey,
     runtimes: new Map(),
     stopping: stopping.signal,
+    shared: undefined,
   };
   const journal = runtimeOf(context, 'default').journal;
   const rules = new TrafficRules();

@@ -55,6 +55,17 @@ export class KeyRing {
     return this.#generation;
   }
 
+  /** Remembers a key found in a shared store (a tenant made through another replica), until the next rebuild. */
+  learn(key: string, owner: KeyOwner): void {
+    this.#owners.set(digest(key), owner);
+  }
+
+  /** Forgets the keys of a tenant removed elsewhere; connections that remembered them authenticate again. */
+  forget(tenant: string): void {
+    for (const [digested, owner] of this.#owners) if (owner.tenant === tenant) this.#owners.delete(digested);
+    this.#generation++;
+  }
+
   owner(key: string): KeyOwner | undefined {
     return this.#owners.get(digest(key));
   }

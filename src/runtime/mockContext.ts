@@ -1,5 +1,6 @@
 import type { IdSource } from '../domain/ids.js';
 import type { Health } from '../spec/types.js';
+import type { PostgresStore } from '../store/postgres/postgresStore.js';
 import type { Store } from '../store/store.js';
 import { Faults } from './faults.js';
 import { Journal } from './journal.js';
@@ -7,6 +8,16 @@ import type { KeyRing } from './keyRing.js';
 import type { Log } from './log.js';
 import type { RateLimiter } from './rateLimiter.js';
 import { RetiredTokens } from './retiredTokens.js';
+import type { SharedRuntime } from './sharedRuntime.js';
+
+/**
+ * The state every replica shares when the store is PostgreSQL (`--db postgres://…`): groups, tenants and keys, and
+ * the journal and faults. The in-memory `store` is then unused and empty, and the key ring a cache.
+ */
+export interface SharedState {
+  readonly store: PostgresStore;
+  readonly runtime: SharedRuntime;
+}
 
 /** Memory-only, per-tenant state: what the client sent, the failures planned for it, the tokens it rotated away. */
 export interface TenantRuntime {
@@ -19,8 +30,10 @@ export interface TenantRuntime {
 /** Everything a request handler needs, passed in: no module-level state. */
 export interface MockContext {
   readonly store: Store;
-  /** Where the store keeps the groups: a database file (`--db`) or memory. */
+  /** Where the store keeps the groups: a database file (`--db`), PostgreSQL or memory. */
   readonly storeKind: Health['store'];
+  /** Set when the store is PostgreSQL: every operation, control, journal entry and fault goes there. */
+  readonly shared: SharedState | undefined;
   readonly keys: KeyRing;
   readonly ids: IdSource;
   readonly logger: Log;

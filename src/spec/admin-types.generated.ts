@@ -211,7 +211,8 @@ export interface paths {
         /**
          * Whether the mock is ready, its version and where it keeps groups
          * @description The mock answers once it listens with its store open, so a 200 means ready. `version` is the version of
-         *     user-group-mock; `store` is `file` when groups are kept in a database file (`--db`) and `memory` otherwise.
+         *     user-group-mock; `store` is `file` when groups are kept in a database file (`--db`), `postgres` when in
+         *     PostgreSQL, and `memory` otherwise; with PostgreSQL, `database` says whether it answers now.
          *     Like every `/__admin/` call it needs `X-Admin-Key` when the mock has an admin key; it acts on no tenant, so
          *     `Authorization` is not read.
          */
@@ -334,20 +335,27 @@ export interface components {
         };
         Health: {
             /**
-             * @description Always `ready`; a mock that is not ready does not answer.
-             * @constant
+             * @description `ready`, or `degraded` while the store (PostgreSQL) is out of reach: the mock then answers the API with
+             *     503 `STORE_UNAVAILABLE` and serves again by itself once the database is back.
+             * @enum {string}
              */
-            status: "ready";
+            status: "ready" | "degraded";
             /**
              * @description The version of user-group-mock (its `package.json`).
              * @example 0.1.0
              */
             version: string;
             /**
-             * @description `file` when groups are kept in a database file (`--db`), `memory` otherwise.
+             * @description `file` when groups are kept in a database file (`--db PATH`), `postgres` when in PostgreSQL
+             *     (`--db postgres://…`, shared by every replica), `memory` otherwise.
              * @enum {string}
              */
-            store: "memory" | "file";
+            store: "memory" | "file" | "postgres";
+            /**
+             * @description With `store` = `postgres`, whether PostgreSQL answered the health check's query.
+             * @enum {string}
+             */
+            database?: "up" | "down";
         };
         /** @description An OpenAPI 3.1 document. */
         OpenApiDocument: {
@@ -488,7 +496,7 @@ export interface components {
          * @description Stable error code. The README lists each code with its status and the usual client mistake.
          * @enum {string}
          */
-        "schemas-ErrorCode": "AUTH_MISSING" | "AUTH_SCHEME" | "AUTH_BEARER" | "AUTH_UNKNOWN_KEY" | "AUTH_GROUP_TOKEN_AS_KEY" | "AUTH_DUPLICATE" | "BODY_MISSING" | "BODY_INVALID_JSON" | "BODY_INVALID_ENCODING" | "BODY_FORBIDDEN_KEY" | "BODY_DUPLICATE_KEY" | "BODY_TOO_DEEP" | "BODY_NUMBER_OUT_OF_RANGE" | "BODY_NOT_OBJECT" | "VALIDATION_FAILED" | "ROUTE_NOT_FOUND" | "GROUP_NOT_FOUND" | "TOKEN_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "HTTP_MALFORMED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR";
+        "schemas-ErrorCode": "AUTH_MISSING" | "AUTH_SCHEME" | "AUTH_BEARER" | "AUTH_UNKNOWN_KEY" | "AUTH_GROUP_TOKEN_AS_KEY" | "AUTH_DUPLICATE" | "BODY_MISSING" | "BODY_INVALID_JSON" | "BODY_INVALID_ENCODING" | "BODY_FORBIDDEN_KEY" | "BODY_DUPLICATE_KEY" | "BODY_TOO_DEEP" | "BODY_NUMBER_OUT_OF_RANGE" | "BODY_NOT_OBJECT" | "VALIDATION_FAILED" | "ROUTE_NOT_FOUND" | "GROUP_NOT_FOUND" | "TOKEN_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "HTTP_MALFORMED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE";
         Diagnostic: {
             /**
              * @description What kind of problem, e.g. `MISSING_FIELD`, `WRONG_TYPE`, `UNKNOWN_FIELD`.
@@ -610,6 +618,15 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
+        /** @description PostgreSQL, the mock's store (`--db postgres://…`), is out of reach; nothing was changed. Retry. */
+        Unavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
     };
     parameters: never;
     requestBodies: never;
@@ -637,6 +654,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listGroups: {
@@ -663,6 +681,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     seedGroup: {
@@ -693,6 +712,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     checkToken: {
@@ -720,6 +740,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listRequests: {
@@ -753,6 +774,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     clearRequests: {
@@ -774,6 +796,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listTenants: {
@@ -797,6 +820,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     createTenant: {
@@ -820,6 +844,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     streamRequests: {
@@ -851,6 +876,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteTenant: {
@@ -876,6 +902,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listFaults: {
@@ -899,6 +926,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     injectFault: {
@@ -928,6 +956,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     clearFaults: {
@@ -949,6 +978,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     health: {

@@ -154,7 +154,7 @@ export interface components {
          * @description Stable error code. The README lists each code with its status and the usual client mistake.
          * @enum {string}
          */
-        ErrorCode: "AUTH_MISSING" | "AUTH_SCHEME" | "AUTH_BEARER" | "AUTH_UNKNOWN_KEY" | "AUTH_GROUP_TOKEN_AS_KEY" | "AUTH_DUPLICATE" | "BODY_MISSING" | "BODY_INVALID_JSON" | "BODY_INVALID_ENCODING" | "BODY_FORBIDDEN_KEY" | "BODY_DUPLICATE_KEY" | "BODY_TOO_DEEP" | "BODY_NUMBER_OUT_OF_RANGE" | "BODY_NOT_OBJECT" | "VALIDATION_FAILED" | "ROUTE_NOT_FOUND" | "GROUP_NOT_FOUND" | "TOKEN_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "HTTP_MALFORMED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR";
+        ErrorCode: "AUTH_MISSING" | "AUTH_SCHEME" | "AUTH_BEARER" | "AUTH_UNKNOWN_KEY" | "AUTH_GROUP_TOKEN_AS_KEY" | "AUTH_DUPLICATE" | "BODY_MISSING" | "BODY_INVALID_JSON" | "BODY_INVALID_ENCODING" | "BODY_FORBIDDEN_KEY" | "BODY_DUPLICATE_KEY" | "BODY_TOO_DEEP" | "BODY_NUMBER_OUT_OF_RANGE" | "BODY_NOT_OBJECT" | "VALIDATION_FAILED" | "ROUTE_NOT_FOUND" | "GROUP_NOT_FOUND" | "TOKEN_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "HTTP_MALFORMED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE";
         Diagnostic: {
             /**
              * @description What kind of problem, e.g. `MISSING_FIELD`, `WRONG_TYPE`, `UNKNOWN_FIELD`.
@@ -277,6 +277,20 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
+        /**
+         * @description The server's store is out of reach (for the mock, PostgreSQL when it is the store): nothing of the request
+         *     was kept. Retry after the seconds of `Retry-After`.
+         */
+        Unavailable: {
+            headers: {
+                /** @description Seconds to wait before retrying. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
     };
     parameters: never;
     requestBodies: never;
@@ -322,6 +336,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     updateUserGroup: {
@@ -356,6 +371,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     rotateUserGroupToken: {
@@ -390,6 +406,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
 }

@@ -1,0 +1,66 @@
+/**
+ * The schema of the PostgreSQL store, one migration per version, applied in order at start (`migrate`). A
+ * migration is never edited once released: a change of the schema is a new entry at the end.
+ */
+export interface Migration {
+  readonly version: number;
+  readonly summary: string;
+  readonly sql: string;
+}
+
+export const migrations: readonly Migration[] = [
+  {
+    version: 1,
+    summary: 'tenants, groups and the team_id sequence',
+    sql: `
+      CREATE TABLE tenants (
+        id text COLLATE "C" PRIMARY KEY,
+        customer_key text COLLATE "C" UNIQUE,
+        testing_key text COLLATE "C" UNIQUE,
+        CHECK ((customer_key IS NULL) = (testing_key IS NULL))
+      );
+      INSERT INTO tenants (id) VALUES ('default');
+      CREATE SEQUENCE team_ids;
+      CREATE TABLE groups (
+        tenant text COLLATE "C" NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
+        environment text NOT NULL CHECK (environment IN ('Customer', 'Testing')),
+        provided_id text COLLATE "C" NOT NULL,
+        team_id bigint NOT NULL,
+        token text COLLATE "C" NOT NULL,
+        name text NOT NULL,
+        mapping text,
+        properties text,
+        CONSTRAINT groups_id_key PRIMARY KEY (tenant, environment, provided_id),
+        CONSTRAINT groups_token_key UNIQUE (token),
+        CONSTRAINT groups_team_id_key UNIQUE (team_id)
+      );
+    `,
+  },
+  {
+    version: 2,
+    summary: 'the journal and the planned faults, shared by every replica',
+    sql: `
+      CREATE TABLE journal (
+        id bigserial PRIMARY KEY,
+        tenant text COLLATE "C" NOT NULL,
+        at timestamptz NOT NULL DEFAULT now(),
+        operation_id text,
+        invalid boolean NOT NULL,
+        record text NOT NULL
+      );
+      CREATE INDEX journal_tenant_id ON journal (tenant, id);
+      CREATE TABLE faults (
+        id bigserial PRIMARY KEY,
+        tenant text COLLATE "C" NOT NULL,
+        operation_id text,
+        status integer,
+        delay_ms integer NOT NULL,
+        action text,
+        remaining integer NOT NULL
+      );
+      CREATE INDEX faults_tenant_id ON faults (tenant, id);
+    `,
+  },
+];
+
+export const latestVersion = migrations.length;

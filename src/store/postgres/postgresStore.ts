@@ -1,0 +1,393 @@
+import type pg from 'pg';
+import type { IdSource } from '../../domain/ids.js';
+import {
+  defaultTenantId,
+  type Environment,
+  type Group,
+  type Tenant,
+  type TenantKeys,
+  type World,
+} from '../../domain/model.js';
+import { type GroupSeed, seedGroup } from '../../domain/seed.js';
+import { type Caller, type Decision, getOrCreate, rotate, update } from '../../domain/userGroups.js';
+import { apiError, product } from '../../errors.js';
+import { failure, ok, type Result } from '../../result.js';
+import type { OperationId } from '../../spec/operations.js';
+import type { RequestBodies } from '../../spec/types.js';
+import { type GroupRow, groupColumns, groupOf, groupValues, partialWorld, toText } from './rows.js';
+import { migrate } from './schema.js';
+import { classified, isUnavailable } from './unavailable.js';
+
+/** PostgreSQL cannot be reached at start: the CLI prints this and exits with its own code. */
+export class DatabaseUnreachableError extends Error {
+  constructor(where: string, cause: Error) {
+    super(`${product}: cannot reach PostgreSQL at ${where} (${cause.message}); start it or check --db`);
+  }
+}
+
+/** Whether a `--db` value names a PostgreSQL database rather than a file. */
+export const isPostgresUrl = (db: string): boolean => /^postgres(ql)?:\/\//i.test(db);
+
+/** Who asks: the tenant and environment of the API key. */
+export interface Owner {
+  readonly tenant: string;
+  readonly environment: Environment;
+}
+
+/** What a key is to the database: a tenant's key, a group token sent in its place, or unknown. */
+export type KeyLookup = Owner | 'group-token' | undefined;
+
+export interface TenantRow {
+  readonly id: string;
+  readonly keys: TenantKeys | null;
+  readonly groups: number;
+}
+
+export interface PostgresStoreOptions {
+  /** Connections of this replica (default 10). */
+  readonly poolSize?: number;
+  /** Trouble the pool recovers from by itself (a pooled connection that died). */
+  readonly onWarning?: (message: string) => void;
+}
+
+type Client = pg.PoolClient;
+
+const tenantRemoved = (): Result<never> =>
+  failure(
+    apiError(
+      'AUTH_UNKNOWN_KEY',
+      'the tenant of this API key was removed while the request was under way; take a new tenant with POST /__admin/tenants',
+      [],
+      { headers: { 'www-authenticate': 'Token' } },
+    ),
+  );
+
+/**
+ * Tenants, groups, tokens and team ids in PostgreSQL, shared by every replica pointed at the database. Each
+ * operation is one transaction (or one statement); the rules of src/domain decide the answer over the rows read,
+ * and the constraints decide the races: the primary key (tenant, environment, provided_id) with `INSERT … ON
+ * CONFLICT` makes one group of concurrent get-or-creates, a rotation updates `WHERE token = old`, `team_id` comes
+ * from a sequence and is unique. A success is returned only after the commit.
+ */
+export class PostgresStore {
+  private constructor(
+    readonly pool: pg.Pool,
+    /** `host:port`, for messages. */
+    readonly where: string,
+  ) {}
+
+  /** Connects, migrates the schema (under an advisory lock), and returns the store. */
+  static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+    const parsed = new URL(url);
+    const where = `${parsed.hostname || 'localhost'}:${parsed.port || '5432'}`;
+    // Loaded only when PostgreSQL is the store: the file and memory stores start without it.
+    const { default: driver } = await import('pg');
+    const pool = new driver.Pool({
+      connectionString: url,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: 5_000,
+      idleTimeoutMillis: 30_000,
+    });
+    // A pooled, idle connection the server dropped: the pool discards it and makes a new one when next needed.
+    // Without a listener, the 'error' event would end the process.
+    const onWarning = options.onWarning ?? ((message: string) => process.emitWarning(message));
+    pool.on('error', (error) =>
+      onWarning(
+        `${product}: a PostgreSQL connection was lost (${error.message}); a new one is made when needed`,
+      ),
+    );
+    let client: Client;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      throw new DatabaseUnreachableError(where, error as Error);
+    }
+    try {
+      await migrate(client);
+    } catch (error) {
+      client.release(true);
+      await pool.end().catch(() => undefined);
+      throw isUnavailable(error) ? new DatabaseUnreachableError(where, error as Error) : error;
+    }
+    client.release();
+    return new PostgresStore(pool, where);
+  }
+
+  /** One statement outside a transaction; a lost connection becomes `StoreUnavailableError`. */
+  async query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
+    try {
+      return await this.pool.query<R>(text, values);
+    } catch (error) {
+      throw classified(error);
+    }
+  }
+
+  /** Runs `work` in one transaction: committed when it returns, rolled back when it throws. */
+  async transaction<T>(work: (client: Client) => Promise<T>): Promise<T> {
+    let client: Client;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw classified(error);
+    }
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      if (isUnavailable(error)) broken = error as Error;
+      else await client.query('ROLLBACK').catch((e: Error) => (broken = e));
+      throw classified(error);
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /** The rule of a service operation, over the rows it needs, and its changes stored. */
+  operate(
+    operationId: OperationId,
+    owner: Owner,
+    body: unknown,
+    ids: IdSource,
+  ): Promise<Result<Decision<unknown>>> {
+    switch (operationId) {
+      case 'getOrCreateUserGroup':
+        return this.#getOrCreate(owner, body as RequestBodies['getOrCreateUserGroup'], ids);
+      case 'updateUserGroup':
+        return this.#update(owner, body as RequestBodies['updateUserGroup']);
+      case 'rotateUserGroupToken':
+        return this.#rotate(owner, body as RequestBodies['rotateUserGroupToken'], ids);
+    }
+  }
+
+  async #getOrCreate(
+    owner: Owner,
+    request: RequestBodies['getOrCreateUserGroup'],
+    ids: IdSource,
+  ): Promise<Result<Decision<unknown>>> {
+    const id = toText(request.user_group_id);
+    const existing = await this.#groupById(owner, id);
+    if (existing !== undefined) return getOrCreate(...over([existing], owner), request, ids);
+    for (;;) {
+      const next = await this.query<{ id: string }>("SELECT nextval('team_ids') AS id");
+      const decision = getOrCreate(...over([], owner, Number(next.rows[0]?.id)), request, ids);
+      if (!decision.ok) return decision;
+      const change = decision.value.changes[0];
+      if (change?.op !== 'putGroup') return decision;
+      try {
+        const inserted = await this.query(
+          `INSERT INTO groups (${groupColumns}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (tenant, environment, provided_id) DO NOTHING`,
+          groupValues(owner.tenant, change.group),
+        );
+        if (inserted.rowCount === 1) return decision;
+      } catch (error) {
+        if (violates(error, 'groups_tenant_fkey')) return tenantRemoved();
+        // A team_id a seeded group took ahead of the sequence, or a token drawn twice: draw again.
+        if (violates(error, 'groups_team_id_key') || violates(error, 'groups_token_key')) continue;
+        throw error;
+      }
+      // Another request (on any replica) made the group first: answer with it, unchanged.
+      const made = await this.#groupById(owner, id);
+      if (made !== undefined) return getOrCreate(...over([made], owner), request, ids);
+    }
+  }
+
+  async #update(owner: Owner, request: RequestBodies['updateUserGroup']): Promise<Result<Decision<unknown>>> {
+    const result = await this.transaction(async (client) => {
+      const { rows } = await client.query<GroupRow>(
+        'SELECT * FROM groups WHERE tenant = $1 AND environment = $2 AND provided_id = $3 FOR UPDATE',
+        [owner.tenant, owner.environment, toText(request.user_group_id)],
+      );
+      const decision = update(over(rows, owner)[1], request);
+      const change = decision.ok ? decision.value.changes[0] : undefined;
+      if (change?.op === 'putGroup') {
+        const [, , , , , name, mapping, properties] = groupValues(owner.tenant, change.group);
+        await client.query(
+          'UPDATE groups SET name = $4, mapping = $5, properties = $6 WHERE tenant = $1 AND environment = $2 AND provided_id = $3',
+          [owner.tenant, owner.environment, toText(request.user_group_id), name, mapping, properties],
+        );
+      }
+      return decision;
+    });
+    if (!result.ok && !(await this.tenantExists(owner.tenant))) return tenantRemoved();
+    return result;
+  }
+
+  async #rotate(
+    owner: Owner,
+    request: RequestBodies['rotateUserGroupToken'],
+    ids: IdSource,
+  ): Promise<Result<Decision<unknown>>> {
+    const result = await this.transaction(async (client) => {
+      // Of concurrent rotations, the first to lock the row wins; the others find no row holding the old token
+      // once it commits (READ COMMITTED re-checks the condition on the updated row).
+      const { rows } = await client.query<GroupRow>('SELECT * FROM groups WHERE token = $1 FOR UPDATE', [
+        request.current_token,
+      ]);
+      const decision = rotate(...over(rows, owner), request, ids);
+      const change = decision.ok ? decision.value.changes[0] : undefined;
+      if (change?.op === 'putGroup') {
+        const updated = await client.query('UPDATE groups SET token = $2 WHERE token = $1', [
+          request.current_token,
+          change.group.token,
+        ]);
+        if (updated.rowCount !== 1) throw new Error('the rotated row disappeared under its lock');
+      }
+      return decision;
+    });
+    if (!result.ok && !(await this.tenantExists(owner.tenant))) return tenantRemoved();
+    return result;
+  }
+
+  async #groupById(owner: Owner, storedId: string): Promise<GroupRow | undefined> {
+    const { rows } = await this.query<GroupRow>(
+      'SELECT * FROM groups WHERE tenant = $1 AND environment = $2 AND provided_id = $3',
+      [owner.tenant, owner.environment, storedId],
+    );
+    return rows[0];
+  }
+
+  /** Stores a group as given; `GROUP_EXISTS` when its id, token or team_id is taken (the seed rule's answers). */
+  async seed(tenant: string, seed: GroupSeed, ids: IdSource): Promise<Result<Group> | undefined> {
+    for (;;) {
+      const { rows } = await this.query<GroupRow>(
+        'SELECT * FROM groups WHERE (tenant = $1 AND environment = $2 AND provided_id = $3) OR token = $4 OR team_id = $5',
+        [tenant, seed.environment, toText(seed.user_group_id), seed.token ?? null, seed.team_id ?? null],
+      );
+      const next =
+        seed.team_id === undefined
+          ? Number((await this.query<{ id: string }>("SELECT nextval('team_ids') AS id")).rows[0]?.id)
+          : 1;
+      const world = partialWorld(rows, [tenant], next);
+      const scope = world.tenants.get(tenant);
+      if (scope === undefined) return undefined;
+      const decision = seedGroup(world, scope, seed, ids);
+      if (!decision.ok) return decision;
+      const group = decision.value.body;
+      try {
+        await this.transaction(async (client) => {
+          await client.query(
+            `INSERT INTO groups (${groupColumns}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+            groupValues(tenant, group),
+          );
+          // Keep the sequence past a given team_id, so that later groups do not collide with it.
+          await client.query("SELECT setval('team_ids', $1) WHERE $1 > (SELECT last_value FROM team_ids)", [
+            group.team_id,
+          ]);
+        });
+        return ok(group);
+      } catch (error) {
+        if (violates(error, 'groups_tenant_fkey')) return undefined;
+        if (violatesAny(error, ['groups_id_key', 'groups_token_key', 'groups_team_id_key'])) continue;
+        throw error;
+      }
+    }
+  }
+
+  async groups(tenant: string, environment?: Environment): Promise<Group[]> {
+    const { rows } = await this.query<GroupRow>(
+      'SELECT * FROM groups WHERE tenant = $1 AND ($2::text IS NULL OR environment = $2) ORDER BY team_id',
+      [tenant, environment ?? null],
+    );
+    return partialGroups(rows);
+  }
+
+  async groupByToken(token: string): Promise<{ tenant: string; group: Group } | undefined> {
+    const { rows } = await this.query<GroupRow>('SELECT * FROM groups WHERE token = $1', [token]);
+    const row = rows[0];
+    return row === undefined ? undefined : { tenant: row.tenant, group: partialGroups([row])[0] as Group };
+  }
+
+  async clearTenant(tenant: string): Promise<void> {
+    await this.query('DELETE FROM groups WHERE tenant = $1', [tenant]);
+  }
+
+  async tenantExists(tenant: string): Promise<boolean> {
+    const { rowCount } = await this.query('SELECT 1 FROM tenants WHERE id = $1', [tenant]);
+    return rowCount === 1;
+  }
+
+  async putTenant(tenant: string, keys: TenantKeys): Promise<void> {
+    await this.query('INSERT INTO tenants (id, customer_key, testing_key) VALUES ($1, $2, $3)', [
+      tenant,
+      keys.Customer,
+      keys.Testing,
+    ]);
+  }
+
+  /** Removes a tenant with its groups; false when there was none. */
+  async deleteTenant(tenant: string): Promise<boolean> {
+    return this.transaction(async (client) => {
+      const { rowCount } = await client.query('DELETE FROM tenants WHERE id = $1 AND id <> $2', [
+        tenant,
+        defaultTenantId,
+      ]);
+      await client.query('DELETE FROM journal WHERE tenant = $1', [tenant]);
+      await client.query('DELETE FROM faults WHERE tenant = $1', [tenant]);
+      return rowCount === 1;
+    });
+  }
+
+  async tenants(): Promise<TenantRow[]> {
+    const { rows } = await this.query<{
+      id: string;
+      customer_key: string | null;
+      testing_key: string | null;
+      groups: string;
+    }>(
+      'SELECT t.id, t.customer_key, t.testing_key, (SELECT count(*) FROM groups g WHERE g.tenant = t.id) AS groups FROM tenants t ORDER BY t.id',
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      keys:
+        row.customer_key === null || row.testing_key === null
+          ? null
+          : { Customer: row.customer_key, Testing: row.testing_key },
+      groups: Number(row.groups),
+    }));
+  }
+
+  /** Whose key this is, for a key this replica does not know yet (a tenant made through another replica). */
+  async lookUpKey(key: string): Promise<KeyLookup> {
+    const { rows } = await this.query<{ id: string; customer: boolean }>(
+      'SELECT id, customer_key = $1 AS customer FROM tenants WHERE customer_key = $1 OR testing_key = $1',
+      [key],
+    );
+    const row = rows[0];
+    if (row !== undefined) return { tenant: row.id, environment: row.customer ? 'Customer' : 'Testing' };
+    const token = await this.query('SELECT 1 FROM groups WHERE token = $1', [key]);
+    return token.rowCount === 1 ? 'group-token' : undefined;
+  }
+
+  /** Whether the database answers now. */
+  async reachable(): Promise<boolean> {
+    try {
+      await this.pool.query('SELECT 1');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}
+
+const partialGroups = (rows: readonly GroupRow[]): Group[] => rows.map(groupOf);
+
+/** The world a rule runs on for one request (the rows read), and the caller in it. */
+function over(rows: readonly GroupRow[], owner: Owner, nextTeamId?: number): [World, Caller] {
+  const world = partialWorld(rows, [owner.tenant], nextTeamId);
+  return [world, { tenant: world.tenants.get(owner.tenant) as Tenant, environment: owner.environment }];
+}
+
+function violates(error: unknown, constraint: string): boolean {
+  return (error as { constraint?: string }).constraint === constraint;
+}
+
+const violatesAny = (error: unknown, constraints: readonly string[]): boolean =>
+  constraints.some((c) => violates(error, c));

@@ -1,0 +1,42 @@
+import { product } from '../../errors.js';
+
+/** PostgreSQL could not be reached or dropped the connection: nothing of the request was kept; retry later. */
+export class StoreUnavailableError extends Error {
+  constructor(cause: Error) {
+    super(
+      `${product}: PostgreSQL is unavailable (${cause.message}); nothing of this request was kept. Retry once the database is back.`,
+      { cause },
+    );
+  }
+}
+
+const connectionErrors = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+]);
+
+/**
+ * Whether an error from the driver means the database is out of reach rather than a mistake in a statement:
+ * a socket error, a connection that ended or timed out, or a SQLSTATE of class 08 (connection exception) or 57P
+ * (the server shutting down or starting up).
+ */
+export function isUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (
+    typeof code === 'string' &&
+    (connectionErrors.has(code) || code.startsWith('08') || code.startsWith('57P'))
+  )
+    return true;
+  return /Connection terminated|connection timeout|timeout exceeded|Client has encountered a connection error|not queryable/i.test(
+    error.message,
+  );
+}
+
+/** The error to throw for what the driver threw: unavailable as `StoreUnavailableError`, anything else as it is. */
+export const classified = (error: unknown): unknown =>
+  isUnavailable(error) ? new StoreUnavailableError(error as Error) : error;

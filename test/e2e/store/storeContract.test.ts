@@ -1,0 +1,213 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createMockServer, type MockServer, type MockServerOptions } from '../../../src/index.js';
+import { admin } from '../../support/admin.js';
+import { type Answer, call, customerKey, jsonHeaders, testingKey } from '../../support/http.js';
+import {
+  postgresAvailable,
+  postgresMissing,
+  postgresRequired,
+  startTestCluster,
+  type TestCluster,
+} from '../../support/postgres.js';
+import { type TempDir, tempDir } from '../../support/tempDir.js';
+
+/**
+ * The behaviour every store must show, one table run against each: in memory, a database file, and PostgreSQL. Each
+ * case talks to the mock over HTTP only (the service and the admin API), on a fresh store, and restarts it where the
+ * store is durable.
+ */
+interface StoreUnderTest {
+  readonly name: string;
+  readonly durable: boolean;
+  /** What `/__admin/health` names as the store. */
+  readonly kind: 'memory' | 'file' | 'postgres';
+  /** Options for a fresh store; the same options again open the same store. */
+  fresh(): Promise<MockServerOptions>;
+}
+
+const available = postgresAvailable();
+if (!available) console.warn(postgresMissing);
+let cluster: TestCluster | undefined;
+const made: TempDir[] = [];
+const fileStore = async (): Promise<MockServerOptions> => {
+  const dir = await tempDir('contract');
+  made.push(dir);
+  return { db: dir.db };
+};
+
+const stores: readonly StoreUnderTest[] = [
+  { name: 'in memory', durable: false, kind: 'memory', fresh: async () => ({}) },
+  { name: 'a database file', durable: true, kind: 'file', fresh: fileStore },
+  ...(available
+    ? [
+        {
+          name: 'PostgreSQL',
+          durable: true,
+          kind: 'postgres' as const,
+          fresh: async () => ({ db: await (cluster as TestCluster).createDatabase() }),
+        },
+      ]
+    : []),
+];
+
+const api = (mock: MockServer, method: string, body: unknown, key = customerKey): Promise<Answer> =>
+  call(mock.url, method, '/api/user', { body, headers: jsonHeaders(key) });
+
+describe.runIf(!available && postgresRequired)('the PostgreSQL store on CI', () => {
+  it('finds initdb on PATH', () => {
+    expect(available, postgresMissing).toBe(true);
+  });
+});
+
+describe.each(stores)('the store contract with $name', (store) => {
+  beforeAll(async () => {
+    if (store.name === 'PostgreSQL') cluster ??= await startTestCluster();
+  }, 60_000);
+  afterAll(() => {
+    if (store.name === 'PostgreSQL') {
+      cluster?.remove();
+      cluster = undefined;
+    }
+  });
+
+  const opened: MockServer[] = [];
+  afterEach(async () => {
+    for (const mock of opened.splice(0)) await mock.close();
+    for (const dir of made.splice(0)) await dir.remove();
+  });
+  async function start(options: MockServerOptions): Promise<MockServer> {
+    const mock = await createMockServer(options);
+    opened.push(mock);
+    return mock;
+  }
+
+  it('creates a group once and then returns it unchanged, naming the fields that differ', async () => {
+    const mock = await start(await store.fresh());
+    const created = await api(mock, 'GET', { name: 'One', user_group_id: 'g-1', properties: { a: 1 } });
+    const again = await api(mock, 'GET', { name: 'Other', user_group_id: 'g-1' });
+    expect(created.body.new_user_group).toBe(true);
+    expect(again.body).toEqual({ ...created.body, new_user_group: false });
+    expect(again.headers['x-mock-notice']).toMatch(/name differs/);
+    const other = await api(mock, 'GET', { name: 'Two', user_group_id: 'g-2' });
+    expect(other.body.user_group.team_id).not.toBe(created.body.user_group.team_id);
+    const testing = await api(mock, 'GET', { name: 'One', user_group_id: 'g-1' }, testingKey);
+    expect(testing.body.new_user_group).toBe(true);
+  });
+
+  it('updates the fields sent, keeps the others, and rotates a token so that the old one is refused', async () => {
+    const options = await store.fresh();
+    const mock = await start(options);
+    const created = await api(mock, 'GET', { name: 'One', user_group_id: 'g-1', mapping: { a: 'b' } });
+    const updated = await api(mock, 'PUT', { user_group_id: 'g-1', properties: { tier: 'gold' } });
+    expect(updated.body.user_group).toMatchObject({ name: 'One', properties: { tier: 'gold' } });
+    const token = created.body.user_group.token as string;
+    const rotated = await api(mock, 'POST', { current_token: token });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.user_group.token).not.toBe(token);
+    expect((await api(mock, 'POST', { current_token: token })).body.error.code).toBe('TOKEN_NOT_FOUND');
+    expect((await admin(mock.url, 'GET', `/__admin/tokens/${token}`)).status).toBe(404);
+    const groups = (await admin(mock.url, 'GET', '/__admin/groups')).body;
+    expect(groups).toEqual([
+      expect.objectContaining({
+        provided_id: 'g-1',
+        token: rotated.body.user_group.token,
+        mapping: { a: 'b' },
+        properties: { tier: 'gold' },
+      }),
+    ]);
+    if (!store.durable) return;
+    await mock.close();
+    const restarted = await start(options);
+    expect((await admin(restarted.url, 'GET', '/__admin/groups')).body).toEqual(groups);
+  });
+
+  it('compares ids exactly as sent: NFC and NFD are two groups, a backslash is kept', async () => {
+    const mock = await start(await store.fresh());
+    const ids = ['caf\u00e9', 'cafe\u0301', 'back\\slash', '__proto__'];
+    for (const id of ids)
+      expect((await api(mock, 'GET', { name: id, user_group_id: id })).body.new_user_group).toBe(true);
+    const listed = (await admin(mock.url, 'GET', '/__admin/groups')).body as {
+      provided_id: string;
+      name: string;
+    }[];
+    expect(listed.map((g) => g.provided_id).sort()).toEqual([...ids].sort());
+    expect(listed.every((g) => g.name === g.provided_id)).toBe(true);
+  });
+
+  it('refuses a seeded group whose id, token or team_id is taken, and never hands out a seeded team_id again', async () => {
+    const mock = await start(await store.fresh());
+    const seeded = await admin(mock.url, 'POST', '/__admin/groups', {
+      body: {
+        environment: 'Customer',
+        user_group_id: 's-1',
+        name: 'Seeded',
+        token: 'a'.repeat(64),
+        team_id: 2,
+      },
+    });
+    expect(seeded.status).toBe(201);
+    for (const clash of [
+      { user_group_id: 's-1', path: '/body/user_group_id' },
+      { user_group_id: 's-2', token: 'a'.repeat(64), path: '/body/token' },
+      { user_group_id: 's-3', team_id: 2, path: '/body/team_id' },
+    ]) {
+      const { path, ...fields } = clash;
+      const refused = await admin(mock.url, 'POST', '/__admin/groups', {
+        body: { environment: 'Customer', name: 'Clash', ...fields },
+      });
+      expect(refused.status).toBe(409);
+      expect(refused.body.error.details[0].path).toBe(path);
+    }
+    const teamIds = [];
+    for (const id of ['n-1', 'n-2', 'n-3'])
+      teamIds.push((await api(mock, 'GET', { name: id, user_group_id: id })).body.user_group.team_id);
+    expect(teamIds).not.toContain(2);
+    expect(new Set(teamIds).size).toBe(3);
+  });
+
+  it('keeps tenants apart, removes a tenant with its groups, and refuses its keys afterwards', async () => {
+    const mock = await start(await store.fresh());
+    const tenant = (await admin(mock.url, 'POST', '/__admin/tenants')).body;
+    const key = tenant.api_keys.Customer as string;
+    const made = await api(mock, 'GET', { name: 'T', user_group_id: 'g-1' }, key);
+    expect(made.body.new_user_group).toBe(true);
+    expect((await api(mock, 'GET', { name: 'D', user_group_id: 'g-1' })).body.new_user_group).toBe(true);
+    expect((await admin(mock.url, 'GET', '/__admin/groups', { key })).body).toHaveLength(1);
+    const tenants = (await admin(mock.url, 'GET', '/__admin/tenants')).body as {
+      id: string;
+      groups: number;
+    }[];
+    expect(tenants.map((t) => [t.id, t.groups])).toEqual([
+      ['default', 1],
+      [tenant.id, 1],
+    ]);
+    expect((await admin(mock.url, 'DELETE', `/__admin/tenants/${tenant.id}`)).status).toBe(204);
+    const refused = await api(mock, 'GET', { name: 'T', user_group_id: 'g-1' }, key);
+    expect(refused.body.error.code).toBe('AUTH_UNKNOWN_KEY');
+    expect((await admin(mock.url, 'GET', `/__admin/tokens/${made.body.user_group.token}`)).status).toBe(404);
+  });
+
+  it('journals requests and strikes planned faults, and a reset empties groups, journal and faults', async () => {
+    const mock = await start(await store.fresh());
+    await api(mock, 'GET', { name: 'One', user_group_id: 'g-1' });
+    await api(mock, 'GET', { user_group_id: 'g-2' });
+    const invalid = (await admin(mock.url, 'GET', '/__admin/requests?invalid=true')).body;
+    expect(invalid.map((e: { status: number }) => e.status)).toEqual([400]);
+    await admin(mock.url, 'POST', '/__admin/faults', { body: { status: 503, times: 2 } });
+    await admin(mock.url, 'POST', '/__admin/faults', { body: { status: 502 } });
+    expect(
+      (await admin(mock.url, 'GET', '/__admin/faults')).body.map((f: { remaining: number }) => f.remaining),
+    ).toEqual([2, 1]);
+    const statuses = [];
+    for (let i = 0; i < 4; i++)
+      statuses.push((await api(mock, 'GET', { name: 'One', user_group_id: 'g-1' })).status);
+    expect(statuses).toEqual([503, 503, 502, 200]);
+    await admin(mock.url, 'POST', '/__admin/faults', { body: { status: 500 } });
+    expect((await admin(mock.url, 'POST', '/__admin/reset')).status).toBe(204);
+    expect((await admin(mock.url, 'GET', '/__admin/groups')).body).toEqual([]);
+    expect((await admin(mock.url, 'GET', '/__admin/requests')).body).toEqual([]);
+    expect((await admin(mock.url, 'GET', '/__admin/faults')).body).toEqual([]);
+    const health = (await admin(mock.url, 'GET', '/__admin/health')).body;
+    expect(health).toMatchObject({ status: 'ready', store: store.kind });
+  });
+});

@@ -1,0 +1,108 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+
+/**
+ * A throwaway PostgreSQL cluster for the tests: `initdb` in a temp dir as the `postgres` user, `pg_ctl start` on a
+ * free port of 127.0.0.1, then stopped and removed. One cluster per test file, a fresh database per test.
+ */
+export interface TestCluster {
+  readonly host: string;
+  readonly port: number;
+  readonly dir: string;
+  /** `postgres://postgres@127.0.0.1:PORT/NAME`. */
+  url(database: string): string;
+  /** A new, empty database; its URL. */
+  createDatabase(): Promise<string>;
+  /** `pg_ctl stop -m immediate`: the server dies as in a crash (no checkpoint). */
+  stopImmediately(): void;
+  /** `pg_ctl start` again on the same port and data. */
+  start(): void;
+  /** Stops the server and removes its files. */
+  remove(): void;
+}
+
+/** Whether `initdb` and `pg_ctl` are on PATH (Debian's postgresql-15 puts them in /usr/lib/postgresql/15/bin). */
+export function postgresAvailable(): boolean {
+  return spawnSync('initdb', ['--version'], { stdio: 'ignore' }).status === 0;
+}
+
+/** On CI the PostgreSQL tests must run; elsewhere they are skipped when the binaries are missing. */
+export const postgresRequired = process.env.CI === 'true';
+
+export const postgresMissing =
+  'user-group-mock: initdb not found (apt-get install postgresql-15 and put /usr/lib/postgresql/15/bin on PATH): the PostgreSQL tests are skipped';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const asPostgres = (args: readonly string[]): void => {
+  const root = process.getuid?.() === 0;
+  const [command, ...rest] = args as [string, ...string[]];
+  if (root) execFileSync('runuser', ['-u', 'postgres', '--', command, ...rest], { stdio: 'pipe' });
+  else execFileSync(command, rest, { stdio: 'pipe' });
+};
+
+/**
+ * Starts a fresh cluster (a few seconds: initdb dominates). The tests run it with `fsync=off` (a killed server
+ * keeps the kernel's page cache, so nothing acknowledged is lost); the benchmark asks for `fsync: true`, as a real
+ * deployment runs.
+ */
+export async function startTestCluster(options: { fsync?: boolean } = {}): Promise<TestCluster> {
+  const dir = mkdtempSync(join(tmpdir(), 'ugm-pg-'));
+  if (process.getuid?.() === 0) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres'])), 0);
+  const data = join(dir, 'data');
+  asPostgres(['initdb', '-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
+  const port = await freePort();
+  const host = '127.0.0.1';
+  const start = (): void =>
+    asPostgres([
+      'pg_ctl',
+      '-D',
+      data,
+      '-l',
+      join(dir, 'server.log'),
+      '-o',
+      `-p ${port} -k ${dir} -c listen_addresses=${host} -c fsync=${options.fsync ? 'on' : 'off'} -c max_connections=200`,
+      '-w',
+      'start',
+    ]);
+  start();
+  let made = 0;
+  const url = (database: string): string => `postgres://postgres@${host}:${port}/${database}`;
+  return {
+    host,
+    port,
+    dir,
+    url,
+    async createDatabase() {
+      const name = `t${process.pid}_${++made}`;
+      const client = new pg.Client({ connectionString: url('postgres') });
+      await client.connect();
+      try {
+        await client.query(`CREATE DATABASE ${name}`);
+      } finally {
+        await client.end();
+      }
+      return url(name);
+    },
+    stopImmediately: () => asPostgres(['pg_ctl', '-D', data, '-m', 'immediate', '-w', 'stop']),
+    start,
+    remove() {
+      try {
+        asPostgres(['pg_ctl', '-D', data, '-m', 'immediate', '-w', 'stop']);
+      } catch {
+        // already stopped
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
