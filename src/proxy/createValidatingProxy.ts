@@ -18,6 +18,7 @@ import { warmUp } from '../validate/schemaChecks.js';
 import { target as targetOf } from './forward.js';
 import { createProxyApp } from './proxyApp.js';
 import { Recording } from './recording.js';
+import { RecordingFile } from './recordingFile.js';
 import { TrafficRules } from './trafficRules.js';
 
 export interface ValidatingProxyOptions {
@@ -30,7 +31,10 @@ export interface ValidatingProxyOptions {
   readonly mode?: 'strict' | 'lenient';
   /** Answer an invalid request with the mock's 400 (or 401, 415...) instead of forwarding it. */
   readonly blockInvalid?: boolean;
-  /** A fixtures file to write what was seen to on close, with a Pact file beside it (`<name>.pact.json`). */
+  /**
+   * A fixtures file to write what was seen to, with a Pact file beside it (`<name>.pact.json`): rewritten a short
+   * while after each exchange (whole, then renamed into place) and on close.
+   */
   readonly record?: string;
   /** The names in the recorded Pact file (default user-group-client and user-group-service). */
   readonly pactConsumer?: string;
@@ -108,7 +112,19 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
   };
   const journal = runtimeOf(context, 'default').journal;
   const rules = new TrafficRules();
-  const recording = options.record === undefined ? undefined : new Recording();
+  const recording =
+    options.record === undefined
+      ? undefined
+      : new RecordingFile(
+          new Recording(),
+          options.record,
+          {
+            consumer: options.pactConsumer ?? 'user-group-client',
+            provider: options.pactProvider ?? 'user-group-service',
+          },
+          (key) => rules.environmentOf(key),
+          (error) => context.logger.error({ err: error }, `cannot write the recording ${options.record}`),
+        );
   const target = targetOf(base, timeout, bodyLimit, ca);
   warmUp();
   const proxy = {
@@ -132,15 +148,7 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
     await close(server);
     target.agent.destroy();
     await store.close();
-    if (recording !== undefined && options.record !== undefined)
-      await recording.write(
-        options.record,
-        {
-          consumer: options.pactConsumer ?? 'user-group-client',
-          provider: options.pactProvider ?? 'user-group-service',
-        },
-        (key) => rules.environmentOf(key),
-      );
+    await recording?.close();
   };
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,

@@ -22,7 +22,7 @@ import { readApiKey } from '../validate/headers.js';
 import { parseJsonBody } from '../validate/jsonText.js';
 import { forward, type Target, type TargetAnswer } from './forward.js';
 import { endToEndHeaders } from './headers.js';
-import type { Recording } from './recording.js';
+import type { RecordingFile } from './recordingFile.js';
 import type { TrafficRules } from './trafficRules.js';
 
 /** What every exchange of one proxy shares. */
@@ -36,7 +36,8 @@ export interface ProxyContext {
   /** Answer an invalid request with the mock's error instead of forwarding it. */
   readonly blockInvalid: boolean;
   readonly rules: TrafficRules;
-  readonly recording: Recording | undefined;
+  /** Where `--record` keeps what was seen, written as it goes. */
+  readonly recording: RecordingFile | undefined;
 }
 
 const noDiagnostics: readonly Diagnostic[] = [];
