@@ -1,12 +1,12 @@
 import { readFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createControls } from '../admin/controls.js';
 import { createAdminHandler } from '../admin/createAdminHandler.js';
 import { cryptoIds } from '../domain/ids.js';
 import { product } from '../errors.js';
 import { answerClientError } from '../http/clientError.js';
-import { listen } from '../http/listen.js';
+import { closeServer, listen } from '../http/listen.js';
 import type { JournalEntry, JournalListener, JournalQuery } from '../runtime/journal.js';
 import { KeyRing } from '../runtime/keyRing.js';
 import { createLog } from '../runtime/log.js';
@@ -145,7 +145,7 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
   let closing: Promise<void> | undefined;
   const shutDown = async (): Promise<void> => {
     stopping.abort();
-    await close(server);
+    await closeServer(server);
     target.agent.destroy();
     await store.close();
     await recording?.close();
@@ -191,15 +191,4 @@ async function readCa(path: string): Promise<Buffer> {
       `${product}: cannot read --target-ca ${path} (${(error as Error).message}); give a PEM file of the certificate authority`,
     );
   }
-}
-
-async function close(server: Server): Promise<void> {
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  server.on('request', (_req: IncomingMessage, res) => res.setHeader('connection', 'close'));
-  server.closeIdleConnections();
-  const sweep = setInterval(() => server.closeIdleConnections(), 50);
-  const deadline = setTimeout(() => server.closeAllConnections(), 5_000);
-  await closed;
-  clearInterval(sweep);
-  clearTimeout(deadline);
 }
