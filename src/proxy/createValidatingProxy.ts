@@ -1,10 +1,11 @@
 import { readFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { AdminOperationId } from '../admin/adminDocument.js';
 import { createControls } from '../admin/controls.js';
 import { createAdminHandler } from '../admin/createAdminHandler.js';
 import { cryptoIds } from '../domain/ids.js';
-import { product } from '../errors.js';
+import { type ApiError, apiError, product } from '../errors.js';
 import { answerClientError } from '../http/clientError.js';
 import { closeServer, listen } from '../http/listen.js';
 import type { JournalEntry, JournalListener, JournalQuery } from '../runtime/journal.js';
@@ -139,7 +140,14 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
   };
   server.on(
     'request',
-    createProxyApp(proxy, createAdminHandler(context, createControls(context)), createPages(context)),
+    createProxyApp(
+      proxy,
+      createAdminHandler(context, createControls(context), {
+        unavailable: mockOnly(options.target),
+        tenants: false,
+      }),
+      createPages(context),
+    ),
   );
   const { port } = server.address() as AddressInfo;
   let closing: Promise<void> | undefined;
@@ -168,6 +176,30 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
     },
   };
 }
+
+/** The admin operations over the mock's own state (groups, tokens, tenants, faults): a proxy keeps none. */
+const mockOnlyOperations: ReadonlySet<AdminOperationId> = new Set<AdminOperationId>([
+  'listGroups',
+  'seedGroup',
+  'checkToken',
+  'listTenants',
+  'createTenant',
+  'deleteTenant',
+  'listFaults',
+  'injectFault',
+  'clearFaults',
+]);
+
+/** A 404 for the mock's admin operations, naming the proxy and where the state lives. */
+const mockOnly =
+  (target: string) =>
+  (operationId: AdminOperationId, method: string, path: string): ApiError | undefined =>
+    mockOnlyOperations.has(operationId)
+      ? apiError(
+          'ROUTE_NOT_FOUND',
+          `${method} ${path} is an admin route of the mock, and this is a validating proxy in front of ${target}: it keeps no groups, tokens, tenants or faults of its own, the service does. Here, /__admin/requests (the verdicts), /__admin/reset and /__admin/health answer; to seed or inject faults, run user-group-mock serve`,
+        )
+      : undefined;
 
 function parseTarget(text: string): URL {
   let url: URL | undefined;
