@@ -1,7 +1,7 @@
 export { defaultApiKeys } from './runtime/keyRing.js';
 
 import { readFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type AdminControls, type Controls, createControls } from './admin/controls.js';
 import { createAdminHandler } from './admin/createAdminHandler.js';
@@ -12,7 +12,7 @@ import type { GroupSeed } from './domain/seed.js';
 import { product } from './errors.js';
 import { createApp } from './http/app.js';
 import { answerClientError } from './http/clientError.js';
-import { holdRequests, listen } from './http/listen.js';
+import { closeServer, holdRequests, listen } from './http/listen.js';
 import { type ApiKey, defaultApiKeys, KeyRing } from './runtime/keyRing.js';
 import { createLog } from './runtime/log.js';
 import type { MockContext, SharedState } from './runtime/mockContext.js';
@@ -238,13 +238,6 @@ async function seedFixtures(controls: AdminControls, world: World, path: string)
 }
 
 async function shutDown(server: Server, store: Store): Promise<void> {
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  server.on('request', (_req: IncomingMessage, res) => res.setHeader('connection', 'close'));
-  server.closeIdleConnections();
-  const sweep = setInterval(() => server.closeIdleConnections(), 50);
-  const deadline = setTimeout(() => server.closeAllConnections(), 5_000);
-  await closed;
-  clearInterval(sweep);
-  clearTimeout(deadline);
+  await closeServer(server);
   await store.close();
 }

@@ -18,13 +18,25 @@ import { readAdminBody } from './readAdminBody.js';
 
 const noScope = ok(defaultTenantId);
 
+/** What an admin API serves less than the mock's (the proxy's: no store of its own, one journal). */
+export interface AdminLimits {
+  /** The error to answer instead of running an operation this server does not have, or undefined to run it. */
+  readonly unavailable?: (
+    operationId: AdminOperationId,
+    method: string,
+    path: string,
+  ) => ApiError | undefined;
+  /** false: every call acts on the one default journal; an `Authorization` header is not read. */
+  readonly tenants?: boolean;
+}
+
 /**
  * The routes of openapi/admin.yaml (those under `/__admin/` and the public documents): admin key, route, scope,
  * parameters and body are checked in that order, each answering the document's error envelope, as far as the
  * operation's security asks for them; then the operation's endpoint calls the shared controls. Admin calls are not
  * journaled.
  */
-export function createAdminHandler(context: MockContext, controls: AdminControls) {
+export function createAdminHandler(context: MockContext, controls: AdminControls, limits: AdminLimits = {}) {
   const checkAdminKey = adminKeyCheck(context.adminKey);
 
   async function answer(
@@ -38,7 +50,10 @@ export function createAdminHandler(context: MockContext, controls: AdminControls
     const denied = access.adminKey ? checkAdminKey(req) : undefined;
     if (denied !== undefined) return errorReply(denied);
     if (found.kind !== 'operation') return errorReply(routeError(found, method, path));
-    const scope = access.scope ? await sharedScopeOf(req, head, context) : noScope;
+    const missing = limits.unavailable?.(found.operation.operationId as AdminOperationId, method, path);
+    if (missing !== undefined) return errorReply(missing);
+    const scope =
+      access.scope && limits.tenants !== false ? await sharedScopeOf(req, head, context) : noScope;
     if (!scope.ok) return errorReply(scope.error);
     const { operation } = found;
     const url = req.url ?? '';

@@ -44,7 +44,7 @@ export const proxyFlags = {
   record: {
     type: 'string',
     env: 'USER_GROUP_MOCK_RECORD',
-    help: 'on exit, write what was seen as a fixtures file PATH (for serve --fixtures) and a Pact file beside it',
+    help: 'write what is seen, as it goes and on exit, as a fixtures file PATH (for serve --fixtures) and a Pact file beside it',
   },
   'pact-consumer': {
     type: 'string',
@@ -181,7 +181,7 @@ export async function runProxy(argv: readonly string[], env: Env): Promise<numbe
         `verdicts: curl -sS '${proxy.url}/__admin/requests?invalid=true'`,
         ...(args.record === undefined
           ? []
-          : [`recording to ${args.record} and ${pactPathOf(args.record)} on exit`]),
+          : [`recording to ${args.record} and ${pactPathOf(args.record)} as it goes`]),
         '',
       ].join('\n'),
     );

@@ -68,3 +68,18 @@ export function holdRequests(server: Server): { serve(listener: RequestListener)
     },
   };
 }
+
+/**
+ * Stops listening and lets in-flight requests finish: every later answer says `Connection: close`, idle
+ * keep-alive connections are closed now and every 50 ms, and whatever is still open after `graceMs` is cut.
+ */
+export async function closeServer(server: Server, graceMs = 5_000): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.on('request', (_req: IncomingMessage, res: ServerResponse) => res.setHeader('connection', 'close'));
+  server.closeIdleConnections();
+  const sweep = setInterval(() => server.closeIdleConnections(), 50);
+  const deadline = setTimeout(() => server.closeAllConnections(), graceMs);
+  await closed;
+  clearInterval(sweep);
+  clearTimeout(deadline);
+}

@@ -1,12 +1,13 @@
 import { readFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { AdminOperationId } from '../admin/adminDocument.js';
 import { createControls } from '../admin/controls.js';
 import { createAdminHandler } from '../admin/createAdminHandler.js';
 import { cryptoIds } from '../domain/ids.js';
-import { product } from '../errors.js';
+import { type ApiError, apiError, product } from '../errors.js';
 import { answerClientError } from '../http/clientError.js';
-import { listen } from '../http/listen.js';
+import { closeServer, listen } from '../http/listen.js';
 import type { JournalEntry, JournalListener, JournalQuery } from '../runtime/journal.js';
 import { KeyRing } from '../runtime/keyRing.js';
 import { createLog } from '../runtime/log.js';
@@ -18,6 +19,7 @@ import { warmUp } from '../validate/schemaChecks.js';
 import { target as targetOf } from './forward.js';
 import { createProxyApp } from './proxyApp.js';
 import { Recording } from './recording.js';
+import { RecordingFile } from './recordingFile.js';
 import { TrafficRules } from './trafficRules.js';
 
 export interface ValidatingProxyOptions {
@@ -30,7 +32,10 @@ export interface ValidatingProxyOptions {
   readonly mode?: 'strict' | 'lenient';
   /** Answer an invalid request with the mock's 400 (or 401, 415...) instead of forwarding it. */
   readonly blockInvalid?: boolean;
-  /** A fixtures file to write what was seen to on close, with a Pact file beside it (`<name>.pact.json`). */
+  /**
+   * A fixtures file to write what was seen to, with a Pact file beside it (`<name>.pact.json`): rewritten a short
+   * while after each exchange (whole, then renamed into place) and on close.
+   */
   readonly record?: string;
   /** The names in the recorded Pact file (default user-group-client and user-group-service). */
   readonly pactConsumer?: string;
@@ -108,7 +113,19 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
   };
   const journal = runtimeOf(context, 'default').journal;
   const rules = new TrafficRules();
-  const recording = options.record === undefined ? undefined : new Recording();
+  const recording =
+    options.record === undefined
+      ? undefined
+      : new RecordingFile(
+          new Recording(),
+          options.record,
+          {
+            consumer: options.pactConsumer ?? 'user-group-client',
+            provider: options.pactProvider ?? 'user-group-service',
+          },
+          (key) => rules.environmentOf(key),
+          (error) => context.logger.error({ err: error }, `cannot write the recording ${options.record}`),
+        );
   const target = targetOf(base, timeout, bodyLimit, ca);
   warmUp();
   const proxy = {
@@ -123,24 +140,23 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
   };
   server.on(
     'request',
-    createProxyApp(proxy, createAdminHandler(context, createControls(context)), createPages(context)),
+    createProxyApp(
+      proxy,
+      createAdminHandler(context, createControls(context), {
+        unavailable: mockOnly(options.target),
+        tenants: false,
+      }),
+      createPages(context),
+    ),
   );
   const { port } = server.address() as AddressInfo;
   let closing: Promise<void> | undefined;
   const shutDown = async (): Promise<void> => {
     stopping.abort();
-    await close(server);
+    await closeServer(server);
     target.agent.destroy();
     await store.close();
-    if (recording !== undefined && options.record !== undefined)
-      await recording.write(
-        options.record,
-        {
-          consumer: options.pactConsumer ?? 'user-group-client',
-          provider: options.pactProvider ?? 'user-group-service',
-        },
-        (key) => rules.environmentOf(key),
-      );
+    await recording?.close();
   };
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
@@ -160,6 +176,30 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
     },
   };
 }
+
+/** The admin operations over the mock's own state (groups, tokens, tenants, faults): a proxy keeps none. */
+const mockOnlyOperations: ReadonlySet<AdminOperationId> = new Set<AdminOperationId>([
+  'listGroups',
+  'seedGroup',
+  'checkToken',
+  'listTenants',
+  'createTenant',
+  'deleteTenant',
+  'listFaults',
+  'injectFault',
+  'clearFaults',
+]);
+
+/** A 404 for the mock's admin operations, naming the proxy and where the state lives. */
+const mockOnly =
+  (target: string) =>
+  (operationId: AdminOperationId, method: string, path: string): ApiError | undefined =>
+    mockOnlyOperations.has(operationId)
+      ? apiError(
+          'ROUTE_NOT_FOUND',
+          `${method} ${path} is an admin route of the mock, and this is a validating proxy in front of ${target}: it keeps no groups, tokens, tenants or faults of its own, the service does. Here, /__admin/requests (the verdicts), /__admin/reset and /__admin/health answer; to seed or inject faults, run user-group-mock serve`,
+        )
+      : undefined;
 
 function parseTarget(text: string): URL {
   let url: URL | undefined;
@@ -183,15 +223,4 @@ async function readCa(path: string): Promise<Buffer> {
       `${product}: cannot read --target-ca ${path} (${(error as Error).message}); give a PEM file of the certificate authority`,
     );
   }
-}
-
-async function close(server: Server): Promise<void> {
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  server.on('request', (_req: IncomingMessage, res) => res.setHeader('connection', 'close'));
-  server.closeIdleConnections();
-  const sweep = setInterval(() => server.closeIdleConnections(), 50);
-  const deadline = setTimeout(() => server.closeAllConnections(), 5_000);
-  await closed;
-  clearInterval(sweep);
-  clearTimeout(deadline);
 }

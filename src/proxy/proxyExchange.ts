@@ -19,9 +19,10 @@ import type { Log } from '../runtime/log.js';
 import type { OperationId } from '../spec/operations.js';
 import type { Diagnostic, Environment } from '../spec/types.js';
 import { readApiKey } from '../validate/headers.js';
+import { parseJsonBody } from '../validate/jsonText.js';
 import { forward, type Target, type TargetAnswer } from './forward.js';
 import { endToEndHeaders } from './headers.js';
-import type { Recording } from './recording.js';
+import type { RecordingFile } from './recordingFile.js';
 import type { TrafficRules } from './trafficRules.js';
 
 /** What every exchange of one proxy shares. */
@@ -35,7 +36,8 @@ export interface ProxyContext {
   /** Answer an invalid request with the mock's error instead of forwarding it. */
   readonly blockInvalid: boolean;
   readonly rules: TrafficRules;
-  readonly recording: Recording | undefined;
+  /** Where `--record` keeps what was seen, written as it goes. */
+  readonly recording: RecordingFile | undefined;
 }
 
 const noDiagnostics: readonly Diagnostic[] = [];
@@ -156,12 +158,14 @@ export function proxyExchange(
     const operation = request.operation;
     let value: unknown;
     if (operation !== undefined) {
+      // Parsed once: the value when the answer is sound JSON, else its bytes, for validateResponse to name the fault.
+      const parsed = body.length === 0 ? undefined : parseJsonBody(body);
+      value = parsed === undefined ? undefined : parsed.ok ? parsed.value.value : plainJson(body);
       const checked = validateResponse(
-        { method, path, status, body },
+        { method, path, status, body: parsed?.ok === true ? value : body },
         { allowAdditionalProperties: proxy.lenient },
       );
       provider.push(...checked.diagnostics);
-      value = parsedOrUndefined(body);
       const apiKey = keyOf(request);
       if (clientDiagnostics.length === 0 && apiKey !== undefined)
         provider.push(
@@ -220,8 +224,8 @@ function keyOf(request: PipelineRequest): string | undefined {
   return read.ok ? read.value : undefined;
 }
 
-function parsedOrUndefined(body: Buffer): unknown {
-  if (body.length === 0) return undefined;
+/** What JSON.parse makes of an answer parseJsonBody refused (a repeated key, a byte order mark...), if anything. */
+function plainJson(body: Buffer): unknown {
   try {
     return JSON.parse(body.toString('utf8'));
   } catch {

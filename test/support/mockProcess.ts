@@ -104,3 +104,25 @@ export function startMockProcess(db: string, entry: MockEntry = {}, readyTimeout
     isReady: () => ready,
   };
 }
+
+export interface ProxyProcess {
+  readonly child: ChildProcess;
+  /** The proxy's URL, from its first stdout line. */
+  readonly url: string;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stderr(): string;
+}
+
+const proxyListening = /^user-group-mock proxy listening on (http:\/\/[^,\s]+), forwarding to /;
+
+/** Starts `node dist/bin/main.js proxy --port 0 --log-level silent ARGS` and resolves once it listens. */
+export async function startProxyProcess(args: readonly string[]): Promise<ProxyProcess> {
+  assertBuildIsCurrent();
+  const cli = runBuiltCli(['proxy', '--port', '0', '--log-level', 'silent', ...args]);
+  live.add(cli.child);
+  void cli.exited.then(() => live.delete(cli.child));
+  const line = await cli.firstLine;
+  const url = proxyListening.exec(line)?.[1];
+  if (url === undefined) throw new Error(`unexpected first stdout line of the proxy: ${line}`);
+  return { child: cli.child, url, exited: cli.exited, stderr: cli.stderr };
+}

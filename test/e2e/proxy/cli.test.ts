@@ -1,0 +1,93 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { pactPathOf } from '../../../src/proxy/recording.js';
+import { call, jsonHeaders, useMocks } from '../../support/http.js';
+import { killAllMockProcesses, startProxyProcess } from '../../support/mockProcess.js';
+import { useTempDir } from '../../support/tempDir.js';
+
+const mocks = useMocks();
+const tempDir = useTempDir('proxy-cli');
+afterAll(killAllMockProcesses);
+
+const groupA = { name: 'Customer A', user_group_id: 'customer-a' };
+const groupB = { name: 'Customer B', user_group_id: 'customer-b' };
+
+/**
+ * The fixtures file's group ids once it and the Pact file beside it hold `ids`, polling for at most 10 s;
+ * undefined when they never do.
+ */
+async function recordedOnceItHolds(path: string, ids: readonly string[]): Promise<string[] | undefined> {
+  const read = (file: string) => readFile(file, 'utf8').then(JSON.parse, () => undefined);
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
+    const fixtures = await read(path);
+    const pact = await read(pactPathOf(path));
+    const seen: string[] = fixtures?.groups.map((g: { user_group_id: string }) => g.user_group_id) ?? [];
+    if (ids.every((id) => seen.includes(id)) && pact?.interactions.length === ids.length) return seen;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return undefined;
+}
+
+describe('the proxy command', () => {
+  it('prints where it listens, forwards, lists invalid exchanges over HTTP, and records on SIGTERM', async () => {
+    const mock = await mocks();
+    const path = join(tempDir(), 'seen.json');
+    const proxy = await startProxyProcess(['--target', mock.url, '--record', path]);
+
+    const forwarded = await call(proxy.url, 'GET', '/api/user', { headers: jsonHeaders(), body: groupA });
+    const direct = await call(mock.url, 'GET', '/api/user', { headers: jsonHeaders(), body: groupA });
+    const invalid = await call(proxy.url, 'GET', '/api/user', {
+      headers: jsonHeaders(),
+      body: { name: 'No id' },
+    });
+    const verdicts = await call(proxy.url, 'GET', '/__admin/requests?invalid=true', { headers: {} });
+    proxy.child.kill('SIGTERM');
+    const exit = await proxy.exited;
+
+    expect(forwarded.status).toBe(200);
+    expect(forwarded.body.user_group).toEqual(direct.body.user_group);
+    expect(invalid.status).toBe(400);
+    expect(verdicts.status).toBe(200);
+    expect(verdicts.body).toHaveLength(1);
+    expect(verdicts.body[0]).toMatchObject({
+      status: 400,
+      fault: 'client',
+      diagnostics: [{ code: 'MISSING_FIELD' }],
+    });
+    expect(exit).toEqual({ code: 0, signal: null });
+    const fixtures = JSON.parse(await readFile(path, 'utf8'));
+    expect(fixtures.groups).toMatchObject([
+      { user_group_id: 'customer-a', token: direct.body.user_group.token },
+    ]);
+    const pact = JSON.parse(await readFile(pactPathOf(path), 'utf8'));
+    expect(pact.interactions).toHaveLength(2);
+  });
+
+  it('keeps the recording of what it saw when killed with SIGKILL, each file whole', async () => {
+    const mock = await mocks();
+    const path = join(tempDir(), 'seen.json');
+    const proxy = await startProxyProcess(['--target', mock.url, '--record', path]);
+
+    await call(proxy.url, 'GET', '/api/user', { headers: jsonHeaders(), body: groupA });
+    const first = await recordedOnceItHolds(path, ['customer-a']);
+    await call(proxy.url, 'GET', '/api/user', { headers: jsonHeaders(), body: groupB });
+    const second = await recordedOnceItHolds(path, ['customer-a', 'customer-b']);
+    proxy.child.kill('SIGKILL');
+    const exit = await proxy.exited;
+
+    expect(first).toEqual(['customer-a']);
+    expect(second).toEqual(['customer-a', 'customer-b']);
+    expect(exit.signal).toBe('SIGKILL');
+    const fixtures = JSON.parse(await readFile(path, 'utf8'));
+    expect(fixtures.groups.map((g: { user_group_id: string }) => g.user_group_id)).toEqual([
+      'customer-a',
+      'customer-b',
+    ]);
+    const pact = JSON.parse(await readFile(pactPathOf(path), 'utf8'));
+    expect(pact.interactions.map((i: { request: { body: unknown } }) => i.request.body)).toEqual([
+      groupA,
+      groupB,
+    ]);
+  });
+});
