@@ -63,6 +63,11 @@ export interface MockServerOptions {
 }
 
 export interface MockServer extends Controls {
+  /**
+   * The same controls, each one awaitable, on every store: with PostgreSQL (`db: 'postgres://…'`) they read and
+   * change the shared database, where the synchronous reads above (`groups()`, `requests()` …) are refused.
+   */
+  readonly admin: AdminControls;
   readonly url: string;
   readonly host: string;
   readonly port: number;
@@ -145,7 +150,7 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
     );
     held.serve(createApp(context, createAdminHandler(context, adminControls), createPages(context)));
     const inProcess = shared === undefined ? controls : inProcessControls(adminControls);
-    return serving(server, store, shared, inProcess, host, apiKeys, stopping);
+    return serving(server, store, shared, inProcess, adminControls, host, apiKeys, stopping);
   } catch (error) {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
@@ -162,7 +167,7 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
 function inProcessControls(shared: AdminControls): Controls {
   const useAdminApi = (name: string) => (): never => {
     throw new Error(
-      `${product}: ${name}() reads the store synchronously, which a PostgreSQL store cannot; call the /__admin API of any replica instead (e.g. GET /__admin/groups)`,
+      `${product}: ${name}() reads the store synchronously, which a PostgreSQL store cannot; await server.admin.${name}(…) instead (the same control, asynchronous), or call the /__admin API of any replica (e.g. GET /__admin/groups)`,
     );
   };
   return {
@@ -188,6 +193,7 @@ function serving(
   store: Store,
   shared: SharedState | undefined,
   controls: Controls,
+  admin: AdminControls,
   host: string,
   apiKeys: readonly ApiKey[],
   stopping: AbortController,
@@ -197,6 +203,7 @@ function serving(
   const urlHost = host.includes(':') ? `[${host}]` : host;
   return {
     ...controls,
+    admin,
     url: `http://${urlHost}:${port}`,
     host,
     port,

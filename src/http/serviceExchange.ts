@@ -15,9 +15,11 @@ import { runOperation } from '../pipeline/runOperation.js';
 import type { Fault } from '../runtime/faults.js';
 import type { JournalRecord } from '../runtime/journal.js';
 import type { KeyOwner } from '../runtime/keyRing.js';
-import { type MockContext, runtimeOf, type TenantRuntime } from '../runtime/mockContext.js';
+import { type MockContext, runtimeOf, type SharedState, type TenantRuntime } from '../runtime/mockContext.js';
+import { faultOf, journalLine } from '../runtime/sharedRuntime.js';
 import type { Operation, OperationId } from '../spec/operations.js';
 import type { Diagnostic } from '../spec/types.js';
+import type { JournalLine, Serving } from '../store/postgres/statements.js';
 import { StoreUnavailableError } from '../store/postgres/unavailable.js';
 import { readApiKey } from '../validate/headers.js';
 import { memoisedAnswer } from './answerMemo.js';
@@ -56,6 +58,8 @@ export class ServiceExchange implements PipelineRequest, BodySink {
   /** What the client got wrong against the document (listed by the journal's `invalid=true`). */
   diagnostics: readonly Diagnostic[] = noWarnings;
   readonly #started: number;
+  /** With PostgreSQL: the journal entry of the answer prepared for the store, written with its change. */
+  #journaled: JournalRecord | undefined = undefined;
 
   constructor(
     private readonly context: MockContext,
@@ -153,14 +157,10 @@ export class ServiceExchange implements PipelineRequest, BodySink {
       this.fail(refused);
       return;
     }
-    const operationId = (this.operation as Operation).operationId;
-    const shared = this.context.shared;
-    if (shared === undefined) this.#planned((this.runtime as TenantRuntime).faults.take(operationId));
-    else
-      shared.runtime.takeFault((this.owner as KeyOwner).tenant, operationId).then(
-        (fault) => this.#guarded(() => this.#planned(fault)),
-        (error: Error) => this.#guarded(() => this.#storeFailed(error)),
-      );
+    const operationId = (this.operation as Operation).operationId as OperationId;
+    if (this.context.shared === undefined)
+      this.#planned((this.runtime as TenantRuntime).faults.take(operationId));
+    else this.#serveShared(this.context.shared, operationId);
   }
 
   /** Strikes the planned fault that is due, if any, else runs the operation. */
@@ -194,21 +194,7 @@ export class ServiceExchange implements PipelineRequest, BodySink {
   #operate(): void {
     const { context } = this;
     if (context.shared !== undefined) {
-      const owner = this.owner as KeyOwner;
-      context.shared.store
-        .operate((this.operation as Operation).operationId as OperationId, owner, this.body, context.ids)
-        .then(
-          (outcome) =>
-            this.#guarded(() => {
-              if (outcome.ok) this.#succeed(outcome.value);
-              else {
-                // The tenant was removed through another replica: its keys are forgotten here too.
-                if (outcome.error.code === 'AUTH_UNKNOWN_KEY') context.keys.forget(owner.tenant);
-                this.fail(outcome.error, false);
-              }
-            }),
-          (error: Error) => this.#guarded(() => this.#storeFailed(error)),
-        );
+      this.#serveShared(context.shared, undefined);
       return;
     }
     const outcome = runOperation(this, context.store.world, context.ids);
@@ -234,6 +220,51 @@ export class ServiceExchange implements PipelineRequest, BodySink {
     );
   }
 
+  /**
+   * With PostgreSQL as the store: the planned fault due for `faultFor` (claimed in the same statement as the rest),
+   * else the operation, its change and the request's journal entry, committed together; the answer goes out after
+   * the commit. The answer to a change is decided before its statement, so its journal entry is written with it.
+   */
+  #serveShared(shared: SharedState, faultFor: OperationId | undefined): void {
+    const owner = this.owner as KeyOwner;
+    const operationId = (this.operation as Operation).operationId as OperationId;
+    const serving: Serving = { faultFor, journal: (decision) => this.#prepared(decision) };
+    shared.store.serve(operationId, owner, this.body, this.context.ids, serving).then(
+      (served) =>
+        this.#guarded(() => {
+          const prepared = this.#journaled;
+          this.#journaled = undefined;
+          if (served.fault !== undefined) {
+            this.reply = undefined;
+            this.payload = undefined;
+            this.#planned(faultOf(served.fault));
+          } else if (!served.result.ok) {
+            // The tenant was removed through another replica: its keys are forgotten here too.
+            if (served.result.error.code === 'AUTH_UNKNOWN_KEY') this.context.keys.forget(owner.tenant);
+            this.payload = undefined;
+            this.fail(served.result.error, false);
+          } else if (served.journaled && prepared !== undefined) {
+            shared.runtime.recorded(owner.tenant).catch((error: Error) => {
+              this.context.logger.error({ err: error }, 'journal trim failed');
+            });
+            this.#deliver(prepared);
+          } else {
+            this.payload = undefined;
+            this.#succeed(served.result.value);
+          }
+        }),
+      (error: Error) => this.#guarded(() => this.#storeFailed(error)),
+    );
+  }
+
+  /** The answer to a decision and its journal entry, before the store commits them (with PostgreSQL). */
+  #prepared(decision: Decision<unknown>): JournalLine {
+    this.reply = answer(this, decision);
+    this.payload = payloadOf(this.reply.body);
+    this.#journaled = this.#journalRecord(this.payload.text);
+    return journalLine(this.#journaled);
+  }
+
   #succeed(decision: Decision<unknown>): void {
     this.reply = answer(this, decision);
     if (decision.shows !== undefined && this.context.shared === undefined)
@@ -243,12 +274,8 @@ export class ServiceExchange implements PipelineRequest, BodySink {
 
   /** The shared store failed: 503 when PostgreSQL is out of reach (nothing was kept), else a bug (500). */
   #storeFailed(error: Error): void {
-    if (!(error instanceof StoreUnavailableError)) {
-      this.crash(error);
-      return;
-    }
-    this.context.logger.error({ err: error }, 'database unavailable');
-    this.fail(apiError('STORE_UNAVAILABLE', error.message, [], { headers: { 'retry-after': '1' } }), false);
+    this.reply = errorReply(storeFailure(this.context, error));
+    this.complete();
   }
 
   /** A step past the first tick: a bug there would otherwise escape to the event loop; it answers 500 instead. */
@@ -315,6 +342,13 @@ export class ServiceExchange implements PipelineRequest, BodySink {
       );
     }
   }
+}
+
+/** The answer when PostgreSQL failed: 503 when it is out of reach (nothing was kept), else a bug (500); logged. */
+export function storeFailure(context: MockContext, error: Error): ApiError {
+  if (!(error instanceof StoreUnavailableError)) return internalError(context, error);
+  context.logger.error({ err: error }, 'database unavailable');
+  return apiError('STORE_UNAVAILABLE', error.message, [], { headers: { 'retry-after': '1' } });
 }
 
 /** The answer to a bug in the mock itself, logged with its stack. */

@@ -1,4 +1,6 @@
+import type { FaultRow } from '../store/postgres/faultRows.js';
 import type { PostgresStore } from '../store/postgres/postgresStore.js';
+import type { JournalLine } from '../store/postgres/statements.js';
 import type { Fault, FaultSpec } from './faults.js';
 import { type JournalEntry, type JournalQuery, type JournalRecord, journalEntry } from './journal.js';
 
@@ -16,12 +18,20 @@ export class SharedRuntime {
   ) {}
 
   async record(tenant: string, record: JournalRecord): Promise<void> {
+    const { operationId, invalid, record: text } = journalLine(record);
     await this.store.query(
       'INSERT INTO journal (tenant, operation_id, invalid, record) VALUES ($1, $2, $3, $4)',
-      [tenant, record.operationId, record.diagnostics.length > 0, JSON.stringify(record)],
+      [tenant, operationId, invalid, text],
     );
-    // Trimmed every hundredth record of this replica: the table holds at most about capacity + 100 per tenant,
-    // and a listing shows the newest `capacity`.
+    await this.recorded(tenant);
+  }
+
+  /**
+   * Counts an entry written (by `record`, or by the store with the change it journals). The journal is trimmed
+   * every hundredth entry of this replica: the table holds at most about capacity + 100 per tenant, and a listing
+   * shows the newest `capacity`.
+   */
+  async recorded(tenant: string): Promise<void> {
     if (++this.#recorded % 100 === 0) await this.#trim('journal', tenant);
   }
 
@@ -66,28 +76,6 @@ export class SharedRuntime {
     return faultOf(rows[0] as FaultRow);
   }
 
-  /**
-   * The first fault of the tenant matching this operation, counted as used (removed with its last use). The row
-   * is locked while it is counted: of two replicas taking at once, each takes one use, never the same one.
-   */
-  async takeFault(tenant: string, operationId: string): Promise<Fault | undefined> {
-    const { rows } = await this.store.query<FaultRow>(
-      `WITH next AS (
-         SELECT id, remaining FROM faults WHERE tenant = $1 AND (operation_id IS NULL OR operation_id = $2)
-         ORDER BY id LIMIT 1 FOR UPDATE
-       ),
-       gone AS (DELETE FROM faults f USING next WHERE f.id = next.id AND next.remaining <= 1 RETURNING f.*),
-       kept AS (
-         UPDATE faults f SET remaining = f.remaining - 1 FROM next WHERE f.id = next.id AND next.remaining > 1
-         RETURNING f.*
-       )
-       SELECT * FROM gone UNION ALL SELECT * FROM kept`,
-      [tenant, operationId],
-    );
-    const row = rows[0];
-    return row === undefined ? undefined : faultOf(row);
-  }
-
   async faults(tenant: string): Promise<Fault[]> {
     const { rows } = await this.store.query<FaultRow>('SELECT * FROM faults WHERE tenant = $1 ORDER BY id', [
       tenant,
@@ -107,16 +95,14 @@ export class SharedRuntime {
   }
 }
 
-interface FaultRow {
-  readonly id: string;
-  readonly operation_id: string | null;
-  readonly status: number | null;
-  readonly delay_ms: number;
-  readonly action: string | null;
-  readonly remaining: number;
-}
+/** A journal record as the journal table holds it. */
+export const journalLine = (record: JournalRecord): JournalLine => ({
+  operationId: record.operationId,
+  invalid: record.diagnostics.length > 0,
+  record: JSON.stringify(record),
+});
 
-const faultOf = (row: FaultRow): Fault => ({
+export const faultOf = (row: FaultRow): Fault => ({
   id: Number(row.id),
   operationId: row.operation_id as Fault['operationId'],
   status: row.status as Fault['status'],

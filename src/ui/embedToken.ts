@@ -1,12 +1,14 @@
 import {
   defaultTenantId,
   type Environment,
+  emptyWorld,
   environments,
   findByToken,
   type Group,
   groupKey,
+  type World,
 } from '../domain/model.js';
-import type { MockContext } from '../runtime/mockContext.js';
+import type { MockContext, SharedState } from '../runtime/mockContext.js';
 import type { RetiredToken } from '../runtime/retiredTokens.js';
 
 /** Which dashboard is embedded where: the scope a real embed would resolve its token in. */
@@ -42,12 +44,15 @@ export type EmbedOutcome =
  * environment. A token that is not live is looked up among the tokens rotations replaced (in the dashboard's tenant
  * first), and among the API keys, a credential often pasted in its place.
  */
-export function resolveEmbed(context: MockContext, request: EmbedRequest): EmbedOutcome {
+export function resolveEmbed(
+  context: MockContext,
+  request: EmbedRequest,
+  world: World = context.store.world,
+): EmbedOutcome {
   const { token, tenant } = request;
   if (!environments.includes(request.environment as Environment))
     return { kind: 'bad-environment', environment: request.environment };
   const environment = request.environment as Environment;
-  const world = context.store.world;
   if (!world.tenants.has(tenant)) return { kind: 'unknown-tenant', tenant };
   if (token === undefined || token === '') return { kind: 'missing-token' };
   const live = findByToken(world, token);
@@ -68,6 +73,50 @@ export function resolveEmbed(context: MockContext, request: EmbedRequest): Embed
   const key = context.keys.owner(token);
   if (key !== undefined) return { kind: 'api-key', environment: key.environment };
   return { kind: 'unknown' };
+}
+
+/**
+ * `resolveEmbed` when PostgreSQL is the store: the rows it needs are read first (the dashboard's tenant, the group
+ * holding the token, the group a rotated token belonged to, a key made through another replica), into a world of
+ * just those, and the token resolved over it as in memory. Rejects with `StoreUnavailableError` when PostgreSQL is
+ * out of reach.
+ */
+export async function resolveEmbedShared(
+  context: MockContext,
+  shared: SharedState,
+  request: EmbedRequest,
+): Promise<EmbedOutcome> {
+  const { store } = shared;
+  const { token, tenant } = request;
+  const world = emptyWorld();
+  const add = (id: string, group?: Group): void => {
+    let scope = world.tenants.get(id);
+    if (scope === undefined) {
+      scope = { id, keys: null, groups: new Map() };
+      world.tenants.set(id, scope);
+    }
+    if (group === undefined) return;
+    const key = groupKey(group.environment, group.provided_id);
+    scope.groups.set(key, group);
+    world.tokens.set(group.token, { tenant: id, key });
+  };
+  if (await store.tenantExists(tenant)) add(tenant);
+  if (token === undefined || token === '') return resolveEmbed(context, request, world);
+  const live = await store.groupByToken(token);
+  if (live !== undefined) add(live.tenant, live.group);
+  else {
+    for (const [id, runtime] of context.runtimes) {
+      const retired = runtime.retired.find(token);
+      if (retired === undefined) continue;
+      const group = await store.group(id, retired.environment, retired.provided_id);
+      if (group !== undefined) add(id, group);
+    }
+    if (context.keys.owner(token) === undefined) {
+      const owner = await store.lookUpKey(token);
+      if (owner !== undefined && owner !== 'group-token') context.keys.learn(token, owner);
+    }
+  }
+  return resolveEmbed(context, request, world);
 }
 
 export const defaultEmbedScope = { tenant: defaultTenantId, environment: 'Customer' } as const;

@@ -4,6 +4,7 @@ import { defaultTenantId } from '../domain/model.js';
 import { type ApiError, apiError } from '../errors.js';
 import type { PageHandler } from '../http/app.js';
 import { send } from '../http/respond.js';
+import { storeFailure } from '../http/serviceExchange.js';
 import { errorReply } from '../pipeline/answer.js';
 import type { MockContext } from '../runtime/mockContext.js';
 import { serviceDocument } from '../spec/loadDocument.js';
@@ -12,7 +13,7 @@ import { type Asset, AssetStore, asset, sendAsset } from './assets.js';
 import type { MockFacts } from './codeSamples.js';
 import { docsPage, type Reference } from './docsPage.js';
 import { embedPage } from './embedPage.js';
-import { resolveEmbed } from './embedToken.js';
+import { type EmbedOutcome, type EmbedRequest, resolveEmbed, resolveEmbedShared } from './embedToken.js';
 import { contentSecurityPolicy, jsonInScript, page } from './html.js';
 import { inlineReferences } from './inlineReferences.js';
 
@@ -125,7 +126,7 @@ export function createPages(context: MockContext, assets = new AssetStore()): Pa
   }
 
   /** What a page path answers: a file with its headers (and status), or an error. */
-  function answer(req: IncomingMessage, path: string): Served | ApiError {
+  function answer(req: IncomingMessage, path: string): Served | ApiError | Promise<Served | ApiError> {
     const file = files[path];
     if (file !== undefined) {
       const built = assets.get(file.name);
@@ -146,18 +147,24 @@ export function createPages(context: MockContext, assets = new AssetStore()): Pa
       tenant: query.get('tenant') || defaultTenantId,
       environment: query.get('environment') || 'Customer',
     };
-    const rendered = embedPage(safeDecode(dashboard), request, resolveEmbed(context, request));
-    return {
-      file: asset('text/html; charset=utf-8', rendered.html),
-      headers: framedPage,
-      status: rendered.status,
-    };
+    const name = safeDecode(dashboard);
+    const shared = context.shared;
+    if (shared === undefined) return embedAnswer(name, request, resolveEmbed(context, request));
+    // With PostgreSQL the token is looked up in the database, as every replica sees it.
+    return resolveEmbedShared(context, shared, request).then(
+      (outcome) => embedAnswer(name, request, outcome),
+      (error: Error) => storeFailure(context, error),
+    );
   }
 
-  function serve(req: IncomingMessage, res: ServerResponse, path: string): void {
+  /** Answers a page path; a promise when the answer waits for the database (the embed preview on PostgreSQL). */
+  function serve(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> | undefined {
     const served = answer(req, path);
-    if ('file' in served) sendAsset(req, res, served.file, served.headers, served.status);
-    else send(res, errorReply(served));
+    if (!(served instanceof Promise)) {
+      deliver(req, res, served);
+      return undefined;
+    }
+    return served.then((found) => deliver(req, res, found));
   }
 
   return (req, res, path) => {
@@ -175,10 +182,32 @@ export function createPages(context: MockContext, assets = new AssetStore()): Pa
       );
       send(res, errorReply(error));
     } else {
-      serve(req, res, path);
+      const waiting = serve(req, res, path);
+      if (waiting !== undefined) {
+        void waiting.then(() => logged(context, method, path, res));
+        return true;
+      }
     }
-    context.logger.info({ method, path, status: res.statusCode }, `${method} ${path} ${res.statusCode}`);
+    logged(context, method, path, res);
     return true;
+  };
+}
+
+function logged(context: MockContext, method: string, path: string, res: ServerResponse): void {
+  context.logger.info({ method, path, status: res.statusCode }, `${method} ${path} ${res.statusCode}`);
+}
+
+function deliver(req: IncomingMessage, res: ServerResponse, served: Served | ApiError): void {
+  if ('file' in served) sendAsset(req, res, served.file, served.headers, served.status);
+  else send(res, errorReply(served));
+}
+
+function embedAnswer(dashboard: string, request: EmbedRequest, outcome: EmbedOutcome): Served {
+  const rendered = embedPage(dashboard, request, outcome);
+  return {
+    file: asset('text/html; charset=utf-8', rendered.html),
+    headers: framedPage,
+    status: rendered.status,
   };
 }
 

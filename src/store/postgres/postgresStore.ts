@@ -9,13 +9,22 @@ import {
   type World,
 } from '../../domain/model.js';
 import { type GroupSeed, seedGroup } from '../../domain/seed.js';
-import { type Caller, type Decision, getOrCreate, rotate, update } from '../../domain/userGroups.js';
+import { type Caller, getOrCreate, rotate, update } from '../../domain/userGroups.js';
 import { apiError, product } from '../../errors.js';
 import { failure, ok, type Result } from '../../result.js';
 import type { OperationId } from '../../spec/operations.js';
 import type { RequestBodies } from '../../spec/types.js';
 import { type GroupRow, groupColumns, groupOf, groupValues, partialWorld, toText } from './rows.js';
 import { migrate } from './schema.js';
+import {
+  type CreateRow,
+  changeAndJournal,
+  claimAndLock,
+  createStatement,
+  type Served,
+  type Serving,
+} from './statements.js';
+import { TeamIds } from './teamIds.js';
 import { classified, isUnavailable } from './unavailable.js';
 
 /** PostgreSQL cannot be reached at start: the CLI prints this and exits with its own code. */
@@ -70,6 +79,8 @@ const tenantRemoved = (): Result<never> =>
  * from a sequence and is unique. A success is returned only after the commit.
  */
 export class PostgresStore {
+  readonly #teamIds = new TeamIds(this);
+
   private constructor(
     readonly pool: pg.Pool,
     /** `host:port`, for messages. */
@@ -146,20 +157,25 @@ export class PostgresStore {
     }
   }
 
-  /** The rule of a service operation, over the rows it needs, and its changes stored. */
-  operate(
+  /**
+   * A service request, stored: the planned fault due for it claimed first (when `serving.faultFor` is set), else
+   * the rule of the operation over the rows it needs, its change and its journal entry written in one commit. A
+   * get-or-create is one statement (one round trip); an update or a rotation one transaction of four.
+   */
+  serve(
     operationId: OperationId,
     owner: Owner,
     body: unknown,
     ids: IdSource,
-  ): Promise<Result<Decision<unknown>>> {
+    serving: Serving,
+  ): Promise<Served> {
     switch (operationId) {
       case 'getOrCreateUserGroup':
-        return this.#getOrCreate(owner, body as RequestBodies['getOrCreateUserGroup'], ids);
+        return this.#getOrCreate(owner, body as RequestBodies['getOrCreateUserGroup'], ids, serving);
       case 'updateUserGroup':
-        return this.#update(owner, body as RequestBodies['updateUserGroup']);
+        return this.#update(owner, body as RequestBodies['updateUserGroup'], serving);
       case 'rotateUserGroupToken':
-        return this.#rotate(owner, body as RequestBodies['rotateUserGroupToken'], ids);
+        return this.#rotate(owner, body as RequestBodies['rotateUserGroupToken'], ids, serving);
     }
   }
 
@@ -167,79 +183,103 @@ export class PostgresStore {
     owner: Owner,
     request: RequestBodies['getOrCreateUserGroup'],
     ids: IdSource,
-  ): Promise<Result<Decision<unknown>>> {
-    const id = toText(request.user_group_id);
-    const existing = await this.#groupById(owner, id);
-    if (existing !== undefined) return getOrCreate(...over([existing], owner), request, ids);
+    serving: Serving,
+  ): Promise<Served> {
+    let faultFor = serving.faultFor ?? null;
     for (;;) {
-      const next = await this.query<{ id: string }>("SELECT nextval('team_ids') AS id");
-      const decision = getOrCreate(...over([], owner, Number(next.rows[0]?.id)), request, ids);
-      if (!decision.ok) return decision;
-      const change = decision.value.changes[0];
-      if (change?.op !== 'putGroup') return decision;
+      // The answer to a new group is decided before the statement, so that its journal entry goes in with it.
+      const teamId = await this.#teamIds.take();
+      const decision = getOrCreate(...over([], owner, teamId), request, ids);
+      const change = decision.ok ? decision.value.changes[0] : undefined;
+      if (!decision.ok || change?.op !== 'putGroup') return { result: decision, journaled: false };
+      const line = serving.journal(decision.value);
+      let row: CreateRow;
       try {
-        const inserted = await this.query(
-          `INSERT INTO groups (${groupColumns}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (tenant, environment, provided_id) DO NOTHING`,
-          groupValues(owner.tenant, change.group),
-        );
-        if (inserted.rowCount === 1) return decision;
+        const { rows } = await this.query<CreateRow>(createStatement, [
+          ...groupValues(owner.tenant, change.group),
+          faultFor,
+          line.operationId,
+          line.invalid,
+          line.record,
+        ]);
+        row = rows[0] as CreateRow;
       } catch (error) {
-        if (violates(error, 'groups_tenant_fkey')) return tenantRemoved();
+        if (violates(error, 'groups_tenant_fkey')) return { result: tenantRemoved(), journaled: false };
         // A team_id a seeded group took ahead of the sequence, or a token drawn twice: draw again.
         if (violates(error, 'groups_team_id_key') || violates(error, 'groups_token_key')) continue;
         throw error;
       }
-      // Another request (on any replica) made the group first: answer with it, unchanged.
-      const made = await this.#groupById(owner, id);
-      if (made !== undefined) return getOrCreate(...over([made], owner), request, ids);
+      if (row.made) return { result: decision, journaled: true };
+      this.#teamIds.giveBack(teamId);
+      if (row.claimed !== null) return { fault: row.claimed };
+      // The group was there (made before this statement, or by a request committed during it): answered unchanged.
+      const existing = row.existing ?? (await this.#groupById(owner, toText(request.user_group_id)));
+      if (existing !== undefined)
+        return { result: getOrCreate(...over([existing], owner), request, ids), journaled: false };
+      faultFor = null; // removed again in between (a reset): no fault was due, so none is claimed twice
     }
   }
 
-  async #update(owner: Owner, request: RequestBodies['updateUserGroup']): Promise<Result<Decision<unknown>>> {
-    const result = await this.transaction(async (client) => {
-      const { rows } = await client.query<GroupRow>(
-        'SELECT * FROM groups WHERE tenant = $1 AND environment = $2 AND provided_id = $3 FOR UPDATE',
-        [owner.tenant, owner.environment, toText(request.user_group_id)],
+  async #update(owner: Owner, request: RequestBodies['updateUserGroup'], serving: Serving): Promise<Served> {
+    const key = [owner.tenant, owner.environment, toText(request.user_group_id)];
+    const served = await this.transaction(async (client): Promise<Served> => {
+      const { claimed, target } = await claimAndLock(
+        client,
+        'tenant = $1 AND environment = $3 AND provided_id = $4',
+        [owner.tenant, serving.faultFor ?? null, owner.environment, toText(request.user_group_id)],
       );
-      const decision = update(over(rows, owner)[1], request);
-      const change = decision.ok ? decision.value.changes[0] : undefined;
-      if (change?.op === 'putGroup') {
-        const [, , , , , name, mapping, properties] = groupValues(owner.tenant, change.group);
-        await client.query(
-          'UPDATE groups SET name = $4, mapping = $5, properties = $6 WHERE tenant = $1 AND environment = $2 AND provided_id = $3',
-          [owner.tenant, owner.environment, toText(request.user_group_id), name, mapping, properties],
-        );
-      }
-      return decision;
+      if (claimed !== null) return { fault: claimed };
+      const result = update(over(target === null ? [] : [target], owner)[1], request);
+      const change = result.ok ? result.value.changes[0] : undefined;
+      if (!result.ok || change?.op !== 'putGroup') return { result, journaled: false };
+      const [, , , , , name, mapping, properties] = groupValues(owner.tenant, change.group);
+      await changeAndJournal(
+        client,
+        'UPDATE groups SET name = $4, mapping = $5, properties = $6 WHERE tenant = $1 AND environment = $2 AND provided_id = $3',
+        [...key, name, mapping, properties],
+        owner.tenant,
+        serving.journal(result.value),
+      );
+      return { result, journaled: true };
     });
-    if (!result.ok && !(await this.tenantExists(owner.tenant))) return tenantRemoved();
-    return result;
+    return this.#tenantChecked(owner, served);
   }
 
   async #rotate(
     owner: Owner,
     request: RequestBodies['rotateUserGroupToken'],
     ids: IdSource,
-  ): Promise<Result<Decision<unknown>>> {
-    const result = await this.transaction(async (client) => {
+    serving: Serving,
+  ): Promise<Served> {
+    const served = await this.transaction(async (client): Promise<Served> => {
       // Of concurrent rotations, the first to lock the row wins; the others find no row holding the old token
       // once it commits (READ COMMITTED re-checks the condition on the updated row).
-      const { rows } = await client.query<GroupRow>('SELECT * FROM groups WHERE token = $1 FOR UPDATE', [
+      const { claimed, target } = await claimAndLock(client, 'token = $3', [
+        owner.tenant,
+        serving.faultFor ?? null,
         request.current_token,
       ]);
-      const decision = rotate(...over(rows, owner), request, ids);
-      const change = decision.ok ? decision.value.changes[0] : undefined;
-      if (change?.op === 'putGroup') {
-        const updated = await client.query('UPDATE groups SET token = $2 WHERE token = $1', [
-          request.current_token,
-          change.group.token,
-        ]);
-        if (updated.rowCount !== 1) throw new Error('the rotated row disappeared under its lock');
-      }
-      return decision;
+      if (claimed !== null) return { fault: claimed };
+      const result = rotate(...over(target === null ? [] : [target], owner), request, ids);
+      const change = result.ok ? result.value.changes[0] : undefined;
+      if (!result.ok || change?.op !== 'putGroup') return { result, journaled: false };
+      await changeAndJournal(
+        client,
+        'UPDATE groups SET token = $2 WHERE token = $1',
+        [request.current_token, change.group.token],
+        owner.tenant,
+        serving.journal(result.value),
+      );
+      return { result, journaled: true };
     });
-    if (!result.ok && !(await this.tenantExists(owner.tenant))) return tenantRemoved();
-    return result;
+    return this.#tenantChecked(owner, served);
+  }
+
+  /** A refusal because the tenant was removed through another replica meanwhile answers as such. */
+  async #tenantChecked(owner: Owner, served: Served): Promise<Served> {
+    if (served.fault !== undefined || served.result.ok || (await this.tenantExists(owner.tenant)))
+      return served;
+    return { result: tenantRemoved(), journaled: false };
   }
 
   async #groupById(owner: Owner, storedId: string): Promise<GroupRow | undefined> {
@@ -293,6 +333,12 @@ export class PostgresStore {
       [tenant, environment ?? null],
     );
     return partialGroups(rows);
+  }
+
+  /** The group of this id in a tenant's environment, if there is one. */
+  async group(tenant: string, environment: Environment, providedId: string): Promise<Group | undefined> {
+    const row = await this.#groupById({ tenant, environment }, toText(providedId));
+    return row === undefined ? undefined : groupOf(row);
   }
 
   async groupByToken(token: string): Promise<{ tenant: string; group: Group } | undefined> {

@@ -17,7 +17,7 @@ export interface GroupRow {
   readonly tenant: string;
   readonly environment: Environment;
   readonly provided_id: string;
-  readonly team_id: string;
+  readonly team_id: string | number;
   readonly token: string;
   readonly name: string;
   readonly mapping: string | null;

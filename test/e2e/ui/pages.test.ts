@@ -4,13 +4,14 @@ import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { request } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { MockContext } from '../../../src/runtime/mockContext.js';
 import { operations } from '../../../src/spec/operations.js';
 import { AssetStore } from '../../../src/ui/assets.js';
 import { createPages } from '../../../src/ui/pages.js';
 import { admin, type Mock, service, useMocks } from '../../support/admin.js';
 import { customerKey, testingKey } from '../../support/http.js';
+import { postgresAvailable, startTestCluster, type TestCluster } from '../../support/postgres.js';
 import { useTempDir } from '../../support/tempDir.js';
 
 const start = useMocks();
@@ -190,12 +191,25 @@ describe('the API reference', () => {
   });
 });
 
-describe('the embed preview', () => {
+/** The embed preview reads the groups of the store the mock runs on: in memory, or PostgreSQL (every replica's). */
+const embedStores = [
+  { name: 'in memory', postgres: false },
+  ...(postgresAvailable() ? [{ name: 'PostgreSQL', postgres: true }] : []),
+];
+
+describe.each(embedStores)('the embed preview, $name', ({ postgres }) => {
+  let cluster: TestCluster | undefined;
+  beforeAll(async () => {
+    if (postgres) cluster = await startTestCluster();
+  }, 60_000);
+  afterAll(() => cluster?.remove());
+  const fresh = async (): Promise<Mock> =>
+    start(cluster === undefined ? {} : { db: await cluster.createDatabase() });
   const preview = (mock: Mock, query: Record<string, string>) =>
     load(`${mock.url}/embed/sales-overview?${new URLSearchParams(query)}`);
 
   it('shows the group a token identifies, its properties as variables and its mapping as data sources', async () => {
-    const mock = await start();
+    const mock = await fresh();
     const g = await group(mock, 'customer-a', customerKey, {
       name: 'Customer A',
       properties: { region: 'EU' },
@@ -218,7 +232,7 @@ describe('the embed preview', () => {
     ['an unknown tenant', { token: 'a'.repeat(64), tenant: 't-nope' }, 404, 'Unknown tenant'],
     ['an unknown environment', { token: 'a'.repeat(64), environment: 'Prod' }, 400, 'Unknown environment'],
   ])('answers %s with a card saying what is wrong', async (_case, query, status, title) => {
-    const mock = await start();
+    const mock = await fresh();
     const page = await preview(mock, query as Record<string, string>);
     expect(page.status).toBe(status);
     expect(visible(page.text)).toContain(title);
@@ -226,7 +240,7 @@ describe('the embed preview', () => {
   });
 
   it('says a rotated token was rotated, and what to do', async () => {
-    const mock = await start();
+    const mock = await fresh();
     const g = await group(mock, 'customer-a');
     await service(mock, 'POST', { current_token: g.token });
     const page = await preview(mock, { token: g.token });
@@ -241,7 +255,7 @@ describe('the embed preview', () => {
   });
 
   it('refuses a token of another environment or another tenant, naming the way out', async () => {
-    const mock = await start();
+    const mock = await fresh();
     const testing = await group(mock, 'test-a', testingKey);
     const other = await preview(mock, { token: testing.token });
     expect(other.status).toBe(403);
@@ -261,7 +275,7 @@ describe('the embed preview', () => {
   });
 
   it('serves the web component to pages of any origin', async () => {
-    const mock = await start();
+    const mock = await fresh();
     const component = await load(`${mock.url}/embed/component.js`, { origin: 'http://integrator.test' });
     expect(component.status).toBe(200);
     expect(component.headers['access-control-allow-origin']).toBe('*');

@@ -1,0 +1,93 @@
+import type pg from 'pg';
+import type { Decision } from '../../domain/userGroups.js';
+import type { Result } from '../../result.js';
+import type { OperationId } from '../../spec/operations.js';
+import { claimFault, type FaultRow } from './faultRows.js';
+import { type GroupRow, groupColumns } from './rows.js';
+
+type Client = pg.PoolClient;
+
+/** A journal entry as the table holds it. */
+export interface JournalLine {
+  readonly operationId: string | null;
+  readonly invalid: boolean;
+  /** The entry's record, as JSON text. */
+  readonly record: string;
+}
+
+/** How a service request is stored (`PostgresStore.serve`). */
+export interface Serving {
+  /** The operation whose planned fault, if one is due, is claimed first; undefined: no fault is claimed. */
+  readonly faultFor: OperationId | undefined;
+  /** The journal entry of the answer to this decision: written in the commit that stores its change. */
+  journal(decision: Decision<unknown>): JournalLine;
+}
+
+/**
+ * What a request came to: a planned fault claimed (nothing else done), or the rule's result, with whether its
+ * journal entry was written with the change (when it was not, the caller journals the answer).
+ */
+export type Served =
+  | { readonly fault: FaultRow }
+  | { readonly fault?: undefined; readonly result: Result<Decision<unknown>>; readonly journaled: boolean };
+
+/**
+ * Get-or-create in one statement, so one round trip and one commit: claims the fault due ($9), else inserts the
+ * group unless its id is taken (the primary key decides between concurrent creates, on any replica) and, when it was
+ * inserted, the journal entry ($10 … $12) with it. Answers the fault claimed, whether the group was made, and the
+ * group already stored (as of the statement's start).
+ */
+export const createStatement = `
+  WITH ${claimFault('$1', '$9')},
+  made AS (
+    INSERT INTO groups (${groupColumns}) SELECT $1, $2, $3, $4, $5, $6, $7, $8 WHERE NOT EXISTS (SELECT FROM next)
+    ON CONFLICT (tenant, environment, provided_id) DO NOTHING
+    RETURNING 1
+  ),
+  logged AS (INSERT INTO journal (tenant, operation_id, invalid, record) SELECT $1, $10, $11, $12 FROM made RETURNING 1)
+  SELECT
+    (SELECT row_to_json(claimed) FROM claimed) AS claimed,
+    EXISTS (SELECT FROM logged) AS made,
+    (SELECT row_to_json(g) FROM groups g WHERE tenant = $1 AND environment = $2 AND provided_id = $3) AS existing`;
+
+export interface CreateRow {
+  readonly claimed: FaultRow | null;
+  readonly made: boolean;
+  readonly existing: GroupRow | null;
+}
+
+/**
+ * In a transaction: claims the fault due for operation $2 of tenant $1, else locks the group `where` names (held
+ * until the commit: a concurrent update or rotation of it waits, then sees the committed row).
+ */
+export async function claimAndLock(
+  client: Client,
+  where: string,
+  values: unknown[],
+): Promise<{ claimed: FaultRow | null; target: GroupRow | null }> {
+  const { rows } = await client.query<{ claimed: FaultRow | null; target: GroupRow | null }>(
+    `WITH ${claimFault('$1', '$2')},
+     target AS (SELECT * FROM groups WHERE ${where} AND NOT EXISTS (SELECT FROM next) FOR UPDATE)
+     SELECT (SELECT row_to_json(claimed) FROM claimed) AS claimed, (SELECT row_to_json(target) FROM target) AS target`,
+    values,
+  );
+  return rows[0] as { claimed: FaultRow | null; target: GroupRow | null };
+}
+
+/** One statement: the change (an UPDATE of one locked row) and, with it, the request's journal entry. */
+export async function changeAndJournal(
+  client: Client,
+  change: string,
+  values: unknown[],
+  tenant: string,
+  line: JournalLine,
+): Promise<void> {
+  const n = values.length;
+  const { rowCount } = await client.query(
+    `WITH changed AS (${change} RETURNING 1)
+     INSERT INTO journal (tenant, operation_id, invalid, record)
+     SELECT $${n + 1}, $${n + 2}, $${n + 3}, $${n + 4} FROM changed`,
+    [...values, tenant, line.operationId, line.invalid, line.record],
+  );
+  if (rowCount !== 1) throw new Error('the locked row disappeared under its lock');
+}

@@ -1,0 +1,45 @@
+/** Where the team ids come from: the `team_ids` sequence, through any statement. */
+interface Sequence {
+  query<R extends { id: string }>(text: string, values: unknown[]): Promise<{ rows: R[] }>;
+}
+
+/**
+ * The team ids of one replica, drawn from the `team_ids` sequence a block at a time, so that a create decides its
+ * answer (and journal entry) before its one statement instead of asking for `nextval` first. Unique across replicas
+ * as the sequence is; in the order they are handed out within a replica, and across replicas interleaved by block.
+ * An id drawn for a group that turned out to exist is given back and handed out next. The ids of a block a replica
+ * did not use when it stops are skipped, as a sequence skips the ids of a rolled-back transaction.
+ */
+export class TeamIds {
+  #ids: number[] = [];
+  #drawing: Promise<void> | undefined = undefined;
+
+  constructor(
+    private readonly sequence: Sequence,
+    private readonly block = 32,
+  ) {}
+
+  async take(): Promise<number> {
+    for (;;) {
+      const id = this.#ids.shift();
+      if (id !== undefined) return id;
+      this.#drawing ??= this.#draw().finally(() => {
+        this.#drawing = undefined;
+      });
+      await this.#drawing;
+    }
+  }
+
+  /** An id taken but not stored: handed out next. */
+  giveBack(id: number): void {
+    this.#ids.unshift(id);
+  }
+
+  async #draw(): Promise<void> {
+    const { rows } = await this.sequence.query<{ id: string }>(
+      "SELECT nextval('team_ids') AS id FROM generate_series(1, $1)",
+      [this.block],
+    );
+    this.#ids.push(...rows.map((row) => Number(row.id)).sort((a, b) => a - b));
+  }
+}

@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MockServer } from '../../../src/index.js';
+import { call, customerKey, jsonHeaders, useMocks } from '../../support/http.js';
+import { postgresAvailable, startTestCluster, type TestCluster } from '../../support/postgres.js';
+
+/** `server.admin`: the fixture controls, awaitable, in process, on every store (PostgreSQL's only in-process reads). */
+const stores = [
+  { name: 'in memory', postgres: false },
+  ...(postgresAvailable() ? [{ name: 'PostgreSQL', postgres: true }] : []),
+];
+
+describe.each(stores)('server.admin, $name', ({ postgres }) => {
+  let cluster: TestCluster | undefined;
+  beforeAll(async () => {
+    if (postgres) cluster = await startTestCluster();
+  }, 60_000);
+  afterAll(() => cluster?.remove());
+  const start = useMocks();
+  const fresh = async (): Promise<MockServer> =>
+    start(cluster === undefined ? {} : { db: await cluster.createDatabase() });
+
+  it('reads the groups, tokens, journal, faults, tenants and health of the store the service wrote', async () => {
+    const mock = await fresh();
+    const made = await call(mock.url, 'GET', '/api/user', {
+      body: { name: 'Made', user_group_id: 'made' },
+      headers: jsonHeaders(customerKey),
+    });
+    const token = made.body.user_group.token as string;
+    expect((await mock.admin.groups()).map((group) => group.provided_id)).toEqual(['made']);
+    expect(await mock.admin.token(token)).toMatchObject({ provided_id: 'made', name: 'Made' });
+    expect((await mock.admin.requests()).map((entry) => entry.status)).toEqual([200]);
+    const planned = await mock.admin.injectFault({ status: 503 });
+    expect(planned.ok).toBe(true);
+    expect((await mock.admin.faults()).map((fault) => fault.remaining)).toEqual([1]);
+    await mock.admin.clearFaults();
+    expect(await mock.admin.faults()).toEqual([]);
+    expect((await mock.admin.tenants()).map((tenant) => [tenant.id, tenant.groups])).toEqual([
+      ['default', 1],
+    ]);
+    expect(await mock.admin.health()).toMatchObject({
+      status: 'ready',
+      store: postgres ? 'postgres' : 'memory',
+    });
+    await mock.admin.clearRequests();
+    expect(await mock.admin.requests()).toEqual([]);
+  });
+
+  it.runIf(postgres)(
+    'refuses the synchronous reads, naming their awaitable form on server.admin',
+    async () => {
+      const mock = await fresh();
+      expect(() => mock.groups()).toThrow(
+        'user-group-mock: groups() reads the store synchronously, which a PostgreSQL store cannot; await server.admin.groups(…) instead',
+      );
+      expect(() => mock.requests()).toThrow('await server.admin.requests(…) instead');
+    },
+  );
+});

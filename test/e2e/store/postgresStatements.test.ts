@@ -1,0 +1,100 @@
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createMockServer, type MockServer } from '../../../src/index.js';
+import { admin } from '../../support/admin.js';
+import { type Answer, call, customerKey, jsonHeaders } from '../../support/http.js';
+import { postgresAvailable, startTestCluster, type TestCluster } from '../../support/postgres.js';
+
+/**
+ * What each service call costs PostgreSQL, counted as the statements the driver sends: a create is one statement
+ * (fault claim, group and journal entry in one commit), and a fault planned for any operation is claimed in the
+ * statement that would otherwise have done the operation.
+ */
+describe.skipIf(!postgresAvailable())('the PostgreSQL store, statement by statement', () => {
+  let cluster: TestCluster;
+  let mock: MockServer | undefined;
+  beforeAll(async () => {
+    cluster = await startTestCluster();
+  }, 60_000);
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    await mock?.close();
+    mock = undefined;
+  });
+  afterAll(() => cluster?.remove());
+
+  const start = async (): Promise<MockServer> => {
+    mock = await createMockServer({ db: await cluster.createDatabase() });
+    return mock;
+  };
+  const api = (server: MockServer, method: string, body: unknown): Promise<Answer> =>
+    call(server.url, method, '/api/user', { body, headers: jsonHeaders(customerKey) });
+
+  it('makes a new group and its journal entry in one statement, and answers a known id in two', async () => {
+    const server = await start();
+    // The first create also draws a block of team ids from the sequence.
+    expect((await api(server, 'GET', { name: 'First', user_group_id: 'first' })).status).toBe(200);
+    const sent = vi.spyOn(pg.Client.prototype, 'query');
+    const made: Answer[] = [];
+    for (let i = 0; i < 10; i++)
+      made.push(await api(server, 'GET', { name: `G${i}`, user_group_id: `g-${i}` }));
+    expect(made.map((answer) => answer.body.new_user_group)).toEqual(Array(10).fill(true));
+    expect(sent).toHaveBeenCalledTimes(10);
+    sent.mockClear();
+    for (let i = 0; i < 10; i++)
+      expect((await api(server, 'GET', { name: `G${i}`, user_group_id: `g-${i}` })).body.new_user_group).toBe(
+        false,
+      );
+    expect(sent).toHaveBeenCalledTimes(20);
+    sent.mockRestore();
+    const journal = (await admin(server.url, 'GET', '/__admin/requests?operationId=getOrCreateUserGroup'))
+      .body as { status: number; responseBody: unknown }[];
+    expect(journal).toHaveLength(21);
+    expect(journal.slice(1, 11).map((entry) => entry.responseBody)).toEqual(
+      made.map((answer) => answer.body),
+    );
+    expect(journal.every((entry) => entry.status === 200)).toBe(true);
+  });
+
+  it('hands out team ids in order through one replica, and gives back the one drawn for a known id', async () => {
+    const server = await start();
+    const teamIds = [];
+    for (const id of ['a', 'a', 'b', 'a', 'c'])
+      teamIds.push((await api(server, 'GET', { name: id, user_group_id: id })).body.user_group.team_id);
+    expect(teamIds).toEqual([1, 1, 2, 1, 3]);
+  });
+
+  it('claims a delay-only fault in the create statement, then makes the group once after the delay', async () => {
+    const server = await start();
+    await admin(server.url, 'POST', '/__admin/faults', {
+      body: { operationId: 'getOrCreateUserGroup', delay_ms: 150 },
+    });
+    const made = await api(server, 'GET', { name: 'Slow', user_group_id: 'slow' });
+    expect(made.body.new_user_group).toBe(true);
+    expect((await admin(server.url, 'GET', '/__admin/faults')).body).toEqual([]);
+    expect((await admin(server.url, 'GET', '/__admin/groups')).body).toHaveLength(1);
+    expect((await admin(server.url, 'GET', '/__admin/requests')).body).toHaveLength(1);
+  });
+
+  it('strikes a fault planned for an update or a rotation before changing anything, then serves the next call', async () => {
+    const server = await start();
+    const made = await api(server, 'GET', { name: 'Before', user_group_id: 'g' });
+    const token = made.body.user_group.token as string;
+    for (const operationId of ['updateUserGroup', 'rotateUserGroupToken'])
+      await admin(server.url, 'POST', '/__admin/faults', { body: { operationId, status: 503 } });
+    const update = { name: 'After', user_group_id: 'g' };
+    const rotation = { current_token: token };
+    expect((await api(server, 'PUT', update)).status).toBe(503);
+    expect((await api(server, 'POST', rotation)).status).toBe(503);
+    expect((await admin(server.url, 'GET', '/__admin/groups')).body).toMatchObject([
+      { name: 'Before', token },
+    ]);
+    expect((await api(server, 'PUT', update)).body.user_group.name).toBe('After');
+    const rotated = await api(server, 'POST', rotation);
+    expect(rotated.body.user_group.token).not.toBe(token);
+    const statuses = (await admin(server.url, 'GET', '/__admin/requests')).body.map(
+      (entry: { status: number }) => entry.status,
+    );
+    expect(statuses).toEqual([200, 503, 503, 200, 200]);
+  });
+});
