@@ -14,6 +14,7 @@ import { createLog } from '../runtime/log.js';
 import { type MockContext, runtimeOf } from '../runtime/mockContext.js';
 import { openMemoryPersistence } from '../store/persistence.js';
 import { Store } from '../store/store.js';
+import { AssetStore } from '../ui/assets.js';
 import { createPages } from '../ui/pages.js';
 import { warmUp } from '../validate/schemaChecks.js';
 import { target as targetOf } from './forward.js';
@@ -146,7 +147,7 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
         unavailable: mockOnly(options.target),
         tenants: false,
       }),
-      createPages(context),
+      createPages(context, new AssetStore(), 'proxy'),
     ),
   );
   const { port } = server.address() as AddressInfo;
