@@ -1,20 +1,15 @@
-import { parseArgs } from 'node:util';
 import type { Environment } from '../domain/model.js';
 import { product } from '../errors.js';
 import type { MockServerOptions } from '../mockServer.js';
 import type { ApiKey } from '../runtime/keyRing.js';
 import { parseRateLimit } from '../runtime/rateLimiter.js';
 import { isPostgresUrl } from '../store/postgres/postgresStore.js';
-import { unknownFlag } from './suggest.js';
+import { type FlagSpec, flagHelpLines, integer, logLevelOf, readFlags, sharedFlags } from './flags.js';
 
 /** Each flag of `serve`, its environment variable, and its help line: the one table --help is printed from. */
 export const serveFlags = {
-  host: { type: 'string', env: 'USER_GROUP_MOCK_HOST', help: 'address to listen on (default 127.0.0.1)' },
-  port: {
-    type: 'string',
-    env: 'USER_GROUP_MOCK_PORT',
-    help: 'port to listen on; 0 picks a free one (default 4010)',
-  },
+  host: sharedFlags.host,
+  port: sharedFlags.port,
   db: {
     type: 'string',
     env: 'USER_GROUP_MOCK_DB',
@@ -28,6 +23,7 @@ export const serveFlags = {
   'api-key': {
     type: 'string',
     multiple: true,
+    value: 'KEY[:ENV]',
     env: 'USER_GROUP_MOCK_API_KEYS',
     help: 'KEY[:Customer|:Testing], repeatable (env: comma-separated); default dev-customer-key:Customer and dev-testing-key:Testing',
   },
@@ -37,11 +33,7 @@ export const serveFlags = {
     help: 'JSON file { "groups": [...] } seeded at start',
   },
   seed: { type: 'string', env: 'USER_GROUP_MOCK_SEED', help: 'integer; makes tokens and ids deterministic' },
-  'log-level': {
-    type: 'string',
-    env: 'USER_GROUP_MOCK_LOG_LEVEL',
-    help: 'silent | info | debug (default info); logs go to stderr',
-  },
+  'log-level': sharedFlags['log-level'],
   'body-limit': {
     type: 'string',
     env: 'USER_GROUP_MOCK_BODY_LIMIT',
@@ -62,23 +54,14 @@ export const serveFlags = {
     env: 'USER_GROUP_MOCK_RATE_LIMIT',
     help: 'N/min per API key, then 429 with Retry-After (the real service: 180/min)',
   },
-  'admin-key': {
-    type: 'string',
-    env: 'USER_GROUP_MOCK_ADMIN_KEY',
-    help: 'key required on /__admin calls (required beyond loopback)',
-  },
-  help: { type: 'boolean', env: '', help: 'print this help' },
-} as const;
+  'admin-key': sharedFlags['admin-key'],
+  help: sharedFlags.help,
+} as const satisfies Readonly<Record<string, FlagSpec>>;
 
 export const defaultDbPath = '.user-group-mock/db.json';
 
 export function serveHelp(): string {
-  const lines = Object.entries(serveFlags).map(([name, flag]) => {
-    const value = flag.type === 'string' ? (name === 'api-key' ? ' KEY[:ENV]' : ' VALUE') : '';
-    const env = flag.env === '' ? '' : `  [${flag.env}]`;
-    return `  --${name}${value}\n      ${flag.help}${env}`;
-  });
-  return `Usage: user-group-mock serve [flags]\n\nRuns the stateful User Group Service mock.\n\nFlags (environment variable in brackets):\n${lines.join('\n')}\n`;
+  return `Usage: user-group-mock serve [flags]\n\nRuns the stateful User Group Service mock.\n\nFlags (environment variable in brackets):\n${flagHelpLines(serveFlags)}\n`;
 }
 
 export type ServeArgs = MockServerOptions & { readonly help: boolean };
@@ -88,27 +71,7 @@ export function parseServeArgs(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
 ): ServeArgs {
-  const options = Object.fromEntries(
-    Object.entries(serveFlags).map(([name, flag]) => [
-      name,
-      { type: flag.type, ...('multiple' in flag ? { multiple: true } : {}) },
-    ]),
-  ) as Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>;
-  let values: Record<string, string | boolean | Array<string | boolean> | undefined>;
-  try {
-    values = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values;
-  } catch (error) {
-    const message = unknownFlag(argv, options) ?? (error as Error).message;
-    throw new Error(`${product}: ${message}. Run "user-group-mock serve --help" for the flags.`);
-  }
-  const get = (name: keyof typeof serveFlags): string | undefined => {
-    const value = values[name];
-    if (typeof value === 'string') return value;
-    const fromEnv = serveFlags[name].env === '' ? undefined : env[serveFlags[name].env];
-    return fromEnv === '' ? undefined : fromEnv;
-  };
-  const flagOn = (name: 'in-memory' | 'help'): boolean =>
-    values[name] === true || ['1', 'true'].includes(get(name) ?? '');
+  const { values, get, on: flagOn } = readFlags('serve', serveFlags, argv, env);
   const apiKeyValues = (values['api-key'] as string[] | undefined) ?? get('api-key')?.split(',');
   const databaseUrl = env.DATABASE_URL;
   const dbPath =
@@ -120,9 +83,7 @@ export function parseServeArgs(
     throw new Error(`${product}: --db and --in-memory exclude each other; choose one`);
   const rateLimit = get('rate-limit');
   const seed = get('seed');
-  const logLevel = get('log-level') ?? 'info';
-  if (!['silent', 'info', 'debug'].includes(logLevel))
-    throw new Error(`${product}: --log-level must be silent, info or debug, not "${logLevel}"`);
+  const logLevel = logLevelOf(get('log-level'));
   const adminKey = get('admin-key');
   const fixtures = get('fixtures');
   return {
@@ -133,20 +94,13 @@ export function parseServeArgs(
     ...(apiKeyValues === undefined ? {} : { apiKeys: apiKeyValues.map(parseApiKey) }),
     ...(fixtures === undefined ? {} : { fixtures }),
     ...(seed === undefined ? {} : { seed: integer('seed', seed, 0, Number.MAX_SAFE_INTEGER) }),
-    logLevel: logLevel as 'silent' | 'info' | 'debug',
+    logLevel,
     bodyLimit: integer('body-limit', get('body-limit') ?? '1048576', 1, 1024 ** 3),
     headersTimeout: integer('headers-timeout', get('headers-timeout') ?? '10000', 1, 3_600_000),
     requestTimeout: integer('request-timeout', get('request-timeout') ?? '30000', 1, 3_600_000),
     ...(rateLimit === undefined ? {} : { rateLimit: parseRateLimit(rateLimit) }),
     ...(adminKey === undefined ? {} : { adminKey }),
   };
-}
-
-export function integer(name: string, text: string, min: number, max: number): number {
-  const n = Number(text);
-  if (!/^\d+$/.test(text.trim()) || n < min || n > max)
-    throw new Error(`${product}: --${name} must be an integer from ${min} to ${max}, not "${text}"`);
-  return n;
 }
 
 /** `KEY`, `KEY:Customer` or `KEY:Testing` (a bare key is Customer). */

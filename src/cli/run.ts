@@ -4,7 +4,8 @@ import { ListenError } from '../http/listen.js';
 import { createMockServer, type MockServer } from '../mockServer.js';
 import { DatabaseUnreachableError, isPostgresUrl } from '../store/postgres/postgresStore.js';
 import { SchemaTooNewError } from '../store/postgres/schema.js';
-import { parseServeArgs, serveHelp } from './args.js';
+import { parseServeArgs, type ServeArgs, serveHelp } from './args.js';
+import { runUntilStopped } from './runUntilStopped.js';
 import { nearest } from './suggest.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -66,45 +67,20 @@ export async function run(argv: readonly string[], env: Env): Promise<number> {
   return command.run(rest, env);
 }
 
-async function serve(argv: readonly string[], env: Env): Promise<number> {
-  let args: ReturnType<typeof parseServeArgs>;
-  try {
-    args = parseServeArgs(argv, env);
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n`);
-    return 2;
-  }
-  if (args.help) {
-    process.stdout.write(serveHelp());
-    return 0;
-  }
-  // Signals are handled before anything is opened: a stop asked for during start-up waits for the start to
-  // finish and then shuts down cleanly, and the listening line, once printed, means "ready and stoppable".
-  const stopping = stopSignal();
-  let server: MockServer;
-  try {
-    server = await createMockServer(args);
-  } catch (error) {
-    stopping.dispose();
-    process.stderr.write(`${(error as Error).message}\n`);
-    return exitCodeOf(error);
-  }
-  if (stopping.received === undefined) {
-    process.stdout.write(readyLines(server, args.db));
-    await stopping.signal;
-  }
-  process.stderr.write(
-    `${product}: ${stopping.received} received; finishing in-flight requests and flushing the store\n`,
+/** `user-group-mock serve`: the mock until SIGINT or SIGTERM, then its store flushed. */
+function serve(argv: readonly string[], env: Env): Promise<number> {
+  return runUntilStopped<ServeArgs, MockServer>(
+    {
+      parse: parseServeArgs,
+      help: serveHelp,
+      start: createMockServer,
+      exitCodeOf,
+      readyLines: (server, args) => readyLines(server, args.db),
+      stopping: 'finishing in-flight requests and flushing the store',
+    },
+    argv,
+    env,
   );
-  try {
-    await server.close();
-    return 0;
-  } catch (error) {
-    process.stderr.write(`${product}: could not shut down cleanly: ${(error as Error).message}\n`);
-    return 1;
-  } finally {
-    stopping.dispose();
-  }
 }
 
 /**
@@ -118,39 +94,6 @@ function exitCodeOf(error: unknown): number {
   if (error instanceof DatabaseUnreachableError) return exitCodes.databaseUnreachable;
   if (error instanceof SchemaTooNewError) return exitCodes.schemaTooNew;
   return exitCodes.failed;
-}
-
-/**
- * SIGINT and SIGTERM, from now on: `signal` resolves with the first. The handlers stay until `dispose`, so that a
- * second signal during the shutdown does not kill the process half way (the shutdown is bounded).
- */
-export function stopSignal(): {
-  readonly signal: Promise<string>;
-  readonly received: string | undefined;
-  dispose(): void;
-} {
-  let received: string | undefined;
-  let resolve: (signal: string) => void = () => undefined;
-  const signal = new Promise<string>((r) => {
-    resolve = r;
-  });
-  const handlers = (['SIGINT', 'SIGTERM'] as const).map((name) => {
-    const handler = (): void => {
-      received ??= name;
-      resolve(received);
-    };
-    process.on(name, handler);
-    return [name, handler] as const;
-  });
-  return {
-    signal,
-    get received() {
-      return received;
-    },
-    dispose: () => {
-      for (const [name, handler] of handlers) process.off(name, handler);
-    },
-  };
 }
 
 function readyLines(server: MockServer, db: string | undefined): string {

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AdminOperationId } from '../admin/adminDocument.js';
-import { createControls } from '../admin/controls.js';
+import { type Controls, createControls } from '../admin/controls.js';
 import { createAdminHandler } from '../admin/createAdminHandler.js';
 import { cryptoIds } from '../domain/ids.js';
 import { type ApiError, apiError, product } from '../errors.js';
@@ -14,6 +14,7 @@ import { createLog } from '../runtime/log.js';
 import { type MockContext, runtimeOf } from '../runtime/mockContext.js';
 import { openMemoryPersistence } from '../store/persistence.js';
 import { Store } from '../store/store.js';
+import { AssetStore } from '../ui/assets.js';
 import { createPages } from '../ui/pages.js';
 import { warmUp } from '../validate/schemaChecks.js';
 import { target as targetOf } from './forward.js';
@@ -127,6 +128,15 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
           (error) => context.logger.error({ err: error }, `cannot write the recording ${options.record}`),
         );
   const target = targetOf(base, timeout, bodyLimit, ca);
+  const mockControls = createControls(context);
+  /** A reset, in process or `POST /__admin/reset`, empties the journal and the rules' memory alike. */
+  const controls: Controls = {
+    ...mockControls,
+    reset: async (tenant) => {
+      await mockControls.reset(tenant);
+      rules.clear();
+    },
+  };
   warmUp();
   const proxy = {
     target,
@@ -142,11 +152,11 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
     'request',
     createProxyApp(
       proxy,
-      createAdminHandler(context, createControls(context), {
+      createAdminHandler(context, controls, {
         unavailable: mockOnly(options.target),
         tenants: false,
       }),
-      createPages(context),
+      createPages(context, new AssetStore(), 'proxy'),
     ),
   );
   const { port } = server.address() as AddressInfo;
@@ -165,10 +175,7 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
     target: options.target,
     requests: (query = {}) => journal.list(query),
     clearRequests: () => journal.clear(),
-    reset: async () => {
-      journal.clear();
-      rules.clear();
-    },
+    reset: () => controls.reset(),
     watchRequests: (listener) => journal.subscribe(listener),
     close: () => {
       closing ??= shutDown();

@@ -59,8 +59,17 @@ const files: Readonly<Record<string, { readonly name: string; readonly headers: 
   '/embed/assets/embed.css': { name: 'embed.css', headers: common },
 };
 
-/** The inspector's page; the service's operations (ids, short names) are written into it from the document. */
-function inspectorPage(): Asset {
+/**
+ * What serves the pages: the mock, or a validating proxy (whose inspector shows its one journal of exchanges, with
+ * whose fault each verdict is, and none of the mock's groups, tenants or faults).
+ */
+export type PagesServer = 'mock' | 'proxy';
+
+/**
+ * The inspector's page; the service's operations (ids, short names) are written into it from the document, and
+ * which server it is on. The proxy's target is not: the pages are served without the admin key.
+ */
+function inspectorPage(server: PagesServer): Asset {
   const described = operations().map(({ operationId, shortName, method }) => ({
     operationId,
     shortName,
@@ -73,7 +82,8 @@ function inspectorPage(): Asset {
       styles: ['/__admin/ui/assets/inspector.css'],
       modules: ['/__admin/ui/assets/inspector.js'],
       body: `<div id="app"><p class="boot">Loading the inspector…</p><noscript>The inspector needs JavaScript.</noscript></div>
-<script type="application/json" id="operations">${jsonInScript(described)}</script>`,
+<script type="application/json" id="operations">${jsonInScript(described)}</script>
+<script type="application/json" id="server">${jsonInScript({ kind: server })}</script>`,
     }),
   );
 }
@@ -97,7 +107,11 @@ const isPagePath = (path: string): boolean =>
  * reference (`/docs`, `/docs/admin`) and the embed preview (`/embed/{dashboard_id}?token=…`, and the web component
  * `/embed/component.js`). Pages and their files need no admin key: they hold no data of the mock.
  */
-export function createPages(context: MockContext, assets = new AssetStore()): PageHandler {
+export function createPages(
+  context: MockContext,
+  assets = new AssetStore(),
+  server: PagesServer = 'mock',
+): PageHandler {
   const references = new Map<string, Asset>();
   let inspector: Asset | undefined;
 
@@ -133,7 +147,7 @@ export function createPages(context: MockContext, assets = new AssetStore()): Pa
       return built === undefined ? notBuilt(file.name) : { file: built, headers: file.headers };
     }
     if (path === '/__admin/ui' || path === '/__admin/ui/') {
-      inspector ??= inspectorPage();
+      inspector ??= inspectorPage(server);
       return { file: inspector, headers: ownPage };
     }
     if (path === '/docs' || path === '/docs/')

@@ -6,13 +6,23 @@ import { admin, followJournal, type Session, type StreamState, saveAdminKey, sav
 import { Faults } from './faults.js';
 import { Groups } from './groups.js';
 import { Requests } from './requests.js';
+import { onProxy } from './ui.js';
 
 type View = 'requests' | 'groups' | 'faults';
-const views: readonly (readonly [View, string])[] = [
-  ['requests', 'Requests'],
-  ['groups', 'Groups'],
-  ['faults', 'Faults'],
-];
+/** The views; a proxy keeps no groups or faults, the service it is in front of does. */
+const views: readonly (readonly [View, string])[] = onProxy
+  ? [['requests', 'Requests']]
+  : [
+      ['requests', 'Requests'],
+      ['groups', 'Groups'],
+      ['faults', 'Faults'],
+    ];
+
+/** What the page calls the server it is on. */
+const server = onProxy ? 'proxy' : 'mock';
+
+/** The proxy's one scope: its journal, with no tenants or keys of its own. */
+const proxyScope: TenantSummary = { id: 'default', api_keys: {}, groups: 0 };
 
 /** `#groups&tenant=t-1` -> the view and tenant it names. */
 function readHash(): { view: View; tenant: string } {
@@ -62,19 +72,21 @@ export function App(): VNode {
   };
 
   const loadTenants = useCallback(async (): Promise<void> => {
-    const answer = await admin({ adminKey, tenant: undefined }, 'GET', '/__admin/tenants');
+    const path = onProxy ? '/__admin/health' : '/__admin/tenants';
+    const answer = await admin({ adminKey, tenant: undefined }, 'GET', path);
     if (answer.status === 200) {
-      setTenants(answer.body as TenantSummary[]);
+      setTenants(onProxy ? [proxyScope] : (answer.body as TenantSummary[]));
       setAccess({ state: 'open' });
     } else if (answer.status === 401) {
       setAccess({ state: 'locked', rejected: adminKey !== undefined });
     } else {
-      setMessage(`The mock answered ${answer.status} to GET /__admin/tenants.`);
+      setMessage(`The ${server} answered ${answer.status} to GET ${path}.`);
     }
   }, [adminKey]);
 
   useEffect(() => {
     void loadTenants();
+    if (onProxy) return;
     const timer = window.setInterval(() => {
       if (document.visibilityState === 'visible') void loadTenants();
     }, 5000);
@@ -89,7 +101,7 @@ export function App(): VNode {
       entries: (batch) => {
         setEntries((previous) => [...batch.reverse(), ...previous].slice(0, 1000));
         setRevision((n) => n + 1);
-        void loadTenants(); // a request may have made a group: the group counts change
+        if (!onProxy) void loadTenants(); // a request may have made a group: the group counts change
       },
       cleared: () => {
         setEntries([]);
@@ -102,7 +114,7 @@ export function App(): VNode {
     });
   }, [access.state, session]);
 
-  if (access.state === 'checking') return html`<p class="boot">Connecting to the mock…</p>`;
+  if (access.state === 'checking') return html`<p class="boot">Connecting to the ${server}…</p>`;
   if (access.state === 'locked')
     return KeyPrompt({
       rejected: access.rejected,
@@ -120,13 +132,17 @@ export function App(): VNode {
 
   return html`<div class="shell">
     <header class="top">
-      <p class="brand"><strong>user-group-mock</strong> <span>Inspector</span></p>
-      <div class="tenant-picker">
-        <label for="tenant">Tenant</label>
-        <select id="tenant" value=${tenant?.id} onChange=${(e: Event) => navigate(route.view, (e.target as HTMLSelectElement).value)}>
-          ${tenants.map((t) => html`<option value=${t.id}>${t.id} · ${t.groups} group${t.groups === 1 ? '' : 's'}</option>`)}
-        </select>
-      </div>
+      <p class="brand"><strong>user-group-mock</strong> <span>${onProxy ? 'Inspector · validating proxy' : 'Inspector'}</span></p>
+      ${
+        onProxy
+          ? ''
+          : html`<div class="tenant-picker">
+              <label for="tenant">Tenant</label>
+              <select id="tenant" value=${tenant?.id} onChange=${(e: Event) => navigate(route.view, (e.target as HTMLSelectElement).value)}>
+                ${tenants.map((t) => html`<option value=${t.id}>${t.id} · ${t.groups} group${t.groups === 1 ? '' : 's'}</option>`)}
+              </select>
+            </div>`
+      }
       <p class=${`stream stream-${stream}`} role="status"><span class="dot" aria-hidden="true"></span>${streamLabels[stream]}</p>
       <nav class="links" aria-label="Other pages">
         <a href="/docs">API reference</a>
@@ -174,8 +190,8 @@ function KeyPrompt(props: { rejected: boolean; onKey: (key: string) => void }): 
       if (input.value !== '') props.onKey(input.value);
     }}>
       <h1>Admin key</h1>
-      <p>This mock was started with <code>--admin-key</code>: its requests, groups and faults are shown only with that key. It is sent as <code>X-Admin-Key</code> and kept in this tab only.</p>
-      ${props.rejected ? html`<p class="error" role="alert" id="key-error">The mock did not accept this key. Check the value given with --admin-key.</p>` : ''}
+      <p>This ${server} was started with <code>--admin-key</code>: its ${onProxy ? 'requests are' : 'requests, groups and faults are'} shown only with that key. It is sent as <code>X-Admin-Key</code> and kept in this tab only.</p>
+      ${props.rejected ? html`<p class="error" role="alert" id="key-error">The ${server} did not accept this key. Check the value given with --admin-key.</p>` : ''}
       <label for="admin-key">Admin key</label>
       <input id="admin-key" name="admin-key" type="password" autocomplete="off" required autofocus
         aria-describedby=${props.rejected ? 'key-error' : undefined} aria-invalid=${props.rejected ? 'true' : undefined} />

@@ -3,14 +3,45 @@ import type { VNode } from 'preact';
 import { useMemo, useState } from 'preact/hooks';
 import type { Diagnostic, JournalEntry } from '../../spec/types.js';
 import { JsonBody, type Mark } from './json.js';
-import { operations, shortNameOf } from './ui.js';
+import { onProxy, operations, shortNameOf } from './ui.js';
 
 type StatusClass = '' | '2xx' | '4xx' | '5xx' | 'none';
+type Fault = NonNullable<JournalEntry['fault']>;
+
+interface FaultWords {
+  readonly badge: string;
+  readonly label: string;
+  readonly verdict: string;
+  readonly explained: string;
+}
+
+/** Whose mistake a broken contract is, as the row, its label and the detail say it. */
+const faults: Readonly<Record<Fault, FaultWords>> = {
+  client: {
+    badge: '✗ client',
+    label: "the client's mistake",
+    verdict: 'This request broke the contract',
+    explained: "The client's mistake: the request does not follow the document; fix the client.",
+  },
+  provider: {
+    badge: '✗ provider',
+    label: "the provider's fault",
+    verdict: "The provider's answer broke the contract",
+    explained:
+      "The provider's fault: the request kept the contract, the service's answer (or its failure to answer) did not; fix the service.",
+  },
+};
+
+/** An invalid entry's fault; the client's when the journal does not say (as the journal itself assumes). */
+const faultOf = (entry: JournalEntry): Fault | undefined =>
+  entry.diagnostics.length === 0 ? undefined : (entry.fault ?? 'client');
 
 interface Filters {
   readonly operation: string;
   readonly status: StatusClass;
   readonly invalidOnly: boolean;
+  /** Only the entries that broke the contract by this side's fault; '' for any. */
+  readonly fault: '' | Fault;
   readonly text: string;
 }
 
@@ -41,6 +72,7 @@ function matches(entry: JournalEntry, filters: Filters): boolean {
     return false;
   if (filters.status !== '' && statusClassOf(entry.status) !== filters.status) return false;
   if (filters.invalidOnly && entry.diagnostics.length === 0) return false;
+  if (filters.fault !== '' && faultOf(entry) !== filters.fault) return false;
   const text = filters.text.trim().toLowerCase();
   return text === '' || textOf(entry).includes(text);
 }
@@ -60,6 +92,7 @@ const describeEntry = (entry: JournalEntry): string =>
     `${entry.durationMs} ms`,
     entry.keyEnvironment === null ? 'no known key' : `${entry.keyEnvironment} key`,
     entry.diagnostics.length > 0 ? `broke the contract (${entry.diagnostics.length})` : 'kept the contract',
+    ...(faultOf(entry) === undefined ? [] : [faults[faultOf(entry) as Fault].label]),
   ].join(', ');
 
 export interface RequestsProps {
@@ -75,6 +108,7 @@ export function Requests(props: RequestsProps): VNode {
     operation: '',
     status: '',
     invalidOnly: false,
+    fault: '',
     text: '',
   });
   const shown = useMemo(() => props.entries.filter((e) => matches(e, filters)), [props.entries, filters]);
@@ -106,6 +140,18 @@ export function Requests(props: RequestsProps): VNode {
             onChange=${(e: Event) => set({ invalidOnly: (e.target as HTMLInputElement).checked })} />
           <label for="filter-invalid">Broke the contract only</label>
         </div>
+        ${
+          onProxy
+            ? html`<div class="filter">
+                <label for="filter-fault">Fault</label>
+                <select id="filter-fault" value=${filters.fault}
+                  onChange=${(e: Event) => set({ fault: (e.target as HTMLSelectElement).value as Filters['fault'] })}>
+                  <option value="">any</option><option value="client">the client's</option>
+                  <option value="provider">the provider's</option>
+                </select>
+              </div>`
+            : ''
+        }
         <div class="filter grow">
           <label for="filter-text">Text</label>
           <input type="search" id="filter-text" value=${filters.text} placeholder="id, name, token, message…"
@@ -137,7 +183,8 @@ function Row(props: {
   onSelect: (id: number | undefined) => void;
 }): VNode {
   const { entry } = props;
-  const broke = entry.diagnostics.length > 0;
+  const fault = faultOf(entry);
+  const broke = fault !== undefined;
   return html`<div role="listitem" key=${entry.id}>
     <button type="button" class=${`request-row${props.selected ? ' selected' : ''}${broke ? ' broke' : ''}`}
       aria-pressed=${props.selected ? 'true' : 'false'} aria-label=${describeEntry(entry)} data-id=${entry.id}
@@ -150,7 +197,7 @@ function Row(props: {
       <span class="env">${entry.keyEnvironment ?? 'no key'}</span>
       <span class="contract">${
         broke
-          ? html`<span class="badge bad">✗ broke contract</span>`
+          ? html`<span class=${`badge bad fault-${fault}`} title=${`broke the contract: ${faults[fault].label}`}>${faults[fault].badge}</span>`
           : entry.warnings.length > 0
             ? html`<span class="badge warn">! warning</span>`
             : html`<span class="badge ok">✓</span>`
@@ -176,6 +223,10 @@ function Detail(props: { entry: JournalEntry }): VNode {
     })),
   ];
   const bodyMarks: Mark[] = all.filter((m) => inBody(m.diagnostic));
+  const fault = faultOf(entry);
+  // The provider's diagnostics point into the answer; the client's (listed first when both erred) into the request.
+  const requestMarks = fault === 'provider' ? [] : bodyMarks;
+  const answerMarks = fault === 'provider' ? bodyMarks : [];
   const jump = (id: string): void => {
     const note = document.getElementById(id);
     note?.scrollIntoView({ block: 'center' });
@@ -189,12 +240,13 @@ function Detail(props: { entry: JournalEntry }): VNode {
     ${
       all.length === 0
         ? html`<p class="verdict ok">✓ This request kept the contract.</p>`
-        : html`<div class=${`verdict ${entry.diagnostics.length > 0 ? 'bad' : 'warn'}`}>
+        : html`<div class=${`verdict ${fault === undefined ? 'warn' : `bad fault-${fault}`}`}>
             <p>${
-              entry.diagnostics.length > 0
-                ? `✗ This request broke the contract: ${entry.diagnostics.length} problem${entry.diagnostics.length > 1 ? 's' : ''}.`
+              fault !== undefined
+                ? `✗ ${faults[fault].verdict}: ${entry.diagnostics.length} problem${entry.diagnostics.length > 1 ? 's' : ''}.`
                 : '! Accepted, with a warning.'
             }</p>
+            ${fault === undefined ? '' : html`<p class="fault">${faults[fault].explained}</p>`}
             <ul class="diagnostics">${all.map(
               (m) => html`<li class=${`diag-${m.tone}`}>
                 <code class="pointer">${m.diagnostic.path || '/'}</code> <span class="code-name">${m.diagnostic.code}</span>${' '}${m.diagnostic.message}${' '}${inBody(m.diagnostic) ? html`<button type="button" class="link" onClick=${() => jump(m.id)}>show in body</button>` : ''}
@@ -210,12 +262,12 @@ function Detail(props: { entry: JournalEntry }): VNode {
             ? html`<p class="empty">No body was read.</p>`
             : typeof entry.requestBody === 'string'
               ? html`<pre class="json raw">${entry.requestBody}</pre>`
-              : JsonBody({ value: entry.requestBody, marks: bodyMarks, label: 'Request body' })
+              : JsonBody({ value: entry.requestBody, marks: requestMarks, label: 'Request body' })
         }
       </section>
       <section aria-labelledby=${`res-${entry.id}`}>
         <h3 id=${`res-${entry.id}`}>Answer body</h3>
-        ${entry.responseBody === null ? html`<p class="empty">No answer was sent.</p>` : JsonBody({ value: entry.responseBody, marks: [], label: 'Answer body' })}
+        ${entry.responseBody === null ? html`<p class="empty">No answer was sent.</p>` : JsonBody({ value: entry.responseBody, marks: answerMarks, label: 'Answer body' })}
       </section>
     </div>
   </article>`;

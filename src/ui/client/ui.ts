@@ -94,3 +94,10 @@ export const shortNameOf = (operationId: string | null): string =>
   operationId === null
     ? 'no operation'
     : (operations.find((o) => o.operationId === operationId)?.shortName ?? operationId);
+
+/**
+ * Which server the page is on (written into the page by the server): the mock, or a validating proxy, whose
+ * journal says whose fault each verdict is and which keeps no groups, tenants or faults of its own.
+ */
+export const onProxy: boolean =
+  (JSON.parse(document.getElementById('server')?.textContent ?? '{}') as { kind?: string }).kind === 'proxy';

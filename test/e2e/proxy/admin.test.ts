@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import type { ValidatingProxy } from '../../../src/index.js';
 import { call, jsonHeaders, useMocks } from '../../support/http.js';
-import { useProxies } from '../../support/proxy.js';
+import { answerJson, useProxies, useTargets } from '../../support/proxy.js';
 
 const mocks = useMocks();
 const proxies = useProxies();
+const targets = useTargets();
 
 describe("the proxy's admin API", () => {
   it.each([
@@ -38,5 +40,38 @@ describe("the proxy's admin API", () => {
 
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject([{ status: 400, fault: 'client' }]);
+  });
+
+  it.each([
+    [
+      'POST /__admin/reset',
+      (proxy: ValidatingProxy) => call(proxy.url, 'POST', '/__admin/reset', { headers: {} }),
+    ],
+    ['reset()', (proxy: ValidatingProxy) => proxy.reset()],
+  ])('%s empties the journal and forgets the groups the traffic rules have seen', async (_how, reset) => {
+    let answered = 0;
+    const newTokenEachTime = await targets((_req, res) => {
+      answered++;
+      answerJson(res, 200, {
+        success: 1,
+        new_user_group: answered === 1,
+        user_group: {
+          team_id: 1,
+          token: String(answered).repeat(64),
+          name: 'A',
+          provided_id: 'a',
+          properties: null,
+        },
+      });
+    });
+    const proxy = await proxies({ target: newTokenEachTime.url });
+    const getA = { headers: jsonHeaders(), body: { name: 'A', user_group_id: 'a' } };
+    await call(proxy.url, 'GET', '/api/user', getA);
+
+    await reset(proxy);
+    await call(proxy.url, 'GET', '/api/user', getA);
+
+    // Without the reset, the second token would be PROVIDER_TOKEN_CHANGED.
+    expect(proxy.requests().map((e) => [e.status, e.diagnostics])).toEqual([[200, []]]);
   });
 });

@@ -8,7 +8,8 @@ import { serviceDocument } from '../../../src/spec/loadDocument.js';
 import { listOperations } from '../../../src/spec/operations.js';
 import { admin, type Mock, service, useMocks } from '../../support/admin.js';
 import { type Browser, findChromium, launchBrowser, takingScreenshots } from '../../support/browser.js';
-import { customerKey } from '../../support/http.js';
+import { call, customerKey } from '../../support/http.js';
+import { answerJson, useProxies, useTargets } from '../../support/proxy.js';
 
 const executable = findChromium();
 const inCi = process.env.CI === 'true';
@@ -57,6 +58,8 @@ describe.skipIf(executable === undefined)(
   () => {
     let browser: Browser;
     const start = useMocks();
+    const proxies = useProxies();
+    const targets = useTargets();
 
     beforeAll(async () => {
       browser = await launchBrowser(executable as string);
@@ -311,6 +314,66 @@ describe.skipIf(executable === undefined)(
         .evaluate((element, token) => element.setAttribute('token', token), next);
       await card.filter({ hasText: 'Viewing as' }).waitFor();
       expect(outside.filter((r) => !r.url.startsWith(integrator))).toEqual([]);
+      expect(page.errors).toEqual([]);
+    });
+
+    it("shows an exchange through the proxy that a wrong provider answered as the provider's fault, and filters by fault", async () => {
+      const upperCaseToken = await targets((_req, res) =>
+        answerJson(res, 200, {
+          success: 1,
+          new_user_group: true,
+          user_group: {
+            team_id: 1,
+            token: 'ABCDEF'.padEnd(64, '0'),
+            name: 'A',
+            provided_id: 'a',
+            properties: null,
+          },
+        }),
+      );
+      const proxy = await proxies({ target: upperCaseToken.url });
+      const page = await browser.page();
+      const outside = outsideRequests(page, proxy.url);
+      await page.goto(`${proxy.url}/__admin/ui`);
+      await page.locator('.stream-live').waitFor();
+      expect(await page.locator('.brand').textContent()).toContain('validating proxy');
+      expect(await page.locator('.tabs a').allTextContents()).toEqual(['Requests 0']);
+      expect(await page.locator('.tenant-picker').count()).toBe(0);
+
+      await call(proxy.url, 'GET', '/api/user', { body: { name: 'A', user_group_id: 'a' } });
+      const row = page.locator('.request-row').first();
+      await row.waitFor();
+      expect(await row.getAttribute('aria-label')).toMatch(
+        /GET, get-or-create, status 200, .* ms, no known key, broke the contract \(1\), the provider's fault$/,
+      );
+      expect(await row.locator('.badge').textContent()).toBe('✗ provider');
+      await row.click();
+      const verdict = page.locator('.verdict');
+      expect(await verdict.locator('p').first().textContent()).toBe(
+        "✗ The provider's answer broke the contract: 1 problem.",
+      );
+      expect(await verdict.locator('.fault').textContent()).toContain("The provider's fault");
+      expect(await verdict.locator('.diagnostics li').textContent()).toContain('/body/user_group/token');
+      const answerToken = page.locator('section[aria-labelledby^="res-"] .line', { hasText: '"token"' });
+      expect(await answerToken.getAttribute('class')).toContain('marked-error');
+      expect(await page.locator('section[aria-labelledby^="req-"] .note').count()).toBe(0);
+
+      await call(proxy.url, 'GET', '/api/user', { body: { name: 'A' } });
+      await page.locator('.request-row').nth(1).waitFor();
+      expect(await page.locator('.request-row .badge').allTextContents()).toEqual(['✗ client', '✗ provider']);
+      await page.getByLabel('Fault', { exact: true }).selectOption('provider');
+      expect(await page.locator('.request-row').count()).toBe(1);
+      expect(await page.locator('.request-row').getAttribute('aria-label')).toContain("the provider's fault");
+      await page.getByLabel('Fault', { exact: true }).selectOption('client');
+      expect(await page.locator('.request-row').getAttribute('aria-label')).toContain("the client's mistake");
+      await page.locator('.request-row').click();
+      expect(await page.locator('.verdict p').first().textContent()).toMatch(
+        /^✗ This request broke the contract: \d+ problems?\.$/,
+      );
+      expect(await page.locator('.verdict .fault').textContent()).toContain("The client's mistake");
+
+      expect(await page.content()).not.toContain(customerKey);
+      expect(outside).toEqual([]);
       expect(page.errors).toEqual([]);
     });
 

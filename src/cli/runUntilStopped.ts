@@ -1,0 +1,98 @@
+import { product } from '../errors.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** A command that serves until SIGINT or SIGTERM (serve, proxy): the parts in which they differ. */
+export interface ServingCommand<
+  Args extends { readonly help: boolean },
+  Server extends { close(): Promise<void> },
+> {
+  /** argv and env to the command's options; throws an Error whose message names the bad flag and the fix. */
+  parse(argv: readonly string[], env: Env): Args;
+  help(): string;
+  start(args: Args): Promise<Server>;
+  /** The exit code of a failed start. */
+  exitCodeOf(error: unknown): number;
+  /** What stdout says once it serves (ending with a newline): printed lines mean "ready and stoppable". */
+  readyLines(server: Server, args: Args): string;
+  /** What the shutdown waits for, after "SIGTERM received; ", e.g. "finishing in-flight requests". */
+  readonly stopping: string;
+}
+
+/**
+ * Runs a serving command: its options (exit 2 when wrong), its help, then the server until a signal, then a clean
+ * shutdown (exit 0; 1 when it fails). Signals are handled before anything is opened: a stop asked for during
+ * start-up waits for the start to finish and then shuts down cleanly.
+ */
+export async function runUntilStopped<
+  Args extends { readonly help: boolean },
+  Server extends { close(): Promise<void> },
+>(command: ServingCommand<Args, Server>, argv: readonly string[], env: Env): Promise<number> {
+  let args: Args;
+  try {
+    args = command.parse(argv, env);
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n`);
+    return 2;
+  }
+  if (args.help) {
+    process.stdout.write(command.help());
+    return 0;
+  }
+  const stopping = stopSignal();
+  let server: Server;
+  try {
+    server = await command.start(args);
+  } catch (error) {
+    stopping.dispose();
+    process.stderr.write(`${(error as Error).message}\n`);
+    return command.exitCodeOf(error);
+  }
+  if (stopping.received === undefined) {
+    process.stdout.write(command.readyLines(server, args));
+    await stopping.signal;
+  }
+  process.stderr.write(`${product}: ${stopping.received} received; ${command.stopping}\n`);
+  try {
+    await server.close();
+    return 0;
+  } catch (error) {
+    process.stderr.write(`${product}: could not shut down cleanly: ${(error as Error).message}\n`);
+    return 1;
+  } finally {
+    stopping.dispose();
+  }
+}
+
+/**
+ * SIGINT and SIGTERM, from now on: `signal` resolves with the first. The handlers stay until `dispose`, so that a
+ * second signal during the shutdown does not kill the process half way (the shutdown is bounded).
+ */
+export function stopSignal(): {
+  readonly signal: Promise<string>;
+  readonly received: string | undefined;
+  dispose(): void;
+} {
+  let received: string | undefined;
+  let resolve: (signal: string) => void = () => undefined;
+  const signal = new Promise<string>((r) => {
+    resolve = r;
+  });
+  const handlers = (['SIGINT', 'SIGTERM'] as const).map((name) => {
+    const handler = (): void => {
+      received ??= name;
+      resolve(received);
+    };
+    process.on(name, handler);
+    return [name, handler] as const;
+  });
+  return {
+    signal,
+    get received() {
+      return received;
+    },
+    dispose: () => {
+      for (const [name, handler] of handlers) process.off(name, handler);
+    },
+  };
+}
