@@ -12,6 +12,6 @@ export {
   type ValidatingProxyOptions,
 } from './proxy/createValidatingProxy.js';
 export type { Fault, FaultSpec } from './runtime/faults.js';
-export type { JournalEntry, JournalQuery } from './runtime/journal.js';
+export type { JournalEntry, JournalQuery, RequestWatcher } from './runtime/journal.js';
 export type { ApiKey } from './runtime/keyRing.js';
 export type * from './spec/types.js';

@@ -184,7 +184,7 @@ function inProcessControls(shared: AdminControls): Controls {
     clearFaults: useAdminApi('clearFaults'),
     health: useAdminApi('health'),
     tenants: useAdminApi('tenants'),
-    watchRequests: (listener, tenant) => shared.watchRequests(listener, tenant),
+    watchRequests: (watcher, tenant) => shared.watchRequests(watcher, tenant),
   };
 }
 

@@ -11,7 +11,12 @@ import { type GroupSeed, seedGroup } from '../domain/seed.js';
 import { type ApiError, apiError, errorFromDiagnostics, product } from '../errors.js';
 import { failure, ok, type Result } from '../result.js';
 import type { Fault, FaultSpec } from '../runtime/faults.js';
-import type { JournalEntry, JournalListener, JournalQuery } from '../runtime/journal.js';
+import {
+  type JournalEntry,
+  type JournalQuery,
+  type RequestWatcher,
+  watcherListener,
+} from '../runtime/journal.js';
 import { type MockContext, runtimeOf } from '../runtime/mockContext.js';
 import type { Health, TenantHandle, TenantSummary, TokenOwner } from '../spec/types.js';
 import { checkAdminSchema } from './adminDocument.js';
@@ -67,8 +72,12 @@ export interface Controls {
   health(): Health;
   /** The tenants a scope sees, with a key of each environment: all of them from the default scope. */
   tenants(scope?: string): TenantSummary[];
-  /** Hears each request journaled in the scope from now on, until the returned function is called. */
-  watchRequests(listener: JournalListener, tenant?: string): () => void;
+  /**
+   * Calls `watcher` with each request journaled in the scope from now on, as `requests()` lists it, until the
+   * returned function is called: `watchRequests((entry) => ...)`, or `{ entry(entry) {}, cleared() {} }` to hear
+   * the journal being emptied too.
+   */
+  watchRequests(watcher: RequestWatcher, tenant?: string): () => void;
 }
 
 /**
@@ -211,7 +220,8 @@ export function createControls(context: MockContext): Controls {
         }));
     },
 
-    watchRequests(listener: JournalListener, tenant = defaultTenantId): () => void {
+    watchRequests(watcher: RequestWatcher, tenant = defaultTenantId): () => void {
+      const listener = watcherListener(watcher);
       return runtimeOf(context, known(tenant, 'watchRequests')).journal.subscribe(listener);
     },
   };

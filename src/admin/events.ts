@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Reply } from '../pipeline/answer.js';
-import { type JournalEntry, type JournalListener, journalEntry } from '../runtime/journal.js';
+import type { JournalEntry, RequestWatcher } from '../runtime/journal.js';
 
 /** A reply that keeps its response open and writes to it itself. */
 export interface StreamReply extends Reply {
@@ -24,7 +24,7 @@ const requestEvent = (entry: JournalEntry): string =>
  */
 export function journalEvents(
   backlog: () => readonly JournalEntry[],
-  watch: (listener: JournalListener) => () => void,
+  watch: (watcher: RequestWatcher) => () => void,
 ): StreamReply {
   return {
     status: 200,
@@ -53,7 +53,7 @@ export function journalEvents(
       send(': user-group-mock journal\n\n');
       for (const entry of backlog()) send(requestEvent(entry));
       const unsubscribe = watch({
-        recorded: (record, id, at) => send(requestEvent(journalEntry(record, id, at))),
+        entry: (entry) => send(requestEvent(entry)),
         cleared: () => send('event: cleared\ndata: {}\n\n'),
       });
       const keepAlive = setInterval(() => send(': keep-alive\n\n'), keepAliveMs);

@@ -3,7 +3,7 @@ import type { GroupSeed } from '../domain/seed.js';
 import { type ApiError, apiError, errorFromDiagnostics, product } from '../errors.js';
 import { failure, ok, type Result } from '../result.js';
 import type { FaultSpec } from '../runtime/faults.js';
-import type { JournalListener, JournalQuery } from '../runtime/journal.js';
+import { type JournalQuery, type RequestWatcher, watcherListener } from '../runtime/journal.js';
 import type { MockContext } from '../runtime/mockContext.js';
 import { runtimeOf, type SharedState } from '../runtime/mockContext.js';
 import type { Health, TenantSummary, TokenOwner } from '../spec/types.js';
@@ -141,8 +141,8 @@ export function createSharedControls(context: MockContext, shared: SharedState):
         }));
     },
 
-    watchRequests(listener: JournalListener, tenant = defaultTenantId): () => void {
-      return runtimeOf(context, tenant).journal.subscribe(listener);
+    watchRequests(watcher: RequestWatcher, tenant = defaultTenantId): () => void {
+      return runtimeOf(context, tenant).journal.subscribe(watcherListener(watcher));
     },
   };
 }

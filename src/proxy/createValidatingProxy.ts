@@ -8,7 +8,12 @@ import { cryptoIds } from '../domain/ids.js';
 import { type ApiError, apiError, product } from '../errors.js';
 import { answerClientError } from '../http/clientError.js';
 import { closeServer, listen } from '../http/listen.js';
-import type { JournalEntry, JournalListener, JournalQuery } from '../runtime/journal.js';
+import {
+  type JournalEntry,
+  type JournalQuery,
+  type RequestWatcher,
+  watcherListener,
+} from '../runtime/journal.js';
 import { KeyRing } from '../runtime/keyRing.js';
 import { createLog } from '../runtime/log.js';
 import { type MockContext, runtimeOf } from '../runtime/mockContext.js';
@@ -64,8 +69,11 @@ export interface ValidatingProxy {
   clearRequests(): void;
   /** Empties the journal and forgets what the traffic rules have seen (known groups, rotated tokens). */
   reset(): Promise<void>;
-  /** Hears each exchange journalled from now on, until the returned function is called. */
-  watchRequests(listener: JournalListener): () => void;
+  /**
+   * Calls `watcher` with each exchange journalled from now on, as `requests()` lists it, until the returned function
+   * is called (the same watcher as the mock's `watchRequests`).
+   */
+  watchRequests(watcher: RequestWatcher): () => void;
   /** Stops accepting, finishes in-flight exchanges and writes the recording (again: a no-op). */
   close(): Promise<void>;
 }
@@ -176,7 +184,7 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
     requests: (query = {}) => journal.list(query),
     clearRequests: () => journal.clear(),
     reset: () => controls.reset(),
-    watchRequests: (listener) => journal.subscribe(listener),
+    watchRequests: (watcher) => journal.subscribe(watcherListener(watcher)),
     close: () => {
       closing ??= shutDown();
       return closing;

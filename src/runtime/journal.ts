@@ -93,6 +93,33 @@ export class Journal {
   }
 }
 
+/**
+ * What `watchRequests` takes: a function called with each entry as `requests()` lists it, or an object whose
+ * `entry` is that function and whose `cleared` hears the journal being emptied.
+ */
+export type RequestWatcher =
+  | ((entry: JournalEntry) => void)
+  | { readonly entry: (entry: JournalEntry) => void; readonly cleared?: () => void };
+
+/**
+ * The journal's listener for a watcher; refuses (TypeError) anything else at once, rather than failing on the next
+ * request. The entry is formatted only when someone listens.
+ */
+export function watcherListener(watcher: RequestWatcher): JournalListener {
+  if (typeof watcher === 'function')
+    return { recorded: (record, id, at) => watcher(journalEntry(record, id, at)) };
+  if (typeof watcher === 'object' && watcher !== null && typeof watcher.entry === 'function') {
+    const { entry, cleared } = watcher;
+    return {
+      recorded: (record, id, at) => entry(journalEntry(record, id, at)),
+      ...(typeof cleared === 'function' ? { cleared: () => cleared() } : {}),
+    };
+  }
+  throw new TypeError(
+    'user-group-mock: watchRequests takes a function called with each journal entry, e.g. watchRequests((entry) => console.log(entry.status)), or { entry(entry) {}, cleared() {} }',
+  );
+}
+
 /** What a subscriber to the journal hears: each record as it is kept (format it with `journalEntry`). */
 export interface JournalListener {
   recorded(record: JournalRecord, id: number, at: number): void;
