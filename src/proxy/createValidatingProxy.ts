@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AdminOperationId } from '../admin/adminDocument.js';
@@ -19,6 +18,7 @@ import { createPages } from '../ui/pages.js';
 import { warmUp } from '../validate/schemaChecks.js';
 import { target as targetOf } from './forward.js';
 import { createProxyApp } from './proxyApp.js';
+import { checkRecordPath, ProxyOptionError, parseTarget, readCa, setting } from './proxyOptions.js';
 import { Recording } from './recording.js';
 import { RecordingFile } from './recordingFile.js';
 import { TrafficRules } from './trafficRules.js';
@@ -50,6 +50,11 @@ export interface ValidatingProxyOptions {
   /** Largest body in bytes, of a request and of an answer (default 1 MiB, the mock's). */
   readonly bodyLimit?: number;
   readonly logLevel?: 'silent' | 'info' | 'debug';
+  /**
+   * Receives what goes wrong with the recording while the proxy runs (a write failed; it works again), each once.
+   * Default: a process warning on stderr.
+   */
+  readonly onWarning?: (message: string) => void;
 }
 
 export interface ValidatingProxy {
@@ -66,7 +71,10 @@ export interface ValidatingProxy {
   reset(): Promise<void>;
   /** Hears each exchange journalled from now on, until the returned function is called. */
   watchRequests(listener: JournalListener): () => void;
-  /** Stops accepting, finishes in-flight exchanges and writes the recording (again: a no-op). */
+  /**
+   * Stops accepting, finishes in-flight exchanges and writes the recording (again: a no-op). Rejects with a
+   * RecordingLostError, saying what is lost and where, when the recording cannot be written; the proxy is stopped.
+   */
   close(): Promise<void>;
 }
 
@@ -81,10 +89,11 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
   const base = parseTarget(options.target);
   const host = options.host ?? '127.0.0.1';
   if (!loopback(host) && (options.adminKey ?? '') === '')
-    throw new Error(
-      `${product}: listening on ${host} (beyond loopback) needs --admin-key, so that nobody else can read the proxy's journal`,
+    throw new ProxyOptionError(
+      `${product}: listening on ${host} (beyond loopback) needs ${setting('adminKey', 'admin-key')}, so that nobody else can read the proxy's journal`,
     );
   const ca = options.targetCa === undefined ? undefined : await readCa(options.targetCa);
+  if (options.record !== undefined) await checkRecordPath(options.record);
   const bodyLimit = options.bodyLimit ?? 1024 * 1024;
   const timeout = options.timeout ?? 10_000;
   const server = createServer({
@@ -125,7 +134,7 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
             provider: options.pactProvider ?? 'user-group-service',
           },
           (key) => rules.environmentOf(key),
-          (error) => context.logger.error({ err: error }, `cannot write the recording ${options.record}`),
+          options.onWarning ?? ((message) => process.emitWarning(message)),
         );
   const target = targetOf(base, timeout, bodyLimit, ca);
   const mockControls = createControls(context);
@@ -207,27 +216,3 @@ const mockOnly =
           `${method} ${path} is an admin route of the mock, and this is a validating proxy in front of ${target}: it keeps no groups, tokens, tenants or faults of its own, the service does. Here, /__admin/requests (the verdicts), /__admin/reset and /__admin/health answer; to seed or inject faults, run user-group-mock serve`,
         )
       : undefined;
-
-function parseTarget(text: string): URL {
-  let url: URL | undefined;
-  try {
-    url = new URL(text);
-  } catch {
-    url = undefined;
-  }
-  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '')
-    throw new Error(
-      `${product}: --target "${text}" is not an http(s) base URL; give the service's base, e.g. --target https://staging.example.com`,
-    );
-  return url;
-}
-
-async function readCa(path: string): Promise<Buffer> {
-  try {
-    return await readFile(path);
-  } catch (error) {
-    throw new Error(
-      `${product}: cannot read --target-ca ${path} (${(error as Error).message}); give a PEM file of the certificate authority`,
-    );
-  }
-}

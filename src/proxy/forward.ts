@@ -2,6 +2,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { type ApiError, apiError } from '../errors.js';
 import type { Result } from '../result.js';
+import { setting } from './proxyOptions.js';
 
 /** The service behind the proxy: its base URL and the pooled connections to it. */
 export interface Target {
@@ -116,12 +117,12 @@ function unreachable(where: string, error: NodeJS.ErrnoException): ApiError {
     code === 'ECONNREFUSED'
       ? 'refused the connection (is the service running, on that port?)'
       : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
-        ? 'has a host name that does not resolve (check --target)'
+        ? `has a host name that does not resolve (check ${setting('target')})`
         : code === 'ECONNRESET' || code === 'ECONNABORTED' || error.message === 'socket hang up'
           ? 'closed the connection without a whole answer'
           : certificateProblem(code)
-            ? `presented a certificate this proxy does not trust (${code}: ${error.message}); if a private certificate authority signed it, give that authority's PEM file with --target-ca`
-            : `could not be reached (${code}${error.message && error.message !== code ? `: ${error.message}` : ''}; for a private certificate authority give --target-ca)`;
+            ? `presented a certificate this proxy does not trust (${code}: ${error.message}); if a private certificate authority signed it, give that authority's PEM file as ${setting('targetCa', 'target-ca')}`
+            : `could not be reached (${code}${error.message && error.message !== code ? `: ${error.message}` : ''}; for a private certificate authority give ${setting('targetCa', 'target-ca')})`;
   return apiError(
     'UPSTREAM_UNREACHABLE',
     `the target ${where} ${why}; the request was not answered by the service`,
@@ -135,6 +136,6 @@ const certificateProblem = (code: string): boolean =>
 function timedOut(where: string, ms: number): ApiError {
   return apiError(
     'UPSTREAM_TIMEOUT',
-    `the target ${where} did not answer within ${ms} ms; the service is slow or hangs (raise --timeout to wait longer)`,
+    `the target ${where} did not answer within ${ms} ms; the service is slow or hangs (raise ${setting('timeout')} to wait longer)`,
   );
 }

@@ -1,4 +1,4 @@
-import { rename, writeFile } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { GroupSeed } from '../domain/seed.js';
 import type { Environment } from '../spec/types.js';
@@ -156,6 +156,11 @@ function pactQuery(query: string): Record<string, string[]> {
 
 async function writeWhole(path: string, text: string): Promise<void> {
   const partial = `${path}.${process.pid}.partial`;
-  await writeFile(partial, text, 'utf8');
-  await rename(partial, path);
+  try {
+    await writeFile(partial, text, 'utf8');
+    await rename(partial, path);
+  } catch (error) {
+    await rm(partial, { force: true }).catch(() => undefined); // a disk full leaves half a file behind
+    throw error;
+  }
 }
