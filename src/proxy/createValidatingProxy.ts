@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AdminOperationId } from '../admin/adminDocument.js';
-import { type Controls, createControls } from '../admin/controls.js';
+import { type AdminControls, createControls, packageVersion } from '../admin/controls.js';
 import { createAdminHandler } from '../admin/createAdminHandler.js';
 import { cryptoIds } from '../domain/ids.js';
 import { type ApiError, apiError, product } from '../errors.js';
@@ -11,12 +11,13 @@ import type { JournalEntry, JournalListener, JournalQuery } from '../runtime/jou
 import { KeyRing } from '../runtime/keyRing.js';
 import { createLog } from '../runtime/log.js';
 import { type MockContext, runtimeOf } from '../runtime/mockContext.js';
+import type { Health } from '../spec/types.js';
 import { openMemoryPersistence } from '../store/persistence.js';
 import { Store } from '../store/store.js';
 import { AssetStore } from '../ui/assets.js';
 import { createPages } from '../ui/pages.js';
 import { warmUp } from '../validate/schemaChecks.js';
-import { target as targetOf } from './forward.js';
+import { acceptsConnections, target as targetOf } from './forward.js';
 import { createProxyApp } from './proxyApp.js';
 import { checkRecordPath, ProxyOptionError, parseTarget, readCa, setting } from './proxyOptions.js';
 import { Recording } from './recording.js';
@@ -69,6 +70,8 @@ export interface ValidatingProxy {
   clearRequests(): void;
   /** Empties the journal and forgets what the traffic rules have seen (known groups, rotated tokens). */
   reset(): Promise<void>;
+  /** What `/__admin/health` answers: `mode: "proxy"`, the target's origin, and whether it accepts connections now. */
+  health(): Promise<Health>;
   /** Hears each exchange journalled from now on, until the returned function is called. */
   watchRequests(listener: JournalListener): () => void;
   /**
@@ -138,14 +141,27 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
         );
   const target = targetOf(base, timeout, bodyLimit, ca);
   const mockControls = createControls(context);
-  /** A reset, in process or `POST /__admin/reset`, empties the journal and the rules' memory alike. */
-  const controls: Controls = {
+  /**
+   * A reset, in process or `POST /__admin/reset`, empties the journal and the rules' memory alike; the health is the
+   * proxy's own: what it forwards to and whether that accepts connections (a proxy has no store).
+   */
+  const controls = {
     ...mockControls,
-    reset: async (tenant) => {
+    reset: async (tenant?: string) => {
       await mockControls.reset(tenant);
       rules.clear();
     },
-  };
+    health: async (): Promise<Health> => {
+      const reachable = await acceptsConnections(target);
+      return {
+        status: reachable ? 'ready' : 'degraded',
+        version: packageVersion(),
+        mode: 'proxy',
+        target: base.origin,
+        target_reachable: reachable,
+      };
+    },
+  } satisfies AdminControls;
   warmUp();
   const proxy = {
     target,
@@ -185,6 +201,7 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
     requests: (query = {}) => journal.list(query),
     clearRequests: () => journal.clear(),
     reset: () => controls.reset(),
+    health: () => controls.health(),
     watchRequests: (listener) => journal.subscribe(listener),
     close: () => {
       closing ??= shutDown();

@@ -1,5 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { connect } from 'node:net';
 import { type ApiError, apiError } from '../errors.js';
 import type { Result } from '../result.js';
 import { setting } from './proxyOptions.js';
@@ -23,6 +24,28 @@ export function target(url: URL, timeout: number, bodyLimit: number, ca?: string
       ? new HttpsAgent({ ...options, ...(ca ? { ca } : {}) })
       : new HttpAgent(options);
   return { url, agent, timeout, bodyLimit };
+}
+
+/**
+ * Whether the target accepts a TCP connection now (opened and closed at once, within `withinMs`): what the health
+ * check can learn cheaply, without sending the service a request.
+ */
+export function acceptsConnections(to: Target, withinMs = 1000): Promise<boolean> {
+  const { hostname, port, protocol } = to.url;
+  return new Promise((resolve) => {
+    const socket = connect({
+      host: hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: Number(port || (protocol === 'https:' ? 443 : 80)),
+      timeout: Math.min(withinMs, to.timeout),
+    });
+    const done = (reachable: boolean): void => {
+      socket.destroy();
+      resolve(reachable);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('timeout', () => done(false));
+    socket.once('error', () => done(false));
+  });
 }
 
 /** The target's answer, as it came: status, reason, headers as sent, and the whole body. */

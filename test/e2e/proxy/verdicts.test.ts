@@ -248,7 +248,7 @@ describe('a target that fails', () => {
       act: () => undefined,
       status: 504,
       code: 'UPSTREAM_TIMEOUT',
-      says: 'did not answer within 300 ms',
+      says: 'did not answer within 300 ms; the service is slow or hangs (raise the timeout option (--timeout)',
     },
   ])(
     'answers $status when it $failure, journals it as the provider’s, and serves the next request',
