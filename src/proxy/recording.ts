@@ -52,21 +52,25 @@ export class Recording {
 
   /**
    * Writes the fixtures file at `path` and the Pact file beside it (each written whole, then renamed into place).
-   * `environmentOf` gives the environment an API key's answers have shown; a group only ever seen through
-   * get-or-create (which does not say) of a key never seen in another answer is recorded as Customer.
+   * `environmentOf` gives the environment an API key's answers have shown. Only update and rotation answers carry
+   * `api_environment_tag`: a group only ever seen through get-or-create, of a key never seen in another answer, is
+   * recorded as Customer, a guess. Resolves with the ids of the groups so guessed.
    */
   async write(
     path: string,
     names: PactNames,
     environmentOf: (apiKey: string) => string | undefined,
-  ): Promise<void> {
+  ): Promise<readonly string[]> {
+    const guessed: string[] = [];
     const groups = [...this.#groups.values()].map(({ seed, apiKey, tagged }) => {
       const learnt = apiKey === undefined ? undefined : environmentOf(apiKey);
+      if (!tagged && learnt === undefined) guessed.push(seed.user_group_id);
       const environment = tagged ? seed.environment : ((learnt ?? 'Customer') as Environment);
       return { ...seed, environment };
     });
     await writeWhole(path, this.#hideKeys(`${JSON.stringify({ groups }, null, 2)}\n`));
     await writeWhole(pactPathOf(path), this.#hideKeys(`${JSON.stringify(this.#pact(names), null, 2)}\n`));
+    return guessed;
   }
 
   #learnGroup(exchange: RecordedExchange): void {

@@ -29,6 +29,8 @@ export class RecordingFile {
   #lastWritten: Date | undefined;
   /** Set by `close`: its own failure is its rejection, not a warning. */
   #closing = false;
+  /** The ids of the groups the last write recorded as Customer without knowing their environment. */
+  #guessed: readonly string[] = [];
 
   constructor(
     private readonly recording: Recording,
@@ -46,7 +48,10 @@ export class RecordingFile {
     this.#schedule();
   }
 
-  /** Writes what is not written yet and stops; rejects with a RecordingLostError when that last write fails. */
+  /**
+   * Writes what is not written yet and stops; rejects with a RecordingLostError when that last write fails. Says
+   * (through `onWarning`) which groups were recorded as Customer without knowing it.
+   */
   async close(): Promise<void> {
     clearTimeout(this.#timer);
     this.#timer = undefined;
@@ -54,6 +59,7 @@ export class RecordingFile {
     this.#closing = true;
     await this.#write();
     if (this.#failure !== undefined) throw new RecordingLostError(this.#lost(this.#failure));
+    if (this.#guessed.length > 0) this.onWarning(this.#guesses());
   }
 
   #schedule(): void {
@@ -76,7 +82,7 @@ export class RecordingFile {
     const started = performance.now();
     const unwritten = this.#unwritten;
     try {
-      await this.recording.write(this.path, this.names, this.environmentOf);
+      this.#guessed = await this.recording.write(this.path, this.names, this.environmentOf);
       this.#unwritten -= unwritten;
       this.#lastWritten = new Date();
       if (this.#failure !== undefined && !this.#closing)
@@ -92,6 +98,13 @@ export class RecordingFile {
       this.#failure = error as Error;
     }
     this.#lastWriteMs = performance.now() - started;
+  }
+
+  #guesses(): string {
+    const shown = this.#guessed.slice(0, 5).map((id) => JSON.stringify(id));
+    const more =
+      this.#guessed.length > shown.length ? ` and ${this.#guessed.length - shown.length} more` : '';
+    return `${product}: ${this.path} records ${this.#guessed.length} group(s) as Customer without knowing their environment (${shown.join(', ')}${more}): their API key was seen only in get-or-create, whose answer does not say it. Where they are Testing groups, change "environment" in the file, or let the client update or rotate once through the proxy before it stops.`;
   }
 
   #lost(error: Error): string {

@@ -82,6 +82,43 @@ describe('a recording of the proxy', () => {
   });
 });
 
+describe('the environment of a recorded group', () => {
+  it('is learnt from an update of the same key, and where nothing tells it, recorded as Customer and said on close', async () => {
+    const path = join(tempDir(), 'seen.json');
+    const target = await mocks({
+      apiKeys: [
+        { key: 'test-key-1', environment: 'Testing' },
+        { key: 'test-key-2', environment: 'Testing' },
+      ],
+    });
+    const warnings: string[] = [];
+    const proxy = await proxies({ target: target.url, record: path, onWarning: (m) => warnings.push(m) });
+    const via = (method: string, id: string, key: string) =>
+      call(proxy.url, method, '/api/user', {
+        headers: jsonHeaders(key),
+        body: { name: id, user_group_id: id },
+      });
+    await via('GET', 'only-created', 'test-key-1');
+    await via('GET', 'then-updated', 'test-key-2');
+    await via('PUT', 'then-updated', 'test-key-2');
+    await proxy.close();
+
+    const fixtures = JSON.parse(await readFile(path, 'utf8'));
+    expect(
+      fixtures.groups.map((g: { user_group_id: string; environment: string }) => [
+        g.user_group_id,
+        g.environment,
+      ]),
+    ).toEqual([
+      ['only-created', 'Customer'],
+      ['then-updated', 'Testing'],
+    ]);
+    expect(warnings).toEqual([
+      `user-group-mock: ${path} records 1 group(s) as Customer without knowing their environment ("only-created"): their API key was seen only in get-or-create, whose answer does not say it. Where they are Testing groups, change "environment" in the file, or let the client update or rotate once through the proxy before it stops.`,
+    ]);
+  });
+});
+
 describe('a recording that cannot be written', () => {
   it.each([
     [
