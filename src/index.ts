@@ -11,6 +11,8 @@ export {
   type ValidatingProxy,
   type ValidatingProxyOptions,
 } from './proxy/createValidatingProxy.js';
+export { ProxyOptionError } from './proxy/proxyOptions.js';
+export { RecordingLostError } from './proxy/recordingFile.js';
 export type { Fault, FaultSpec } from './runtime/faults.js';
 export type { JournalEntry, JournalQuery, RequestWatcher } from './runtime/journal.js';
 export type { ApiKey } from './runtime/keyRing.js';

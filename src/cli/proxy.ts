@@ -5,7 +5,9 @@ import {
   type ValidatingProxy,
   type ValidatingProxyOptions,
 } from '../proxy/createValidatingProxy.js';
+import { ProxyOptionError } from '../proxy/proxyOptions.js';
 import { pactPathOf } from '../proxy/recording.js';
+import { RecordingLostError } from '../proxy/recordingFile.js';
 import { type FlagSpec, flagHelpLines, integer, logLevelOf, readFlags, sharedFlags } from './flags.js';
 import { runUntilStopped } from './runUntilStopped.js';
 
@@ -110,15 +112,21 @@ export function parseProxyArgs(argv: readonly string[], env: Env): ProxyArgs {
   };
 }
 
-/** `user-group-mock proxy`: runs until SIGINT or SIGTERM, then writes the recording. Returns the exit code. */
+/**
+ * `user-group-mock proxy`: runs until SIGINT or SIGTERM, then writes the recording. Returns the exit code: 2 for a
+ * setting that cannot work (a wrong target, a recording folder that is missing or not writable, a port in use),
+ * checked before it listens; 0 after a clean stop; 1 when the recording could not be written at the stop (the
+ * message says what is lost and where).
+ */
 export function runProxy(argv: readonly string[], env: Env): Promise<number> {
   return runUntilStopped<ProxyArgs, ValidatingProxy>(
     {
       parse: parseProxyArgs,
       help: proxyHelp,
-      start: createValidatingProxy,
-      exitCodeOf: (error) =>
-        error instanceof ListenError || /--target/.test((error as Error).message) ? 2 : 1,
+      start: (args) =>
+        createValidatingProxy({ ...args, onWarning: (message) => process.stderr.write(`${message}\n`) }),
+      exitCodeOf: (error) => (error instanceof ListenError || error instanceof ProxyOptionError ? 2 : 1),
+      shutdownFailure: (error) => (error instanceof RecordingLostError ? error.message : undefined),
       readyLines,
       stopping: 'finishing in-flight requests',
     },

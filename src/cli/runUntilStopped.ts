@@ -17,6 +17,8 @@ export interface ServingCommand<
   readyLines(server: Server, args: Args): string;
   /** What the shutdown waits for, after "SIGTERM received; ", e.g. "finishing in-flight requests". */
   readonly stopping: string;
+  /** The whole line that says why the shutdown failed, when the command knows better than the error's message. */
+  shutdownFailure?(error: unknown): string | undefined;
 }
 
 /**
@@ -57,7 +59,10 @@ export async function runUntilStopped<
     await server.close();
     return 0;
   } catch (error) {
-    process.stderr.write(`${product}: could not shut down cleanly: ${(error as Error).message}\n`);
+    const line =
+      command.shutdownFailure?.(error) ??
+      `${product}: could not shut down cleanly: ${(error as Error).message}`;
+    process.stderr.write(`${line}\n`);
     return 1;
   } finally {
     stopping.dispose();

@@ -11,6 +11,8 @@ export interface ResponseToValidate {
   readonly status: number;
   /** The parsed JSON body, or its raw text (string or bytes). */
   readonly body: unknown;
+  /** The answer's Content-Type, when known: named in the diagnostic of a body that is not JSON. */
+  readonly contentType?: string;
 }
 
 export interface ResponseValidationOptions {
@@ -53,9 +55,13 @@ export function validateResponse(
     const raw = response.body;
     let body = raw;
     if (typeof raw === 'string' || raw instanceof Uint8Array) {
-      const parsed = parseJsonBody(raw);
+      const parsed = parseJsonBody(raw, 'answer');
       if (!parsed.ok)
-        return { ok: false, operationId: operation.operationId, diagnostics: parsed.error.details };
+        return {
+          ok: false,
+          operationId: operation.operationId,
+          diagnostics: parsed.error.details.map((d) => notJson(d, response, raw)),
+        };
       body = parsed.value.value;
     }
     const status = Number(response.status);
@@ -75,4 +81,29 @@ export function validateResponse(
       ],
     };
   }
+}
+
+/**
+ * An answer that is not JSON at all, said with what it was (content type, status, first characters) and what the
+ * service must send instead: the documented body, or for an error the envelope.
+ */
+function notJson(found: Diagnostic, response: ResponseToValidate, raw: string | Uint8Array): Diagnostic {
+  if (found.code !== 'BODY_INVALID_JSON' && found.code !== 'BODY_MISSING') return found;
+  const status = Number(response.status);
+  const text = typeof raw === 'string' ? raw : Buffer.from(raw).toString('utf8');
+  const start = text.trim().slice(0, 40);
+  const what = [
+    response.contentType ?? 'no Content-Type',
+    `status ${status}`,
+    ...(start === '' ? [] : [`starting ${JSON.stringify(start)}${text.trim().length > 40 ? '…' : ''}`]),
+  ].join(', ');
+  const instead =
+    status >= 400
+      ? 'with the error envelope { "success": 0, "error": { "code", "message", "details" } }'
+      : 'with the body the document gives for this status';
+  const message =
+    found.code === 'BODY_MISSING'
+      ? `the answer has no body (${what}); the service must answer application/json ${instead}`
+      : `the answer is not JSON (${what}); the service must answer application/json ${instead}`;
+  return { ...found, message };
 }

@@ -1,8 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AdminOperationId } from '../admin/adminDocument.js';
-import { type Controls, createControls } from '../admin/controls.js';
+import { type AdminControls, createControls, packageVersion } from '../admin/controls.js';
 import { createAdminHandler } from '../admin/createAdminHandler.js';
 import { cryptoIds } from '../domain/ids.js';
 import { type ApiError, apiError, product } from '../errors.js';
@@ -17,13 +16,15 @@ import {
 import { KeyRing } from '../runtime/keyRing.js';
 import { createLog } from '../runtime/log.js';
 import { type MockContext, runtimeOf } from '../runtime/mockContext.js';
+import type { Health } from '../spec/types.js';
 import { openMemoryPersistence } from '../store/persistence.js';
 import { Store } from '../store/store.js';
 import { AssetStore } from '../ui/assets.js';
 import { createPages } from '../ui/pages.js';
 import { warmUp } from '../validate/schemaChecks.js';
-import { target as targetOf } from './forward.js';
+import { acceptsConnections, target as targetOf } from './forward.js';
 import { createProxyApp } from './proxyApp.js';
+import { checkRecordPath, ProxyOptionError, parseTarget, readCa, setting } from './proxyOptions.js';
 import { Recording } from './recording.js';
 import { RecordingFile } from './recordingFile.js';
 import { TrafficRules } from './trafficRules.js';
@@ -55,6 +56,11 @@ export interface ValidatingProxyOptions {
   /** Largest body in bytes, of a request and of an answer (default 1 MiB, the mock's). */
   readonly bodyLimit?: number;
   readonly logLevel?: 'silent' | 'info' | 'debug';
+  /**
+   * Receives what goes wrong with the recording while the proxy runs (a write failed; it works again), each once.
+   * Default: a process warning on stderr.
+   */
+  readonly onWarning?: (message: string) => void;
 }
 
 export interface ValidatingProxy {
@@ -69,12 +75,17 @@ export interface ValidatingProxy {
   clearRequests(): void;
   /** Empties the journal and forgets what the traffic rules have seen (known groups, rotated tokens). */
   reset(): Promise<void>;
+  /** What `/__admin/health` answers: `mode: "proxy"`, the target's origin, and whether it accepts connections now. */
+  health(): Promise<Health>;
   /**
    * Calls `watcher` with each exchange journalled from now on, as `requests()` lists it, until the returned function
    * is called (the same watcher as the mock's `watchRequests`).
    */
   watchRequests(watcher: RequestWatcher): () => void;
-  /** Stops accepting, finishes in-flight exchanges and writes the recording (again: a no-op). */
+  /**
+   * Stops accepting, finishes in-flight exchanges and writes the recording (again: a no-op). Rejects with a
+   * RecordingLostError, saying what is lost and where, when the recording cannot be written; the proxy is stopped.
+   */
   close(): Promise<void>;
 }
 
@@ -89,10 +100,11 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
   const base = parseTarget(options.target);
   const host = options.host ?? '127.0.0.1';
   if (!loopback(host) && (options.adminKey ?? '') === '')
-    throw new Error(
-      `${product}: listening on ${host} (beyond loopback) needs --admin-key, so that nobody else can read the proxy's journal`,
+    throw new ProxyOptionError(
+      `${product}: listening on ${host} (beyond loopback) needs ${setting('adminKey', 'admin-key')}, so that nobody else can read the proxy's journal`,
     );
   const ca = options.targetCa === undefined ? undefined : await readCa(options.targetCa);
+  if (options.record !== undefined) await checkRecordPath(options.record);
   const bodyLimit = options.bodyLimit ?? 1024 * 1024;
   const timeout = options.timeout ?? 10_000;
   const server = createServer({
@@ -133,18 +145,31 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
             provider: options.pactProvider ?? 'user-group-service',
           },
           (key) => rules.environmentOf(key),
-          (error) => context.logger.error({ err: error }, `cannot write the recording ${options.record}`),
+          options.onWarning ?? ((message) => process.emitWarning(message)),
         );
   const target = targetOf(base, timeout, bodyLimit, ca);
   const mockControls = createControls(context);
-  /** A reset, in process or `POST /__admin/reset`, empties the journal and the rules' memory alike. */
-  const controls: Controls = {
+  /**
+   * A reset, in process or `POST /__admin/reset`, empties the journal and the rules' memory alike; the health is the
+   * proxy's own: what it forwards to and whether that accepts connections (a proxy has no store).
+   */
+  const controls = {
     ...mockControls,
-    reset: async (tenant) => {
+    reset: async (tenant?: string) => {
       await mockControls.reset(tenant);
       rules.clear();
     },
-  };
+    health: async (): Promise<Health> => {
+      const reachable = await acceptsConnections(target);
+      return {
+        status: reachable ? 'ready' : 'degraded',
+        version: packageVersion(),
+        mode: 'proxy',
+        target: base.origin,
+        target_reachable: reachable,
+      };
+    },
+  } satisfies AdminControls;
   warmUp();
   const proxy = {
     target,
@@ -184,6 +209,7 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
     requests: (query = {}) => journal.list(query),
     clearRequests: () => journal.clear(),
     reset: () => controls.reset(),
+    health: () => controls.health(),
     watchRequests: (watcher) => journal.subscribe(watcherListener(watcher)),
     close: () => {
       closing ??= shutDown();
@@ -215,27 +241,3 @@ const mockOnly =
           `${method} ${path} is an admin route of the mock, and this is a validating proxy in front of ${target}: it keeps no groups, tokens, tenants or faults of its own, the service does. Here, /__admin/requests (the verdicts), /__admin/reset and /__admin/health answer; to seed or inject faults, run user-group-mock serve`,
         )
       : undefined;
-
-function parseTarget(text: string): URL {
-  let url: URL | undefined;
-  try {
-    url = new URL(text);
-  } catch {
-    url = undefined;
-  }
-  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '')
-    throw new Error(
-      `${product}: --target "${text}" is not an http(s) base URL; give the service's base, e.g. --target https://staging.example.com`,
-    );
-  return url;
-}
-
-async function readCa(path: string): Promise<Buffer> {
-  try {
-    return await readFile(path);
-  } catch (error) {
-    throw new Error(
-      `${product}: cannot read --target-ca ${path} (${(error as Error).message}); give a PEM file of the certificate authority`,
-    );
-  }
-}

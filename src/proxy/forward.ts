@@ -1,7 +1,9 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { connect } from 'node:net';
 import { type ApiError, apiError } from '../errors.js';
 import type { Result } from '../result.js';
+import { setting } from './proxyOptions.js';
 
 /** The service behind the proxy: its base URL and the pooled connections to it. */
 export interface Target {
@@ -22,6 +24,28 @@ export function target(url: URL, timeout: number, bodyLimit: number, ca?: string
       ? new HttpsAgent({ ...options, ...(ca ? { ca } : {}) })
       : new HttpAgent(options);
   return { url, agent, timeout, bodyLimit };
+}
+
+/**
+ * Whether the target accepts a TCP connection now (opened and closed at once, within `withinMs`): what the health
+ * check can learn cheaply, without sending the service a request.
+ */
+export function acceptsConnections(to: Target, withinMs = 1000): Promise<boolean> {
+  const { hostname, port, protocol } = to.url;
+  return new Promise((resolve) => {
+    const socket = connect({
+      host: hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: Number(port || (protocol === 'https:' ? 443 : 80)),
+      timeout: Math.min(withinMs, to.timeout),
+    });
+    const done = (reachable: boolean): void => {
+      socket.destroy();
+      resolve(reachable);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('timeout', () => done(false));
+    socket.once('error', () => done(false));
+  });
 }
 
 /** The target's answer, as it came: status, reason, headers as sent, and the whole body. */
@@ -116,12 +140,12 @@ function unreachable(where: string, error: NodeJS.ErrnoException): ApiError {
     code === 'ECONNREFUSED'
       ? 'refused the connection (is the service running, on that port?)'
       : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
-        ? 'has a host name that does not resolve (check --target)'
+        ? `has a host name that does not resolve (check ${setting('target')})`
         : code === 'ECONNRESET' || code === 'ECONNABORTED' || error.message === 'socket hang up'
           ? 'closed the connection without a whole answer'
           : certificateProblem(code)
-            ? `presented a certificate this proxy does not trust (${code}: ${error.message}); if a private certificate authority signed it, give that authority's PEM file with --target-ca`
-            : `could not be reached (${code}${error.message && error.message !== code ? `: ${error.message}` : ''}; for a private certificate authority give --target-ca)`;
+            ? `presented a certificate this proxy does not trust (${code}: ${error.message}); if a private certificate authority signed it, give that authority's PEM file as ${setting('targetCa', 'target-ca')}`
+            : `could not be reached (${code}${error.message && error.message !== code ? `: ${error.message}` : ''}; for a private certificate authority give ${setting('targetCa', 'target-ca')})`;
   return apiError(
     'UPSTREAM_UNREACHABLE',
     `the target ${where} ${why}; the request was not answered by the service`,
@@ -135,6 +159,6 @@ const certificateProblem = (code: string): boolean =>
 function timedOut(where: string, ms: number): ApiError {
   return apiError(
     'UPSTREAM_TIMEOUT',
-    `the target ${where} did not answer within ${ms} ms; the service is slow or hangs (raise --timeout to wait longer)`,
+    `the target ${where} did not answer within ${ms} ms; the service is slow or hangs (raise ${setting('timeout')} to wait longer)`,
   );
 }

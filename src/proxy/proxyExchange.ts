@@ -159,10 +159,16 @@ export function proxyExchange(
     let value: unknown;
     if (operation !== undefined) {
       // Parsed once: the value when the answer is sound JSON, else its bytes, for validateResponse to name the fault.
-      const parsed = body.length === 0 ? undefined : parseJsonBody(body);
+      const parsed = body.length === 0 ? undefined : parseJsonBody(body, 'answer');
       value = parsed === undefined ? undefined : parsed.ok ? parsed.value.value : plainJson(body);
       const checked = validateResponse(
-        { method, path, status, body: parsed?.ok === true ? value : body },
+        {
+          method,
+          path,
+          status,
+          body: parsed?.ok === true ? value : body,
+          contentType: headerOf(answer.rawHeaders, 'content-type'),
+        },
         { allowAdditionalProperties: proxy.lenient },
       );
       provider.push(...checked.diagnostics);

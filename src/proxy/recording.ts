@@ -1,4 +1,4 @@
-import { rename, writeFile } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { GroupSeed } from '../domain/seed.js';
 import type { Environment } from '../spec/types.js';
@@ -52,21 +52,25 @@ export class Recording {
 
   /**
    * Writes the fixtures file at `path` and the Pact file beside it (each written whole, then renamed into place).
-   * `environmentOf` gives the environment an API key's answers have shown; a group only ever seen through
-   * get-or-create (which does not say) of a key never seen in another answer is recorded as Customer.
+   * `environmentOf` gives the environment an API key's answers have shown. Only update and rotation answers carry
+   * `api_environment_tag`: a group only ever seen through get-or-create, of a key never seen in another answer, is
+   * recorded as Customer, a guess. Resolves with the ids of the groups so guessed.
    */
   async write(
     path: string,
     names: PactNames,
     environmentOf: (apiKey: string) => string | undefined,
-  ): Promise<void> {
+  ): Promise<readonly string[]> {
+    const guessed: string[] = [];
     const groups = [...this.#groups.values()].map(({ seed, apiKey, tagged }) => {
       const learnt = apiKey === undefined ? undefined : environmentOf(apiKey);
+      if (!tagged && learnt === undefined) guessed.push(seed.user_group_id);
       const environment = tagged ? seed.environment : ((learnt ?? 'Customer') as Environment);
       return { ...seed, environment };
     });
     await writeWhole(path, this.#hideKeys(`${JSON.stringify({ groups }, null, 2)}\n`));
     await writeWhole(pactPathOf(path), this.#hideKeys(`${JSON.stringify(this.#pact(names), null, 2)}\n`));
+    return guessed;
   }
 
   #learnGroup(exchange: RecordedExchange): void {
@@ -156,6 +160,11 @@ function pactQuery(query: string): Record<string, string[]> {
 
 async function writeWhole(path: string, text: string): Promise<void> {
   const partial = `${path}.${process.pid}.partial`;
-  await writeFile(partial, text, 'utf8');
-  await rename(partial, path);
+  try {
+    await writeFile(partial, text, 'utf8');
+    await rename(partial, path);
+  } catch (error) {
+    await rm(partial, { force: true }).catch(() => undefined); // a disk full leaves half a file behind
+    throw error;
+  }
 }

@@ -1,10 +1,22 @@
-import type { PactNames, RecordedExchange, Recording } from './recording.js';
+import { product } from '../errors.js';
+import { type PactNames, pactPathOf, type RecordedExchange, type Recording } from './recording.js';
+
+/** The recording could not be written when the proxy stopped: what is lost, and where. */
+export class RecordingLostError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RecordingLostError';
+  }
+}
 
 /**
  * A recording kept on disk as the proxy goes: each exchange schedules a write of the fixtures and Pact files a
  * short while later (`delayMs`, or four times the last write's duration when writes grow slow), so that a proxy
  * killed outright keeps what it saw up to its last exchanges. Writes never overlap; each file is written whole and
  * renamed into place, so a reader (or a kill) never meets half a file. `close` writes what is left.
+ *
+ * A write that fails (the folder removed, the disk full) is said once through `onWarning`, and once more when
+ * writing works again; what was seen stays in memory meanwhile, and the next write that succeeds holds it all.
  */
 export class RecordingFile {
   #timer: NodeJS.Timeout | undefined;
@@ -12,30 +24,42 @@ export class RecordingFile {
   #dirty = false;
   #lastWriteMs = 0;
   #failure: Error | undefined;
+  /** Exchanges seen since the last write that succeeded. */
+  #unwritten = 0;
+  #lastWritten: Date | undefined;
+  /** Set by `close`: its own failure is its rejection, not a warning. */
+  #closing = false;
+  /** The ids of the groups the last write recorded as Customer without knowing their environment. */
+  #guessed: readonly string[] = [];
 
   constructor(
     private readonly recording: Recording,
     private readonly path: string,
     private readonly names: PactNames,
     private readonly environmentOf: (apiKey: string) => string | undefined,
-    private readonly onError: (error: Error) => void,
+    private readonly onWarning: (message: string) => void,
     private readonly delayMs = 200,
   ) {}
 
   add(exchange: RecordedExchange): void {
     this.recording.add(exchange);
+    this.#unwritten++;
     this.#dirty = true;
     this.#schedule();
   }
 
-  /** Writes what is not written yet and stops; rejects when the last write fails. */
+  /**
+   * Writes what is not written yet and stops; rejects with a RecordingLostError when that last write fails. Says
+   * (through `onWarning`) which groups were recorded as Customer without knowing it.
+   */
   async close(): Promise<void> {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     await this.#writing;
-    this.#failure = undefined;
+    this.#closing = true;
     await this.#write();
-    if (this.#failure !== undefined) throw this.#failure;
+    if (this.#failure !== undefined) throw new RecordingLostError(this.#lost(this.#failure));
+    if (this.#guessed.length > 0) this.onWarning(this.#guesses());
   }
 
   #schedule(): void {
@@ -56,12 +80,39 @@ export class RecordingFile {
   async #write(): Promise<void> {
     this.#dirty = false;
     const started = performance.now();
+    const unwritten = this.#unwritten;
     try {
-      await this.recording.write(this.path, this.names, this.environmentOf);
+      this.#guessed = await this.recording.write(this.path, this.names, this.environmentOf);
+      this.#unwritten -= unwritten;
+      this.#lastWritten = new Date();
+      if (this.#failure !== undefined && !this.#closing)
+        this.onWarning(
+          `${product}: the recording is written to ${this.path} again, with everything seen meanwhile`,
+        );
+      this.#failure = undefined;
     } catch (error) {
+      if (this.#failure === undefined && !this.#closing)
+        this.onWarning(
+          `${product}: cannot write the recording ${this.path} (${(error as Error).message}); the proxy keeps what it sees in memory and retries after each exchange, but stopping it now would lose ${this.#unwritten} exchange(s). Check that the folder exists and has room.`,
+        );
       this.#failure = error as Error;
-      this.onError(error as Error);
     }
     this.#lastWriteMs = performance.now() - started;
+  }
+
+  #guesses(): string {
+    const shown = this.#guessed.slice(0, 5).map((id) => JSON.stringify(id));
+    const more =
+      this.#guessed.length > shown.length ? ` and ${this.#guessed.length - shown.length} more` : '';
+    return `${product}: ${this.path} records ${this.#guessed.length} group(s) as Customer without knowing their environment (${shown.join(', ')}${more}): their API key was seen only in get-or-create, whose answer does not say it. Where they are Testing groups, change "environment" in the file, or let the client update or rotate once through the proxy before it stops.`;
+  }
+
+  #lost(error: Error): string {
+    const files = `${this.path} and ${pactPathOf(this.path)}`;
+    const before =
+      this.#lastWritten === undefined
+        ? `nothing was ever written there`
+        : `${files} hold what was seen up to ${this.#lastWritten.toISOString()}, if they are still there`;
+    return `${product}: the recording could not be written to ${files} (${error.message}): the last ${this.#unwritten} exchange(s) seen are lost; ${before}`;
   }
 }

@@ -333,10 +333,17 @@ export interface components {
                 details: components["schemas"]["Diagnostic"][];
             };
         };
+        /**
+         * @description What answers and whether it can serve. On a mock, `status`, `version` and `store` (and `database` with
+         *     PostgreSQL). On a validating proxy (`user-group-mock proxy`), `mode: proxy`, `target` and
+         *     `target_reachable` instead of `store`: a proxy keeps no groups, the service behind it does.
+         */
         Health: {
             /**
-             * @description `ready`, or `degraded` while the store (PostgreSQL) is out of reach: the mock then answers the API with
-             *     503 `STORE_UNAVAILABLE` and serves again by itself once the database is back.
+             * @description `ready`, or `degraded` while what it depends on is out of reach: on a mock, the store (PostgreSQL),
+             *     and the mock then answers the API with 503 `STORE_UNAVAILABLE` and serves again by itself once the
+             *     database is back; on a proxy, the target (`target_reachable` false), and the proxy then answers the
+             *     API with 502 `UPSTREAM_UNREACHABLE` until the target is back.
              * @enum {string}
              */
             status: "ready" | "degraded";
@@ -346,16 +353,32 @@ export interface components {
              */
             version: string;
             /**
-             * @description `file` when groups are kept in a database file (`--db PATH`), `postgres` when in PostgreSQL
-             *     (`--db postgres://…`, shared by every replica), `memory` otherwise.
+             * @description `proxy` on a validating proxy; absent on a mock (whose answer has `store`).
              * @enum {string}
              */
-            store: "memory" | "file" | "postgres";
+            mode?: "proxy";
+            /**
+             * @description On a mock (always there): `file` when groups are kept in a database file (`--db PATH`), `postgres`
+             *     when in PostgreSQL (`--db postgres://…`, shared by every replica), `memory` otherwise.
+             * @enum {string}
+             */
+            store?: "memory" | "file" | "postgres";
             /**
              * @description With `store` = `postgres`, whether PostgreSQL answered the health check's query.
              * @enum {string}
              */
             database?: "up" | "down";
+            /**
+             * @description On a proxy, the origin of the service it forwards to (scheme, host and port).
+             * @example https://staging.example.com
+             */
+            target?: string;
+            /**
+             * @description On a proxy, whether the target accepted a connection when this health check asked (a TCP
+             *     connection, opened and closed, at most one second; TLS and the answers themselves are judged by
+             *     the traffic).
+             */
+            target_reachable?: boolean;
         };
         /** @description An OpenAPI 3.1 document. */
         OpenApiDocument: {

@@ -1,11 +1,15 @@
 import type { ErrorObject } from 'ajv/dist/2020.js';
-import { type Diagnostic, diagnostic, place, pointer } from './diagnostic.js';
+import { type Diagnostic, diagnostic, place, pointer, type Voice } from './diagnostic.js';
 
 /**
  * Turns Ajv's errors into diagnostics a person can act on. Combinators are folded: a failed `anyOf` of `required`
  * becomes "must have at least one of", a failed `oneOf` of types becomes "must be an object or null".
  */
-export function diagnosticsFromAjv(errors: readonly ErrorObject[], base: string): Diagnostic[] {
+export function diagnosticsFromAjv(
+  errors: readonly ErrorObject[],
+  base: string,
+  voice: Voice = 'request',
+): Diagnostic[] {
   const consumed = new Set<ErrorObject>();
   // An empty string fails `minLength` and, vacuously, a pattern of allowed characters: the first says it all.
   for (const error of errors)
@@ -17,10 +21,10 @@ export function diagnosticsFromAjv(errors: readonly ErrorObject[], base: string)
     if (error.keyword !== 'anyOf' && error.keyword !== 'oneOf') return;
     const children = errors.slice(0, index).filter((e) => !consumed.has(e) && isBranchError(e, error));
     for (const child of children) consumed.add(child);
-    folded.set(error, foldCombinator(error, children, base));
+    folded.set(error, foldCombinator(error, children, base, voice));
   });
   return errors.flatMap((error) =>
-    consumed.has(error) ? [] : (folded.get(error) ?? [describe(error, base)]),
+    consumed.has(error) ? [] : (folded.get(error) ?? [describe(error, base, voice)]),
   );
 }
 
@@ -33,12 +37,22 @@ const isBranchError = (error: ErrorObject, combinator: ErrorObject): boolean =>
   (error.instancePath === combinator.instancePath &&
     (error.keyword === 'type' || error.keyword === 'required'));
 
-function foldCombinator(error: ErrorObject, children: readonly ErrorObject[], base: string): Diagnostic[] {
+function foldCombinator(
+  error: ErrorObject,
+  children: readonly ErrorObject[],
+  base: string,
+  voice: Voice,
+): Diagnostic[] {
   const path = base + error.instancePath;
+  const at = placeFor(voice, path);
   if (children.length > 0 && children.every((c) => c.keyword === 'required')) {
     const fields = children.map((c) => `"${(c.params as { missingProperty: string }).missingProperty}"`);
     return [
-      diagnostic('MISSING_FIELD', path, `${place(path)} must have at least one of ${fields.join(', ')}`),
+      diagnostic(
+        'MISSING_FIELD',
+        path,
+        `${at} must have at least one of ${fields.join(', ')}${voice === 'answer' ? '; the service must send one' : ''}`,
+      ),
     ];
   }
   if (
@@ -50,11 +64,25 @@ function foldCombinator(error: ErrorObject, children: readonly ErrorObject[], ba
       diagnostic(
         'WRONG_TYPE',
         path,
-        `${place(path)} must be ${types.join(' or ')}, not ${jsonType(error.data)}`,
+        `${at} must be ${types.join(' or ')}, not ${jsonType(error.data)}${sent(voice, error.data)}`,
       ),
     ];
   }
-  return children.map((c) => describe(c, base));
+  return children.map((c) => describe(c, base, voice));
+}
+
+/** Where a message says the fault is: `body/user_group_id` in a request, `the answer's user_group.token`. */
+function placeFor(voice: Voice, path: string): string {
+  if (voice === 'request') return place(path);
+  const inBody = path.replace(/^\/body\/?/, '');
+  return inBody === '' ? 'the answer' : `the answer's ${inBody.replaceAll('/', '.')}`;
+}
+
+/** `; the service sent "ABC…"`, what an answer carried, shortened; nothing for a request. */
+function sent(voice: Voice, value: unknown): string {
+  if (voice === 'request') return '';
+  const text = JSON.stringify(value) ?? String(value);
+  return `; the service sent ${text.length > 72 ? `${text.slice(0, 71)}…` : text}`;
 }
 
 const article = (name: string): string => (/^[aeiou]/.test(name) ? `an ${name}` : `a ${name}`);
@@ -63,15 +91,22 @@ const typeNames = (type: string | string[]): string[] =>
 const jsonType = (value: unknown): string =>
   value === null ? 'null' : Array.isArray(value) ? 'an array' : article(typeof value);
 
-function describe(error: ErrorObject, base: string): Diagnostic {
+function describe(error: ErrorObject, base: string, voice: Voice): Diagnostic {
   const path = base + error.instancePath;
-  const at = place(path);
+  const at = placeFor(voice, path);
+  const was = sent(voice, error.data);
   const params = error.params as Record<string, unknown>;
   const schema = (error.parentSchema ?? {}) as Record<string, unknown>;
   switch (error.keyword) {
     case 'required': {
       const field = String(params.missingProperty);
-      return diagnostic('MISSING_FIELD', pointer(path, field), `${at} must have required field "${field}"`);
+      return diagnostic(
+        'MISSING_FIELD',
+        pointer(path, field),
+        voice === 'answer'
+          ? `${at} lacks the required field "${field}"; the service must send it`
+          : `${at} must have required field "${field}"`,
+      );
     }
     case 'additionalProperties': {
       const field = String(params.additionalProperty);
@@ -79,31 +114,33 @@ function describe(error: ErrorObject, base: string): Diagnostic {
       return diagnostic(
         'UNKNOWN_FIELD',
         pointer(path, field),
-        `${at} has unknown field "${field}"${suggest(field, known)}`,
+        voice === 'answer'
+          ? `${at} has the field "${field}", which the document does not name${suggest(field, known)}; the service must not send it, unless extra fields are allowed (lenient checking)`
+          : `${at} has unknown field "${field}"${suggest(field, known)}`,
       );
     }
     case 'type':
       return diagnostic(
         'WRONG_TYPE',
         path,
-        `${at} must be ${typeNames(params.type as string).join(' or ')}, not ${jsonType(error.data)}`,
+        `${at} must be ${typeNames(params.type as string).join(' or ')}, not ${jsonType(error.data)}${was}`,
       );
     case 'minLength':
       return params.limit === 1
-        ? diagnostic('TOO_SHORT', path, `${at} must not be empty`)
-        : diagnostic('TOO_SHORT', path, `${at} must have at least ${params.limit} characters`);
+        ? diagnostic('TOO_SHORT', path, `${at} must not be empty${was}`)
+        : diagnostic('TOO_SHORT', path, `${at} must have at least ${params.limit} characters${was}`);
     case 'maxLength':
       return diagnostic(
         'TOO_LONG',
         path,
-        `${at} must have at most ${params.limit} characters, not ${String(error.data).length}`,
+        `${at} must have at most ${params.limit} characters, not ${String(error.data).length}${was}`,
       );
-    case 'pattern':
-      return diagnostic(
-        'INVALID_FORMAT',
-        path,
-        `${at} ${String(schema['x-pattern-message'] ?? `must match ${params.pattern}`)}`,
-      );
+    case 'pattern': {
+      const rule = String(schema['x-pattern-message'] ?? `must match ${params.pattern}`);
+      const hint = schema['x-pattern-hint'];
+      const advice = voice === 'request' && hint !== undefined ? `, ${String(hint)}` : '';
+      return diagnostic('INVALID_FORMAT', path, `${at} ${rule}${advice}${was}`);
+    }
     case 'minProperties': {
       const required = new Set((schema.required as string[] | undefined) ?? []);
       const others = Object.keys((schema.properties as object | undefined) ?? {}).filter(
@@ -120,15 +157,15 @@ function describe(error: ErrorObject, base: string): Diagnostic {
       return diagnostic(
         'INVALID_VALUE',
         path,
-        `${at} must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`,
+        `${at} must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}${was}`,
       );
     case 'const':
-      return diagnostic('INVALID_VALUE', path, `${at} must be ${JSON.stringify(params.allowedValue)}`);
+      return diagnostic('INVALID_VALUE', path, `${at} must be ${JSON.stringify(params.allowedValue)}${was}`);
     default:
       return diagnostic(
         `SCHEMA_${error.keyword.toUpperCase()}`,
         path,
-        `${at} ${error.message ?? 'is invalid'}`,
+        `${at} ${error.message ?? 'is invalid'}${was}`,
       );
   }
 }

@@ -2,6 +2,13 @@ import type { Diagnostic } from '../spec/types.js';
 
 export type { Diagnostic };
 
+/**
+ * Whom a diagnostic speaks to: `request`, the client that sent the body (the mock's and the admin API's
+ * diagnostics); `answer`, the service that answered it (validateResponse, the proxy's provider verdicts), told what
+ * it sent and must send, never a client's advice.
+ */
+export type Voice = 'request' | 'answer';
+
 export const diagnostic = (code: string, path: string, message: string): Diagnostic => ({
   code,
   path,

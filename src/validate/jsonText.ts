@@ -1,6 +1,6 @@
 import { type ApiError, errorFromDiagnostics } from '../errors.js';
 import { failure, ok, type Result } from '../result.js';
-import { type Diagnostic, diagnostic } from './diagnostic.js';
+import { type Diagnostic, diagnostic, type Voice } from './diagnostic.js';
 import { isForbiddenKey, maxDepth } from './jsonValue.js';
 import { impreciseIntegers } from './numberPrecision.js';
 
@@ -18,27 +18,46 @@ export interface ParsedJson {
   readonly warnings?: readonly Diagnostic[];
 }
 
+/** What each refusal says, to the client of a request or to the service of an answer. */
+const says = {
+  request: {
+    bom: 'body starts with a UTF-8 byte order mark; JSON over HTTP must not carry one, remove it',
+    utf8: 'body is not valid UTF-8; encode the JSON text as UTF-8',
+    empty: 'body is empty; send the JSON object with a Content-Length header',
+    json: (reason: string) => `body is not valid JSON (${reason}); send JSON.stringify(body)`,
+    deep: `body is nested deeper than ${maxDepth} levels; flatten the body`,
+    repeated: (key: string) => `body repeats the key "${key}" in one object; send each key once`,
+  },
+  answer: {
+    bom: 'the answer starts with a UTF-8 byte order mark; the service must not send one',
+    utf8: 'the answer is not valid UTF-8; the service must encode its JSON as UTF-8',
+    empty: 'the answer has no body; the service must answer JSON',
+    json: (reason: string) => `the answer is not JSON (${reason}); the service must answer application/json`,
+    deep: `the answer is nested deeper than ${maxDepth} levels`,
+    repeated: (key: string) =>
+      `the answer repeats the key "${key}" in one object; the service must send each key once`,
+  },
+} as const;
+
 /**
  * Turns the bytes of a request body into a JSON value, or the error naming the client's mistake (its details the
- * diagnostics).
+ * diagnostics); with `voice` = `answer`, the bytes of an answer, the messages then speaking to the service.
  * Rules beyond JSON.parse: no byte order mark, valid UTF-8, no duplicate keys in one object, nesting within
  * `maxDepth`. What the parsed value itself must satisfy is `inspectJsonValue`'s part (the pipeline's `checkValues` runs it).
  */
-export function parseJsonBody(bytes: Uint8Array | string): Result<ParsedJson> {
+export function parseJsonBody(bytes: Uint8Array | string, voice: Voice = 'request'): Result<ParsedJson> {
+  const say = says[voice];
   let text: string;
   if (typeof bytes === 'string') {
     text = bytes;
   } else {
     if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
-      return failed(
-        'BODY_INVALID_ENCODING',
-        'body starts with a UTF-8 byte order mark; JSON over HTTP must not carry one, remove it',
-      );
+      return failed('BODY_INVALID_ENCODING', say.bom);
     }
     try {
       text = decoder.decode(bytes);
     } catch {
-      return failed('BODY_INVALID_ENCODING', 'body is not valid UTF-8; encode the JSON text as UTF-8');
+      return failed('BODY_INVALID_ENCODING', say.utf8);
     }
   }
   let value: unknown;
@@ -46,12 +65,12 @@ export function parseJsonBody(bytes: Uint8Array | string): Result<ParsedJson> {
     value = JSON.parse(text);
   } catch (error) {
     if (text.trim() === '') {
-      return failed('BODY_MISSING', 'body is empty; send the JSON object with a Content-Length header');
+      return failed('BODY_MISSING', say.empty);
     }
     const reason = error instanceof Error ? error.message : String(error);
-    return failed('BODY_INVALID_JSON', `body is not valid JSON (${reason}); send JSON.stringify(body)`);
+    return failed('BODY_INVALID_JSON', say.json(reason));
   }
-  const scanned = scanStructure(text);
+  const scanned = scanStructure(text, say);
   if (typeof scanned !== 'boolean')
     return failure(errorFromDiagnostics(scanned.code as ApiError['code'], [scanned]));
   // Decoded bytes are well-formed (the decoder is fatal); text handed over as a string may hold a raw lone surrogate.
@@ -68,7 +87,7 @@ const failed = (code: ApiError['code'], message: string): Result<never> =>
  * the last silently) and nesting deeper than `maxDepth` (reported before any recursive walk). Without a problem it
  * returns whether the text is clean (see `ParsedJson`).
  */
-function scanStructure(text: string): Diagnostic | boolean {
+function scanStructure(text: string, say: (typeof says)[Voice]): Diagnostic | boolean {
   // The keys seen so far in each open object (null for an array): a short list, a Set once it grows, since most
   // objects have a handful of keys and a body may have thousands.
   const keys: Array<string[] | Set<string> | null> = [];
@@ -83,11 +102,7 @@ function scanStructure(text: string): Diagnostic | boolean {
     } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
       keys.push(c === 0x7b ? [] : null);
       if (keys.length > maxDepth) {
-        return diagnostic(
-          'BODY_TOO_DEEP',
-          '/body',
-          `body is nested deeper than ${maxDepth} levels; flatten the body`,
-        );
+        return diagnostic('BODY_TOO_DEEP', '/body', say.deep);
       }
       expectKey = c === 0x7b;
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
@@ -114,11 +129,7 @@ function scanStructure(text: string): Diagnostic | boolean {
       if (isForbiddenKey(key)) clean = false;
       const seen = keys[keys.length - 1] as string[] | Set<string>;
       if (Array.isArray(seen) ? seen.includes(key) : seen.has(key)) {
-        return diagnostic(
-          'BODY_DUPLICATE_KEY',
-          '/body',
-          `body repeats the key "${key}" in one object; send each key once`,
-        );
+        return diagnostic('BODY_DUPLICATE_KEY', '/body', say.repeated(key));
       }
       if (!Array.isArray(seen)) seen.add(key);
       else if (seen.push(key) > 16) keys[keys.length - 1] = new Set(seen);

@@ -57,7 +57,10 @@ export function checkRequestSchema(operation: Operation, body: unknown): readonl
   return fitting.length === 0 ? diagnostics : [wrongMethod(operation, fitting), ...diagnostics];
 }
 
-/** Checks a response body against the schema the document gives for that operation and status. */
+/**
+ * Checks a response body against the schema the document gives for that operation and status; the diagnostics
+ * speak to the service that answered (what it sent, what it must send).
+ */
 export function checkResponseBody(
   operation: Operation,
   status: number,
@@ -71,11 +74,11 @@ export function checkResponseBody(
       {
         code: 'UNDOCUMENTED_STATUS',
         path: '/status',
-        message: `${operation.operationId} does not document status ${status}; it documents ${known}`,
+        message: `the service answered status ${status}, which ${operation.operationId} does not document; the service must answer one of ${known}`,
       },
     ];
   }
-  return diagnosticsFromAjv(schemas().check(documentId, schema, { lenient })(body), '/body');
+  return diagnosticsFromAjv(schemas().check(documentId, schema, { lenient })(body), '/body', 'answer');
 }
 
 /**

@@ -14,6 +14,7 @@ const openapiVocabulary = [
   'xml',
   'externalDocs',
   'x-pattern-message',
+  'x-pattern-hint',
   'x-request-hint',
   'openapi',
   'info',

@@ -7,11 +7,17 @@ import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { createValidatingProxy, type ValidatingProxy, type ValidatingProxyOptions } from '../../src/index.js';
 
-/** A fresh proxy per call (127.0.0.1, port 0), each closed after its test. */
+/**
+ * A fresh proxy per call (127.0.0.1, port 0), each closed after its test (a recording the test made unwritable
+ * on purpose, a RecordingLostError, is the test's to check).
+ */
 export function useProxies(): (options: ValidatingProxyOptions) => Promise<ValidatingProxy> {
   const open: ValidatingProxy[] = [];
   afterEach(async () => {
-    await Promise.all(open.splice(0).map((proxy) => proxy.close()));
+    const lostOnPurpose = (error: Error): void => {
+      if (error.name !== 'RecordingLostError') throw error;
+    };
+    await Promise.all(open.splice(0).map((proxy) => proxy.close().catch(lostOnPurpose)));
   });
   return async (options) => {
     const proxy = await createValidatingProxy({ host: '127.0.0.1', port: 0, ...options });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ValidatingProxy } from '../../../src/index.js';
+import { createValidatingProxy, type ValidatingProxy } from '../../../src/index.js';
+import { admin } from '../../support/admin.js';
 import { call, jsonHeaders, useMocks } from '../../support/http.js';
 import { answerJson, useProxies, useTargets } from '../../support/proxy.js';
 
@@ -73,5 +74,31 @@ describe("the proxy's admin API", () => {
 
     // Without the reset, the second token would be PROVIDER_TOKEN_CHANGED.
     expect(proxy.requests().map((e) => [e.status, e.diagnostics])).toEqual([[200, []]]);
+  });
+
+  it('GET /__admin/health says it is a proxy, names the target and whether it accepts connections', async () => {
+    const target = await targets((_req, res) => answerJson(res, 200, {}));
+    const proxy = await proxies({ target: `${target.url}/base/` });
+
+    const up = await admin(proxy.url, 'GET', '/__admin/health');
+    await target.close();
+    const down = await admin(proxy.url, 'GET', '/__admin/health');
+
+    const health = { version: expect.any(String), mode: 'proxy', target: target.url };
+    expect(up.body).toEqual({ ...health, status: 'ready', target_reachable: true });
+    expect(down.body).toEqual({ ...health, status: 'degraded', target_reachable: false });
+    expect(await proxy.health()).toEqual(down.body);
+  });
+});
+
+describe('createValidatingProxy given a setting that cannot work', () => {
+  it.each([
+    [{ target: 'staging.example.com' }, 'the target option (--target) "staging.example.com"'],
+    [{ target: 'http://127.0.0.1:9', host: '0.0.0.0' }, 'needs the adminKey option (--admin-key)'],
+    [{ target: 'http://127.0.0.1:9', targetCa: '/no/such/ca.pem' }, 'the targetCa option (--target-ca)'],
+  ])('rejects %j with a message naming the option and its flag', async (options, message) => {
+    const started = createValidatingProxy({ port: 0, ...options });
+    await expect(started).rejects.toMatchObject({ name: 'ProxyOptionError' });
+    await expect(started).rejects.toThrow(message);
   });
 });

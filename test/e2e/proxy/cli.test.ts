@@ -1,6 +1,7 @@
+import { mkdirSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { pactPathOf } from '../../../src/proxy/recording.js';
 import { call, jsonHeaders, useMocks } from '../../support/http.js';
 import { killAllMockProcesses, startProxyProcess } from '../../support/mockProcess.js';
@@ -89,5 +90,31 @@ describe('the proxy command', () => {
       groupA,
       groupB,
     ]);
+  });
+
+  it('says once on stderr that the recording cannot be written, and on SIGTERM what is lost and where (exit 1)', async () => {
+    const mock = await mocks();
+    const folder = join(tempDir(), 'rec');
+    mkdirSync(folder);
+    const path = join(folder, 'seen.json');
+    const proxy = await startProxyProcess(['--target', mock.url, '--record', path]);
+    rmSync(folder, { recursive: true });
+
+    await call(proxy.url, 'GET', '/api/user', { headers: jsonHeaders(), body: groupA });
+    await vi.waitFor(() => expect(proxy.stderr()).toContain('cannot write the recording'), {
+      timeout: 10_000,
+      interval: 50,
+    });
+    await call(proxy.url, 'GET', '/api/user', { headers: jsonHeaders(), body: groupB });
+    proxy.child.kill('SIGTERM');
+    const exit = await proxy.exited;
+
+    expect(exit).toEqual({ code: 1, signal: null });
+    const lines = proxy.stderr().trimEnd().split('\n');
+    expect(lines.filter((line) => line.includes('cannot write the recording'))).toHaveLength(1);
+    expect(lines[0]).toMatch(/^user-group-mock: cannot write the recording .*seen\.json \(ENOENT/);
+    expect(lines.at(-1)).toMatch(
+      /^user-group-mock: the recording could not be written to .*seen\.json and .*seen\.pact\.json \(ENOENT.*\): the last 2 exchange\(s\) seen are lost; nothing was ever written there$/,
+    );
   });
 });

@@ -45,7 +45,11 @@ describe('the proxy in front of a wrong provider', () => {
           }),
       ],
       requests: [['GET', getA]],
-      diagnostic: { code: 'INVALID_FORMAT', path: '/body/user_group/token' },
+      diagnostic: {
+        code: 'INVALID_FORMAT',
+        path: '/body/user_group/token',
+        message: `the answer's user_group.token must be 64 lowercase hexadecimal characters; the service sent "${'ABCDEF'.padEnd(64, '0')}"`,
+      },
     },
     {
       wrong: 'a missing field',
@@ -54,7 +58,11 @@ describe('the proxy in front of a wrong provider', () => {
           answerJson(res, 200, { success: 1, user_group: group('a', token(1)) }),
       ],
       requests: [['GET', getA]],
-      diagnostic: { code: 'MISSING_FIELD', path: '/body/new_user_group' },
+      diagnostic: {
+        code: 'MISSING_FIELD',
+        path: '/body/new_user_group',
+        message: 'the answer lacks the required field "new_user_group"; the service must send it',
+      },
     },
     {
       wrong: 'success: 1 with a 400',
@@ -66,7 +74,23 @@ describe('the proxy in front of a wrong provider', () => {
           }),
       ],
       requests: [['GET', getA]],
-      diagnostic: { path: '/body/success' },
+      diagnostic: { path: '/body/success', message: "the answer's success must be 0; the service sent 1" },
+    },
+    {
+      wrong: 'an HTML page with a 500',
+      answers: [
+        (_: Received, res: ServerResponse) => {
+          res.writeHead(500, { 'content-type': 'text/html' });
+          res.end('<html><body>Internal Server Error</body></html>');
+        },
+      ],
+      requests: [['GET', getA]],
+      diagnostic: {
+        code: 'BODY_INVALID_JSON',
+        path: '/body',
+        message:
+          'the answer is not JSON (text/html, status 500, starting "<html><body>Internal Server Error</body>"…); the service must answer application/json with the error envelope { "success": 0, "error": { "code", "message", "details" } }',
+      },
     },
     {
       wrong: 'a new token on a second get-or-create',
@@ -152,7 +176,8 @@ describe('the proxy in front of a wrong provider', () => {
       expect(flagged?.fault).toBe('provider');
       expect(flagged?.diagnostics).toContainEqual(expect.objectContaining(diagnostic));
       expect(proxy.requests({ invalid: true })).toEqual([flagged]);
-      expect(last?.text).toBe(JSON.stringify(flagged?.responseBody));
+      const body = flagged?.responseBody;
+      expect(last?.text).toBe(typeof body === 'string' ? body : JSON.stringify(body));
     },
   );
 
@@ -248,7 +273,7 @@ describe('a target that fails', () => {
       act: () => undefined,
       status: 504,
       code: 'UPSTREAM_TIMEOUT',
-      says: 'did not answer within 300 ms',
+      says: 'did not answer within 300 ms; the service is slow or hangs (raise the timeout option (--timeout)',
     },
   ])(
     'answers $status when it $failure, journals it as the provider’s, and serves the next request',

@@ -1,7 +1,13 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseProxyArgs, proxyFlags, proxyHelp } from '../../../src/cli/proxy.js';
 import { run } from '../../../src/cli/run.js';
 import { captured } from '../../support/captured.js';
+import { useTempDir } from '../../support/tempDir.js';
+
+const tempDir = useTempDir('proxy-args');
 
 const target = ['--target', 'http://127.0.0.1:9'];
 
@@ -70,6 +76,26 @@ describe('user-group-mock proxy (its flags)', () => {
   it('exits 2 with the message on a wrong target', async () => {
     const { code, stderr } = await captured(() => run(['proxy', '--target', 'staging.example.com'], {}));
     expect(code).toBe(2);
-    expect(stderr).toMatch(/^user-group-mock: --target "staging.example.com" is not an http\(s\) base URL/);
+    expect(stderr).toMatch(
+      /^user-group-mock: the target option \(--target\) "staging.example.com" is not an http\(s\) base URL/,
+    );
+  });
+
+  it('exits 2 naming the folder and the fix when --record points into a missing folder, before it listens', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = String((busy.address() as AddressInfo).port);
+    const folder = join(tempDir(), 'rec');
+    try {
+      const { code, stderr } = await captured(() =>
+        run(['proxy', ...target, '--port', port, '--record', join(folder, 'seen.json')], {}),
+      );
+      expect(code).toBe(2);
+      expect(stderr).toBe(
+        `user-group-mock: cannot record to ${join(folder, 'seen.json')} (the record option (--record)): the folder ${folder} does not exist; create it first (mkdir -p ${folder}) or record into an existing folder\n`,
+      );
+    } finally {
+      await new Promise((resolve) => busy.close(resolve));
+    }
   });
 });

@@ -40,4 +40,41 @@ describe('validateResponse', () => {
       '/body/user_group/token',
     );
   });
+
+  it.each([
+    {
+      answer: 'a token in upper case',
+      body: {
+        success: 1,
+        new_user_group: true,
+        user_group: { team_id: 1, token: 'A'.repeat(64), name: 'A', provided_id: 'a', properties: null },
+      },
+      message: `the answer's user_group.token must be 64 lowercase hexadecimal characters; the service sent "${'A'.repeat(64)}"`,
+    },
+    {
+      answer: 'an HTML error page',
+      status: 502,
+      body: '<h1>Bad Gateway</h1>',
+      contentType: 'text/html',
+      message:
+        'the answer is not JSON (text/html, status 502, starting "<h1>Bad Gateway</h1>"); the service must answer application/json with the error envelope { "success": 0, "error": { "code", "message", "details" } }',
+    },
+    {
+      answer: 'an empty 200',
+      body: '',
+      message:
+        'the answer has no body (no Content-Type, status 200); the service must answer application/json with the body the document gives for this status',
+    },
+    {
+      answer: 'a repeated key',
+      body: '{"success":1,"success":1}',
+      message: 'the answer repeats the key "success" in one object; the service must send each key once',
+    },
+  ])(
+    'speaks to the service about $answer, without a client’s advice',
+    ({ body, status, contentType, message }) => {
+      const response = { method: 'GET', path: '/api/user', status: status ?? 200, body, contentType };
+      expect(validateResponse(response).diagnostics[0]?.message).toBe(message);
+    },
+  );
 });
