@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import type { Answer } from './http.js';
 
 /**
  * A throwaway PostgreSQL cluster for the tests: `initdb` in a temp dir as the `postgres` user, `pg_ctl start` on a
@@ -105,4 +106,22 @@ export async function startTestCluster(options: { fsync?: boolean } = {}): Promi
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * What is wrong with an answer given while PostgreSQL is out of reach: it must be 503 in the error envelope,
+ * `STORE_UNAVAILABLE` with a `Retry-After`, and carry nothing that was decided before the store failed (no group,
+ * no token).
+ */
+export function storeUnavailableProblems(answer: Answer): string[] {
+  const problems: string[] = [];
+  const body = answer.body as { success?: unknown; error?: { code?: unknown } } | undefined;
+  if (answer.status !== 503) problems.push(`status ${answer.status}, not 503`);
+  if (body?.success !== 0) problems.push(`success is ${JSON.stringify(body?.success)}, not 0`);
+  if (body?.error?.code !== 'STORE_UNAVAILABLE')
+    problems.push(`error.code is ${JSON.stringify(body?.error?.code)}, not STORE_UNAVAILABLE`);
+  if (answer.headers['retry-after'] === undefined) problems.push('no Retry-After header');
+  if (/"user_group"|"new_user_group"|[0-9a-f]{64}/.test(answer.text))
+    problems.push(`the body carries a group or a token: ${answer.text}`);
+  return problems;
 }

@@ -207,6 +207,9 @@ export class PostgresStore {
         if (violates(error, 'groups_tenant_fkey')) return { result: tenantRemoved(), journaled: false };
         // A team_id a seeded group took ahead of the sequence, or a token drawn twice: draw again.
         if (violates(error, 'groups_team_id_key') || violates(error, 'groups_token_key')) continue;
+        // Refused (the database out of reach, say): the team id goes to the next create. Were the group stored
+        // after all (a commit whose answer was lost), the unique team_id sends that create on to another id.
+        this.#teamIds.giveBack(teamId);
         throw error;
       }
       if (row.made) return { result: decision, journaled: true };
