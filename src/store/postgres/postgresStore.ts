@@ -14,6 +14,7 @@ import { apiError, product } from '../../errors.js';
 import { failure, ok, type Result } from '../../result.js';
 import type { OperationId } from '../../spec/operations.js';
 import type { RequestBodies } from '../../spec/types.js';
+import { postgresUrlForm, postgresUrlProblem, withoutPassword } from './postgresUrl.js';
 import { type GroupRow, groupColumns, groupOf, groupValues, partialWorld, toText } from './rows.js';
 import { migrate } from './schema.js';
 import {
@@ -33,9 +34,6 @@ export class DatabaseUnreachableError extends Error {
     super(`${product}: cannot reach PostgreSQL at ${where} (${cause.message}); start it or check --db`);
   }
 }
-
-/** Whether a `--db` value names a PostgreSQL database rather than a file. */
-export const isPostgresUrl = (db: string): boolean => /^postgres(ql)?:\/\//i.test(db);
 
 /** Who asks: the tenant and environment of the API key. */
 export interface Owner {
@@ -89,6 +87,11 @@ export class PostgresStore {
 
   /** Connects, migrates the schema (under an advisory lock), and returns the store. */
   static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+    const problem = postgresUrlProblem(url);
+    if (problem !== undefined)
+      throw new Error(
+        `${product}: the PostgreSQL URL "${withoutPassword(url)}" ${problem}; write it as ${postgresUrlForm}`,
+      );
     const parsed = new URL(url);
     const where = `${parsed.hostname || 'localhost'}:${parsed.port || '5432'}`;
     // Loaded only when PostgreSQL is the store: the file and memory stores start without it.
