@@ -17,6 +17,7 @@ import type { RequestBodies } from '../../spec/types.js';
 import { postgresUrlForm, postgresUrlProblem, withoutPassword } from './postgresUrl.js';
 import { type GroupRow, groupColumns, groupOf, groupValues, partialWorld, toText } from './rows.js';
 import { migrate } from './schema.js';
+import { DatabaseRefusedError, startFailure } from './startErrors.js';
 import {
   type CreateRow,
   changeAndJournal,
@@ -27,13 +28,6 @@ import {
 } from './statements.js';
 import { TeamIds } from './teamIds.js';
 import { classified, isUnavailable } from './unavailable.js';
-
-/** PostgreSQL cannot be reached at start: the CLI prints this and exits with its own code. */
-export class DatabaseUnreachableError extends Error {
-  constructor(where: string, cause: Error) {
-    super(`${product}: cannot reach PostgreSQL at ${where} (${cause.message}); start it or check --db`);
-  }
-}
 
 /** Who asks: the tenant and environment of the API key. */
 export interface Owner {
@@ -96,6 +90,20 @@ export class PostgresStore {
     const where = `${parsed.hostname || 'localhost'}:${parsed.port || '5432'}`;
     // Loaded only when PostgreSQL is the store: the file and memory stores start without it.
     const { default: driver } = await import('pg');
+    // The schema is checked on a connection of its own, ended whatever happens: one the driver gave up on itself
+    // (a password the server asks for and the URL lacks) would otherwise stay open and keep the process alive.
+    const first = new driver.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+    let connected = false;
+    try {
+      await first.connect();
+      connected = true;
+      await migrate(first);
+    } catch (error) {
+      const failed = startFailure(url, error as Error);
+      throw !connected || failed instanceof DatabaseRefusedError || isUnavailable(error) ? failed : error;
+    } finally {
+      await first.end().catch(() => undefined);
+    }
     const pool = new driver.Pool({
       connectionString: url,
       max: options.poolSize ?? 10,
@@ -110,21 +118,6 @@ export class PostgresStore {
         `${product}: a PostgreSQL connection was lost (${error.message}); a new one is made when needed`,
       ),
     );
-    let client: Client;
-    try {
-      client = await pool.connect();
-    } catch (error) {
-      await pool.end().catch(() => undefined);
-      throw new DatabaseUnreachableError(where, error as Error);
-    }
-    try {
-      await migrate(client);
-    } catch (error) {
-      client.release(true);
-      await pool.end().catch(() => undefined);
-      throw isUnavailable(error) ? new DatabaseUnreachableError(where, error as Error) : error;
-    }
-    client.release();
     return new PostgresStore(pool, where);
   }
 

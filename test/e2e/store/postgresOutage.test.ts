@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin } from '../../support/admin.js';
 import { type Answer, customerKey, testingKey, useMocks } from '../../support/http.js';
@@ -88,5 +89,31 @@ describe.skipIf(!postgresAvailable())('the PostgreSQL store during an outage', (
     // No team id was spent on the refused creates: the new groups take the next ones (3 went to the tenant).
     const teamIds = groups.map((g) => g.team_id).sort((a, b) => a - b);
     expect(teamIds).toEqual([1, 2, 4, 5]);
+  });
+
+  it('answers STORE_UNAVAILABLE, quoting PostgreSQL, when its database is dropped while serving', async () => {
+    const url = await cluster.createDatabase();
+    const mock = await mocks({ db: url });
+    const made = await mock.api('GET', { name: 'Known', user_group_id: 'known' });
+    expect(made.status).toBe(200);
+    const superuser = new pg.Client({ connectionString: cluster.url('postgres') });
+    await superuser.connect();
+    try {
+      await superuser.query(`DROP DATABASE ${new URL(url).pathname.slice(1)} WITH (FORCE)`);
+    } finally {
+      await superuser.end();
+    }
+    for (const [method, body] of [
+      ['GET', { name: 'Known', user_group_id: 'known' }],
+      ['GET', { name: 'New', user_group_id: 'new' }],
+      ['POST', { current_token: made.body.user_group.token }],
+    ] as const) {
+      const answer = await mock.api(method, body);
+      expect(storeUnavailableProblems(answer), method).toEqual([]);
+      expect(answer.body.error.message).toMatch(
+        /^user-group-mock: PostgreSQL is unavailable \(database "\w+" does not exist\)/,
+      );
+    }
+    expect((await admin(mock.url, 'GET', '/__admin/health')).body).toMatchObject({ database: 'down' });
   });
 });
