@@ -3,7 +3,12 @@ import { product } from '../errors.js';
 import type { MockServerOptions } from '../mockServer.js';
 import type { ApiKey } from '../runtime/keyRing.js';
 import { parseRateLimit } from '../runtime/rateLimiter.js';
-import { isPostgresUrl } from '../store/postgres/postgresStore.js';
+import {
+  isPostgresUrl,
+  postgresUrlForm,
+  postgresUrlProblem,
+  withoutPassword,
+} from '../store/postgres/postgresUrl.js';
 import { type FlagSpec, flagHelpLines, integer, logLevelOf, readFlags, sharedFlags } from './flags.js';
 
 /** Each flag of `serve`, its environment variable, and its help line: the one table --help is printed from. */
@@ -81,6 +86,15 @@ export function parseServeArgs(
       : undefined);
   if (flagOn('in-memory') && dbPath !== undefined)
     throw new Error(`${product}: --db and --in-memory exclude each other; choose one`);
+  if (dbPath !== undefined) {
+    const source =
+      typeof values.db === 'string'
+        ? ''
+        : get('db') !== undefined
+          ? ' (USER_GROUP_MOCK_DB)'
+          : ' (DATABASE_URL)';
+    checkPostgresUrl(dbPath, source);
+  }
   const rateLimit = get('rate-limit');
   const seed = get('seed');
   const logLevel = logLevelOf(get('log-level'));
@@ -101,6 +115,19 @@ export function parseServeArgs(
     ...(rateLimit === undefined ? {} : { rateLimit: parseRateLimit(rateLimit) }),
     ...(adminKey === undefined ? {} : { adminKey }),
   };
+}
+
+/**
+ * A `--db` value that starts with `postgres:` or `postgresql:` is a PostgreSQL URL, never a file path: one that is not
+ * a valid URL with a host is refused, its password masked in the message.
+ */
+function checkPostgresUrl(db: string, source: string): void {
+  if (!isPostgresUrl(db)) return;
+  const problem = postgresUrlProblem(db);
+  if (problem !== undefined)
+    throw new Error(
+      `${product}: --db${source} "${withoutPassword(db)}" ${problem}; a PostgreSQL database is given as ${postgresUrlForm} (a value starting with postgres: is never a file path)`,
+    );
 }
 
 /** `KEY`, `KEY:Customer` or `KEY:Testing` (a bare key is Customer). */

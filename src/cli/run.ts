@@ -2,8 +2,9 @@ import { packageVersion } from '../admin/controls.js';
 import { product } from '../errors.js';
 import { ListenError } from '../http/listen.js';
 import { createMockServer, type MockServer } from '../mockServer.js';
-import { DatabaseUnreachableError, isPostgresUrl } from '../store/postgres/postgresStore.js';
+import { isPostgresUrl } from '../store/postgres/postgresUrl.js';
 import { SchemaTooNewError } from '../store/postgres/schema.js';
+import { DatabaseRefusedError, DatabaseUnreachableError } from '../store/postgres/startErrors.js';
 import { parseServeArgs, type ServeArgs, serveHelp } from './args.js';
 import { runUntilStopped } from './runUntilStopped.js';
 import { nearest } from './suggest.js';
@@ -84,14 +85,16 @@ function serve(argv: readonly string[], env: Env): Promise<number> {
 }
 
 /**
- * The exit code of a failed start: 2 for a port in use, 3 for PostgreSQL out of reach, 4 for a database whose schema
- * is newer than this version knows, 1 for anything else (a locked or damaged database file, bad fixtures).
+ * The exit code of a failed start: 2 for a port in use, 3 for PostgreSQL refusing the URL's database, user or
+ * password, or out of reach, 4 for a database whose schema is newer than this version knows, 1 for anything else (a
+ * locked or damaged database file, bad fixtures).
  */
-export const exitCodes = { failed: 1, listen: 2, databaseUnreachable: 3, schemaTooNew: 4 } as const;
+export const exitCodes = { failed: 1, listen: 2, database: 3, schemaTooNew: 4 } as const;
 
 function exitCodeOf(error: unknown): number {
   if (error instanceof ListenError) return exitCodes.listen;
-  if (error instanceof DatabaseUnreachableError) return exitCodes.databaseUnreachable;
+  if (error instanceof DatabaseUnreachableError || error instanceof DatabaseRefusedError)
+    return exitCodes.database;
   if (error instanceof SchemaTooNewError) return exitCodes.schemaTooNew;
   return exitCodes.failed;
 }

@@ -125,15 +125,25 @@ export class ServiceExchange implements PipelineRequest, BodySink {
 
   /** Answers an error; its details are what the client got wrong (an error without details names nothing). */
   fail(error: ApiError, contract = true): void {
-    this.reply = errorReply(error);
+    this.#replyWith(errorReply(error));
     if (contract && this.diagnostics.length === 0) this.diagnostics = error.details;
     this.complete();
   }
 
   /** A bug in the mock: answered 500 (when an answer can still be sent) and logged with its stack. */
   crash(error: Error): void {
-    this.reply = errorReply(internalError(this.context, error));
+    this.#replyWith(errorReply(internalError(this.context, error)));
     this.complete();
+  }
+
+  /**
+   * The reply from here on. Whatever was prepared before it (with PostgreSQL, the answer decided before its
+   * statement, serialised, and its journal entry) is dropped: an error never goes out with a success's body.
+   */
+  #replyWith(reply: Reply | undefined): void {
+    this.reply = reply;
+    this.payload = undefined;
+    this.#journaled = undefined;
   }
 
   bodyArrived(read: BodyResult): void {
@@ -235,13 +245,11 @@ export class ServiceExchange implements PipelineRequest, BodySink {
           const prepared = this.#journaled;
           this.#journaled = undefined;
           if (served.fault !== undefined) {
-            this.reply = undefined;
-            this.payload = undefined;
+            this.#replyWith(undefined);
             this.#planned(faultOf(served.fault));
           } else if (!served.result.ok) {
             // The tenant was removed through another replica: its keys are forgotten here too.
             if (served.result.error.code === 'AUTH_UNKNOWN_KEY') this.context.keys.forget(owner.tenant);
-            this.payload = undefined;
             this.fail(served.result.error, false);
           } else if (served.journaled && prepared !== undefined) {
             shared.runtime.recorded(owner.tenant).catch((error: Error) => {
@@ -249,7 +257,7 @@ export class ServiceExchange implements PipelineRequest, BodySink {
             });
             this.#deliver(prepared);
           } else {
-            this.payload = undefined;
+            this.#replyWith(undefined);
             this.#succeed(served.result.value);
           }
         }),
@@ -274,7 +282,7 @@ export class ServiceExchange implements PipelineRequest, BodySink {
 
   /** The shared store failed: 503 when PostgreSQL is out of reach (nothing was kept), else a bug (500). */
   #storeFailed(error: Error): void {
-    this.reply = errorReply(storeFailure(this.context, error));
+    this.#replyWith(errorReply(storeFailure(this.context, error)));
     this.complete();
   }
 

@@ -1,9 +1,10 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import type { Answer } from './http.js';
 
 /**
  * A throwaway PostgreSQL cluster for the tests: `initdb` in a temp dir as the `postgres` user, `pg_ctl start` on a
@@ -21,6 +22,8 @@ export interface TestCluster {
   stopImmediately(): void;
   /** `pg_ctl start` again on the same port and data. */
   start(): void;
+  /** A new role that must log in from 127.0.0.1 with this password (SCRAM), where every other role is trusted. */
+  createRoleWithPassword(role: string, password: string): Promise<void>;
   /** Stops the server and removes its files. */
   remove(): void;
 }
@@ -78,6 +81,15 @@ export async function startTestCluster(options: { fsync?: boolean } = {}): Promi
   start();
   let made = 0;
   const url = (database: string): string => `postgres://postgres@${host}:${port}/${database}`;
+  const asSuperuser = async (text: string): Promise<void> => {
+    const client = new pg.Client({ connectionString: url('postgres') });
+    await client.connect();
+    try {
+      await client.query(text);
+    } finally {
+      await client.end();
+    }
+  };
   return {
     host,
     port,
@@ -85,14 +97,27 @@ export async function startTestCluster(options: { fsync?: boolean } = {}): Promi
     url,
     async createDatabase() {
       const name = `t${process.pid}_${++made}`;
-      const client = new pg.Client({ connectionString: url('postgres') });
-      await client.connect();
-      try {
-        await client.query(`CREATE DATABASE ${name}`);
-      } finally {
-        await client.end();
-      }
+      await asSuperuser(`CREATE DATABASE ${name}`);
       return url(name);
+    },
+    async createRoleWithPassword(role, password) {
+      await asSuperuser(`CREATE ROLE ${role} LOGIN PASSWORD '${password}'`);
+      // pg_hba.conf is read top down: the role's line goes before the lines that trust everyone.
+      const hba = join(data, 'pg_hba.conf');
+      writeFileSync(hba, `host all ${role} ${host}/32 scram-sha-256\n${readFileSync(hba, 'utf8')}`);
+      asPostgres(['pg_ctl', '-D', data, 'reload']);
+      // The reload is signalled: wait (bounded) until the server asks the role for its password.
+      for (let i = 0; i < 100; i++) {
+        const client = new pg.Client({ connectionString: `postgres://${role}@${host}:${port}/postgres` });
+        const trusted = await client.connect().then(
+          () => true,
+          () => false,
+        );
+        await client.end().catch(() => undefined);
+        if (!trusted) return;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      throw new Error(`user-group-mock: the test cluster still trusts ${role} after reloading pg_hba.conf`);
     },
     stopImmediately: () => asPostgres(['pg_ctl', '-D', data, '-m', 'immediate', '-w', 'stop']),
     start,
@@ -105,4 +130,22 @@ export async function startTestCluster(options: { fsync?: boolean } = {}): Promi
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * What is wrong with an answer given while PostgreSQL is out of reach: it must be 503 in the error envelope,
+ * `STORE_UNAVAILABLE` with a `Retry-After`, and carry nothing that was decided before the store failed (no group,
+ * no token).
+ */
+export function storeUnavailableProblems(answer: Answer): string[] {
+  const problems: string[] = [];
+  const body = answer.body as { success?: unknown; error?: { code?: unknown } } | undefined;
+  if (answer.status !== 503) problems.push(`status ${answer.status}, not 503`);
+  if (body?.success !== 0) problems.push(`success is ${JSON.stringify(body?.success)}, not 0`);
+  if (body?.error?.code !== 'STORE_UNAVAILABLE')
+    problems.push(`error.code is ${JSON.stringify(body?.error?.code)}, not STORE_UNAVAILABLE`);
+  if (answer.headers['retry-after'] === undefined) problems.push('no Retry-After header');
+  if (/"user_group"|"new_user_group"|[0-9a-f]{64}/.test(answer.text))
+    problems.push(`the body carries a group or a token: ${answer.text}`);
+  return problems;
 }

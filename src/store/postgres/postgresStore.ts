@@ -14,8 +14,10 @@ import { apiError, product } from '../../errors.js';
 import { failure, ok, type Result } from '../../result.js';
 import type { OperationId } from '../../spec/operations.js';
 import type { RequestBodies } from '../../spec/types.js';
+import { postgresUrlForm, postgresUrlProblem, withoutPassword } from './postgresUrl.js';
 import { type GroupRow, groupColumns, groupOf, groupValues, partialWorld, toText } from './rows.js';
 import { migrate } from './schema.js';
+import { DatabaseRefusedError, startFailure } from './startErrors.js';
 import {
   type CreateRow,
   changeAndJournal,
@@ -26,16 +28,6 @@ import {
 } from './statements.js';
 import { TeamIds } from './teamIds.js';
 import { classified, isUnavailable } from './unavailable.js';
-
-/** PostgreSQL cannot be reached at start: the CLI prints this and exits with its own code. */
-export class DatabaseUnreachableError extends Error {
-  constructor(where: string, cause: Error) {
-    super(`${product}: cannot reach PostgreSQL at ${where} (${cause.message}); start it or check --db`);
-  }
-}
-
-/** Whether a `--db` value names a PostgreSQL database rather than a file. */
-export const isPostgresUrl = (db: string): boolean => /^postgres(ql)?:\/\//i.test(db);
 
 /** Who asks: the tenant and environment of the API key. */
 export interface Owner {
@@ -89,10 +81,29 @@ export class PostgresStore {
 
   /** Connects, migrates the schema (under an advisory lock), and returns the store. */
   static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+    const problem = postgresUrlProblem(url);
+    if (problem !== undefined)
+      throw new Error(
+        `${product}: the PostgreSQL URL "${withoutPassword(url)}" ${problem}; write it as ${postgresUrlForm}`,
+      );
     const parsed = new URL(url);
     const where = `${parsed.hostname || 'localhost'}:${parsed.port || '5432'}`;
     // Loaded only when PostgreSQL is the store: the file and memory stores start without it.
     const { default: driver } = await import('pg');
+    // The schema is checked on a connection of its own, ended whatever happens: one the driver gave up on itself
+    // (a password the server asks for and the URL lacks) would otherwise stay open and keep the process alive.
+    const first = new driver.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+    let connected = false;
+    try {
+      await first.connect();
+      connected = true;
+      await migrate(first);
+    } catch (error) {
+      const failed = startFailure(url, error as Error);
+      throw !connected || failed instanceof DatabaseRefusedError || isUnavailable(error) ? failed : error;
+    } finally {
+      await first.end().catch(() => undefined);
+    }
     const pool = new driver.Pool({
       connectionString: url,
       max: options.poolSize ?? 10,
@@ -107,21 +118,6 @@ export class PostgresStore {
         `${product}: a PostgreSQL connection was lost (${error.message}); a new one is made when needed`,
       ),
     );
-    let client: Client;
-    try {
-      client = await pool.connect();
-    } catch (error) {
-      await pool.end().catch(() => undefined);
-      throw new DatabaseUnreachableError(where, error as Error);
-    }
-    try {
-      await migrate(client);
-    } catch (error) {
-      client.release(true);
-      await pool.end().catch(() => undefined);
-      throw isUnavailable(error) ? new DatabaseUnreachableError(where, error as Error) : error;
-    }
-    client.release();
     return new PostgresStore(pool, where);
   }
 
@@ -207,6 +203,9 @@ export class PostgresStore {
         if (violates(error, 'groups_tenant_fkey')) return { result: tenantRemoved(), journaled: false };
         // A team_id a seeded group took ahead of the sequence, or a token drawn twice: draw again.
         if (violates(error, 'groups_team_id_key') || violates(error, 'groups_token_key')) continue;
+        // Refused (the database out of reach, say): the team id goes to the next create. Were the group stored
+        // after all (a commit whose answer was lost), the unique team_id sends that create on to another id.
+        this.#teamIds.giveBack(teamId);
         throw error;
       }
       if (row.made) return { result: decision, journaled: true };

@@ -68,6 +68,15 @@ describe('user-group-mock serve', () => {
     expect(cli.stderr()).toMatch(message);
   });
 
+  it('refuses a malformed PostgreSQL URL with exit code 2, naming --db and the expected form, not the password', async () => {
+    const cli = runCli(['serve', '--port', '0', '--db', 'postgres://mock:s3cret@127.0.0.1:notaport/ugm']);
+    expect(await cli.exited).toBe(2);
+    expect(cli.stderr()).toBe(
+      'user-group-mock: --db "postgres://mock:***@127.0.0.1:notaport/ugm" has the port "notaport", which is not a number from 1 to 65535; a PostgreSQL database is given as postgres://user@host:5432/db (a value starting with postgres: is never a file path)\n',
+    );
+    expect(cli.lines).toEqual([]);
+  });
+
   it('refuses a port in use with exit code 2, naming the port and --port 0, and creates no file', async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));

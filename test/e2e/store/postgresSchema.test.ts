@@ -96,4 +96,48 @@ describe.skipIf(!postgresAvailable())('the PostgreSQL schema at start', () => {
       ),
     );
   });
+
+  it('refuses a database that does not exist with exit code 3, quoting PostgreSQL and how to create it', async () => {
+    const cli = runCli(['serve', '--port', '0', '--db', cluster.url('nosuchdb')]);
+    expect(await cli.exited).toBe(3);
+    expect(cli.stderr()).toBe(
+      `user-group-mock: PostgreSQL at 127.0.0.1:${cluster.port} refused the connection: database "nosuchdb" does not exist. Create it (createdb -h 127.0.0.1 -p ${cluster.port} -U postgres nosuchdb) or correct the database name in --db\n`,
+    );
+  });
+
+  it('refuses a role that does not exist with exit code 3, quoting PostgreSQL and naming the user in --db', async () => {
+    const url = `postgres://nobody@127.0.0.1:${cluster.port}/postgres`;
+    const cli = runCli(['serve', '--port', '0', '--db', url]);
+    expect(await cli.exited).toBe(3);
+    expect(cli.stderr()).toBe(
+      `user-group-mock: PostgreSQL at 127.0.0.1:${cluster.port} refused the connection: role "nobody" does not exist. Check the user in --db (postgres://USER@127.0.0.1:${cluster.port}/…), or create the role (createuser -h 127.0.0.1 -p ${cluster.port} -U postgres nobody)\n`,
+    );
+  });
+
+  it('refuses a wrong or missing password with exit code 3, naming user and password in --db, never the password', async () => {
+    await cluster.createRoleWithPassword('guarded', 'right-one');
+    const at = `127.0.0.1:${cluster.port}`;
+    const advice = `Check the user and password in --db (postgres://guarded:PASSWORD@${at}/postgres; percent-encode special characters)\n`;
+    const wrong = runCli(['serve', '--port', '0', '--db', `postgres://guarded:wrong-one@${at}/postgres`]);
+    expect(await wrong.exited).toBe(3);
+    expect(wrong.stderr()).toBe(
+      `user-group-mock: PostgreSQL at ${at} refused the connection: password authentication failed for user "guarded". ${advice}`,
+    );
+    const none = runCli(['serve', '--port', '0', '--db', `postgres://guarded@${at}/postgres`], {
+      PGPASSWORD: '',
+    });
+    expect(await none.exited).toBe(3);
+    expect(none.stderr()).toMatch(
+      new RegExp(`^user-group-mock: PostgreSQL at ${at} refused the connection: .*password.*\\. `),
+    );
+    expect(none.stderr()).toContain(advice);
+    const rightOne = await createMockServer({ db: `postgres://guarded:right-one@${at}/postgres` }).catch(
+      (error: Error) => error,
+    );
+    // The right password gets as far as the schema: the role may not create tables in a database it does not own.
+    expect(rightOne).toBeInstanceOf(Error);
+    expect((rightOne as Error).message).toBe(
+      `user-group-mock: PostgreSQL at ${at} refused the connection: permission denied for schema public. The user must be able to create tables in the database: GRANT CREATE ON SCHEMA public TO guarded, or use the database's owner in --db`,
+    );
+  });
 });

@@ -1,0 +1,40 @@
+/** The form a PostgreSQL database URL takes, for messages. */
+export const postgresUrlForm = 'postgres://user@host:5432/db';
+
+/**
+ * Whether a database value is meant for PostgreSQL rather than a file: it starts with `postgres:` or `postgresql:`
+ * (any case). Such a value is never taken for a file path, even when it is not a valid URL (`postgres:/host/db`).
+ */
+export const isPostgresUrl = (db: string): boolean => /^postgres(ql)?:/i.test(db);
+
+/** A PostgreSQL URL as it may be printed: its password, if any, replaced by `***` (the URL need not be valid). */
+export const withoutPassword = (db: string): string =>
+  db.replace(/^(postgres(?:ql)?:\/*[^/@:]*):.*@/i, (_, user: string) => `${user}:***@`);
+
+/**
+ * What is wrong with a PostgreSQL URL, as a phrase after the URL (`has no host …`), or undefined when it names a
+ * host (or a Unix socket folder with `?host=`) and, if it has one, a numeric port.
+ */
+export function postgresUrlProblem(db: string): string | undefined {
+  if (!URL.canParse(db)) {
+    const port = portText(db);
+    return port !== undefined && (!/^\d+$/.test(port) || Number(port) > 65535)
+      ? `has the port "${port}", which is not a number from 1 to 65535`
+      : 'is not a valid URL (a character in the user name or password may need percent-encoding)';
+  }
+  const url = new URL(db);
+  if (url.hostname === '' && !url.searchParams.has('host'))
+    return db.slice(url.protocol.length).startsWith('//')
+      ? 'names no host'
+      : `names no host (two slashes follow "${url.protocol}", then the host)`;
+  return undefined;
+}
+
+/** The text after the host's `:` in the authority of a URL that could not be parsed, if there is one. */
+function portText(db: string): string | undefined {
+  const authority = /^[a-z]+:\/\/([^/?#]*)/i.exec(db)?.[1];
+  if (authority === undefined) return undefined;
+  const hostAndPort = authority.slice(authority.lastIndexOf('@') + 1);
+  const colon = hostAndPort.startsWith('[') ? hostAndPort.indexOf(']:') + 1 : hostAndPort.lastIndexOf(':');
+  return colon <= 0 ? undefined : hostAndPort.slice(colon + 1);
+}

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { parseServeArgs } from '../../../src/cli/args.js';
+
+const expectedForm = 'a PostgreSQL database is given as postgres://user@host:5432/db';
+
+describe('serve --db', () => {
+  it.each([
+    ['postgres:/127.0.0.1/ugm', 'names no host (two slashes follow "postgres:", then the host)'],
+    ['postgres:127.0.0.1/ugm', 'names no host (two slashes follow "postgres:", then the host)'],
+    ['PostgreSQL:/db.internal/ugm', 'names no host (two slashes follow "postgresql:", then the host)'],
+    ['postgres://', 'names no host'],
+    [
+      'postgres://postgres@127.0.0.1:notaport/ugm',
+      'has the port "notaport", which is not a number from 1 to 65535',
+    ],
+    [
+      'postgres://postgres@127.0.0.1:99999/ugm',
+      'has the port "99999", which is not a number from 1 to 65535',
+    ],
+    ['POSTGRES://postgres@[::1:5432/ugm', 'is not a valid URL'],
+  ])('refuses %j, naming --db, the value and the expected form', (db, problem) => {
+    expect(() => parseServeArgs(['--db', db], {})).toThrow(`user-group-mock: --db "${db}" ${problem}`);
+    expect(() => parseServeArgs(['--db', db], {})).toThrow(expectedForm);
+  });
+
+  it('masks the password of a refused URL', () => {
+    const refuse = () => parseServeArgs(['--db', 'postgres://mock:s3cr:et@db.internal:port/ugm'], {});
+    expect(refuse).toThrow('--db "postgres://mock:***@db.internal:port/ugm" has the port "port"');
+    expect(refuse).not.toThrow(/s3cr|et@/);
+  });
+
+  it.each([
+    [
+      'USER_GROUP_MOCK_DB',
+      'postgresql:/db.internal/ugm',
+      '--db (USER_GROUP_MOCK_DB) "postgresql:/db.internal/ugm"',
+    ],
+    [
+      'DATABASE_URL',
+      'postgres://mock:pw@db.internal:x/ugm',
+      '--db (DATABASE_URL) "postgres://mock:***@db.internal:x/ugm"',
+    ],
+  ])('refuses a malformed URL in %s, naming the variable', (variable, db, named) => {
+    expect(() => parseServeArgs([], { [variable]: db })).toThrow(`user-group-mock: ${named} `);
+  });
+
+  it.each([
+    'postgres://postgres@127.0.0.1:25432/ugm',
+    'postgresql://mock:p%40ss@db.internal/ugm',
+    'postgres://[::1]:5432/ugm',
+    'postgres:///ugm?host=/var/run/postgresql',
+  ])('takes %j as the PostgreSQL URL it is', (db) => {
+    expect(parseServeArgs(['--db', db], {}).db).toBe(db);
+  });
+
+  it.each(['postgres.json', 'data/postgres:old/db.json', './postgres:/db.json'])(
+    'takes %j, which does not start with postgres:, as a file path',
+    (db) => {
+      expect(parseServeArgs(['--db', db], {}).db).toBe(db);
+    },
+  );
+
+  it('leaves a DATABASE_URL that is not PostgreSQL to other programs', () => {
+    expect(parseServeArgs([], { DATABASE_URL: 'mysql://db.internal/ugm' }).db).toBe(
+      '.user-group-mock/db.json',
+    );
+  });
+});
