@@ -31,6 +31,17 @@ export const packageVersion = (): string => {
   return version;
 };
 
+/** The mistake of passing a control a tenant id that does not exist, or something else in its place. */
+export function unknownTenant(tenant: unknown, control: string): Error {
+  const given =
+    typeof tenant === 'string'
+      ? `no tenant "${tenant}"`
+      : `the tenant argument is ${tenant === null ? 'null' : typeof tenant}, not a tenant id`;
+  return new Error(
+    `${product}: ${control}: ${given}; pass the id that createTenant() returned (tenant.id), or nothing for the default tenant`,
+  );
+}
+
 /**
  * The fixture controls: what a test does to the mock besides calling the service, in process (`MockServer` has
  * them) or through the `/__admin` routes (one implementation for both). Each acts on one tenant's scope, the default
@@ -103,13 +114,7 @@ export function createControls(context: MockContext): Controls {
    */
   const known = (tenant: unknown, control: string): string => {
     if (typeof tenant === 'string' && store.world.tenants.has(tenant)) return tenant;
-    const given =
-      typeof tenant === 'string'
-        ? `no tenant "${tenant}"`
-        : `the tenant argument is ${tenant === null ? 'null' : typeof tenant}, not a tenant id`;
-    throw new Error(
-      `${product}: ${control}: ${given}; pass the id that createTenant() returned (tenant.id), or nothing for the default tenant`,
-    );
+    throw unknownTenant(tenant, control);
   };
 
   return {

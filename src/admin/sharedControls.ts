@@ -8,7 +8,7 @@ import type { MockContext } from '../runtime/mockContext.js';
 import { runtimeOf, type SharedState } from '../runtime/mockContext.js';
 import type { Health, TenantSummary, TokenOwner } from '../spec/types.js';
 import { checkAdminSchema } from './adminDocument.js';
-import { type AdminControls, commandLineKeys, packageVersion } from './controls.js';
+import { type AdminControls, commandLineKeys, packageVersion, unknownTenant } from './controls.js';
 
 /**
  * The fixture controls when the store is PostgreSQL: the same controls as `createControls`, each one reading or
@@ -22,13 +22,7 @@ export function createSharedControls(context: MockContext, shared: SharedState):
   /** The tenant id a control was given, checked (as `createControls` does). */
   const known = async (tenant: unknown, control: string): Promise<string> => {
     if (typeof tenant === 'string' && (await store.tenantExists(tenant))) return tenant;
-    const given =
-      typeof tenant === 'string'
-        ? `no tenant "${tenant}"`
-        : `the tenant argument is ${tenant === null ? 'null' : typeof tenant}, not a tenant id`;
-    throw new Error(
-      `${product}: ${control}: ${given}; pass the id that createTenant() returned (tenant.id), or nothing for the default tenant`,
-    );
+    throw unknownTenant(tenant, control);
   };
 
   return {
