@@ -15,6 +15,7 @@ import { runOperation } from '../pipeline/runOperation.js';
 import type { Fault } from '../runtime/faults.js';
 import type { JournalRecord } from '../runtime/journal.js';
 import type { KeyOwner } from '../runtime/keyRing.js';
+import { elapsedMs, logExchange } from '../runtime/log.js';
 import { type MockContext, runtimeOf, type SharedState, type TenantRuntime } from '../runtime/mockContext.js';
 import { faultOf, journalLine } from '../runtime/sharedRuntime.js';
 import type { Operation, OperationId } from '../spec/operations.js';
@@ -326,7 +327,7 @@ export class ServiceExchange implements PipelineRequest, BodySink {
       operationId: (this.operation?.operationId as OperationId | undefined) ?? null,
       keyEnvironment: owner?.environment ?? null,
       status: this.reply?.status ?? 0,
-      durationMs: Math.round((performance.now() - this.#started) * 10) / 10,
+      durationMs: elapsedMs(this.#started),
       requestText: this.text,
       requestBody: this.text === undefined ? (this.body ?? null) : null,
       responseText,
@@ -340,15 +341,12 @@ export class ServiceExchange implements PipelineRequest, BodySink {
     const sent = reply === undefined ? undefined : send(res, reply, this.payload);
     if (reply === undefined && !res.headersSent) res.destroy();
     const record = journaled ?? this.#journalRecord(sent ?? null);
-    const { status, durationMs: ms } = record;
     (this.runtime ?? runtimeOf(context, 'default')).journal.record(record);
-    if (context.logger.isLevelEnabled('info')) {
-      const codes = this.diagnostics.map((d) => d.code);
-      context.logger.info(
-        { method, path, status, ms, ...(codes.length ? { codes } : {}) },
-        `${method} ${path} ${status} ${ms}ms`,
-      );
-    }
+    logExchange(
+      context.logger,
+      { method, path, status: record.status, ms: record.durationMs },
+      this.diagnostics,
+    );
   }
 }
 

@@ -15,7 +15,7 @@ import { type PipelineRequest, pipelineRequest } from '../pipeline/pipelineReque
 import { validateResponse } from '../pipeline/validateResponse.js';
 import type { Result } from '../result.js';
 import type { Journal } from '../runtime/journal.js';
-import type { Log } from '../runtime/log.js';
+import { elapsedMs, type Log, logExchange } from '../runtime/log.js';
 import type { OperationId } from '../spec/operations.js';
 import type { Diagnostic, Environment } from '../spec/types.js';
 import { readApiKey } from '../validate/headers.js';
@@ -67,10 +67,12 @@ export function proxyExchange(
     bodySent: announcesBody(head),
     contentLength: head.contentLength,
   });
+  const apiKey = keyOf(request);
   let clientDiagnostics: readonly Diagnostic[] = noDiagnostics;
   const journal = (status: number, responseText: string | null, provider: readonly Diagnostic[]): void => {
     const client = clientDiagnostics;
-    const apiKey = keyOf(request);
+    const ms = elapsedMs(started);
+    const diagnostics = provider.length === 0 ? client : [...client, ...provider];
     proxy.journal.record({
       method,
       path,
@@ -78,22 +80,15 @@ export function proxyExchange(
       keyEnvironment:
         (apiKey === undefined ? undefined : (proxy.rules.environmentOf(apiKey) as Environment)) ?? null,
       status,
-      durationMs: Math.round((performance.now() - started) * 10) / 10,
+      durationMs: ms,
       requestText: request.text,
       requestBody: request.text === undefined ? (request.body ?? null) : null,
       responseText,
-      diagnostics: provider.length === 0 ? client : [...client, ...provider],
+      diagnostics,
       warnings: request.warnings,
       ...(client.length === 0 && provider.length > 0 ? { fault: 'provider' as const } : {}),
     });
-    if (proxy.logger.isLevelEnabled('info')) {
-      const codes = [...client, ...provider].map((d) => d.code);
-      const ms = Math.round((performance.now() - started) * 10) / 10;
-      proxy.logger.info(
-        { method, path, status, ms, ...(codes.length ? { codes } : {}) },
-        `${method} ${path} ${status} ${ms}ms`,
-      );
-    }
+    logExchange(proxy.logger, { method, path, status, ms }, diagnostics);
   };
   /** Answers here rather than forwarding: the mock's error, the client's fault. */
   const refuse = (error: ApiError): void => {
@@ -172,7 +167,6 @@ export function proxyExchange(
         { allowAdditionalProperties: proxy.lenient },
       );
       provider.push(...checked.diagnostics);
-      const apiKey = keyOf(request);
       if (clientDiagnostics.length === 0 && apiKey !== undefined)
         provider.push(
           ...proxy.rules.check({
@@ -202,7 +196,7 @@ export function proxyExchange(
       path,
       query: url.includes('?') ? url.slice(url.indexOf('?') + 1) : '',
       operationId: operation?.operationId,
-      apiKey: keyOf(request),
+      apiKey,
       requestContentType: head.contentType,
       requestBody: sentBody,
       status,

@@ -13,6 +13,24 @@ const silent: Log = {
   isLevelEnabled: () => false,
 };
 
+/** Milliseconds since `started` (a `performance.now()` reading), to a tenth: a request's duration. */
+export const elapsedMs = (started: number): number => Math.round((performance.now() - started) * 10) / 10;
+
+/** The one log line of a request, with the codes of what it got wrong (logged at info, when info is on). */
+export function logExchange(
+  log: Log,
+  exchange: { method: string; path: string; status: number; ms: number },
+  diagnostics: readonly { readonly code: string }[],
+): void {
+  if (!log.isLevelEnabled('info')) return;
+  const { method, path, status, ms } = exchange;
+  const codes = diagnostics.map((d) => d.code);
+  log.info(
+    { method, path, status, ms, ...(codes.length ? { codes } : {}) },
+    `${method} ${path} ${status} ${ms}ms`,
+  );
+}
+
 /**
  * One JSON line per event on stderr, through pino. pino is loaded only when something will be logged, which keeps
  * it off the start-up path of a silent mock (CI fixtures, benchmarks).
