@@ -2,14 +2,33 @@ import { stat } from 'node:fs/promises';
 import type { Settings } from './config.js';
 import { withTempDb, writeDatabase } from './dbfile.js';
 import { idleRssMb } from './memory.js';
-import { oursMissing, startOurs } from './ours.js';
+import { oursMissing, startOurs, startupEnv } from './ours.js';
 import { startPrism } from './prism.js';
-import type { ServerProcess } from './proc.js';
+import { type ServerProcess, spawnServer } from './proc.js';
 import { measureStartup } from './startup.js';
 import { notAvailable, type Row } from './table.js';
 import { judge, TARGETS } from './targets.js';
 
-/** Launch to first 200 of a GET get-or-create, median of `startupRuns`, ours vs Prism (both CLI processes). */
+/** A bare node:http server answering 200 at once: the part of any start-up that is Node's own. */
+const BARE_SERVER = `import { createServer } from 'node:http';
+const server = createServer((req, res) => { req.resume(); req.on('end', () => res.end('{}')); });
+server.listen(0, '127.0.0.1', () => console.log('bare listening on http://127.0.0.1:' + server.address().port));
+process.on('SIGTERM', () => server.close(() => process.exit(0)));`;
+
+const startBare = (): Promise<ServerProcess> =>
+  spawnServer({
+    name: 'bare node:http',
+    command: process.execPath,
+    args: ['--input-type=module', '--eval', BARE_SERVER],
+    readyLine: /^bare listening on (http:\/\/\S+)$/,
+    env: startupEnv,
+  });
+
+/**
+ * Launch to first 200 of a GET get-or-create, median of `startupRuns`: ours (judged), a bare node:http server
+ * (Node's own share) and Prism, all CLI processes, without NODE_EXTRA_CA_CERTS (see `withoutExtraCerts` in proc.ts); when the
+ * environment sets it, ours once more with it.
+ */
 export async function startupRows(settings: Settings): Promise<Row[]> {
   const row = async (who: string, start: () => Promise<ServerProcess>, missing?: string): Promise<Row> => {
     const name = `start-up ${who} (median of ${settings.startupRuns})`;
@@ -27,9 +46,18 @@ export async function startupRows(settings: Settings): Promise<Row[]> {
       return notAvailable(name, (error as Error).message);
     }
   };
+  const oursMissingWhy = oursMissing();
+  const extraCerts = process.env.NODE_EXTRA_CA_CERTS;
   return [
-    judge(await row('ours', () => startOurs(), oursMissing()), TARGETS.startup),
-    await row('Prism', startPrism),
+    judge(
+      await row('ours', () => startOurs(undefined, undefined, startupEnv), oursMissingWhy),
+      TARGETS.startup,
+    ),
+    await row('bare node:http', startBare),
+    ...(extraCerts
+      ? [await row(`ours with NODE_EXTRA_CA_CERTS=${extraCerts}`, () => startOurs(), oursMissingWhy)]
+      : []),
+    await row('Prism', () => startPrism(startupEnv)),
   ];
 }
 
@@ -48,7 +76,7 @@ export async function millionRows(settings: Settings): Promise<Row[]> {
       const seconds = await writeDatabase(db, 'seed', 1_000_000);
       const megabytes = (await stat(db)).size / 1024 / 1024;
       const note = `${megabytes.toFixed(0)} MB file written in ${seconds.toFixed(1)} s`;
-      const server = await startOurs(db, 180_000);
+      const server = await startOurs(db, 180_000, startupEnv);
       try {
         const rss = await idleRssMb(server.pid, 2_000);
         return [

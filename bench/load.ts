@@ -41,13 +41,18 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     latencies.push(ms);
     lastResponse = performance.now();
   });
+  return loadResult(latencies, (lastResponse - started) / 1_000, result.non2xx, result.errors);
+}
+
+/** The figures of one run from its latencies (ms) over `seconds`; the latencies are kept for `combine`. */
+export function loadResult(latencies: number[], seconds: number, non2xx: number, errors: number): LoadResult {
   const sorted = Float64Array.from(latencies).sort();
   const load = {
-    rps: sorted.length / Math.max((lastResponse - started) / 1_000, 0.001),
+    rps: sorted.length / Math.max(seconds, 0.001),
     p50: percentile(sorted, 50),
     p99: percentile(sorted, 99),
-    non2xx: result.non2xx,
-    errors: result.errors,
+    non2xx,
+    errors,
     requests: sorted.length,
   };
   samples.set(load, sorted);

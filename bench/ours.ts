@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './config.js';
-import { type ServerProcess, spawnServer } from './proc.js';
+import { type ServerProcess, spawnServer, withoutExtraCerts } from './proc.js';
 
 /** Our built CLI; BENCH_OURS_CLI points the benchmark at another build (or a stub). */
 export const OUR_CLI = process.env.BENCH_OURS_CLI ?? join(ROOT, 'dist/bin/main.js');
@@ -16,8 +16,11 @@ export function oursMissing(): string | undefined {
   return existsSync(OUR_CLI) ? undefined : `${OUR_CLI} not found (run npm run build)`;
 }
 
-/** Our server on port 0, in memory, or durable with `db` (a JSON file path). */
-export function startOurs(db?: string, timeoutMs = 30_000): Promise<ServerProcess> {
+/** The same without NODE_EXTRA_CA_CERTS (see `withoutExtraCerts`), for start-up. */
+export const startupEnv = withoutExtraCerts(env);
+
+/** Our server on port 0, in memory, or durable with `db` (a JSON file path), in `environment`. */
+export function startOurs(db?: string, timeoutMs = 30_000, environment = env): Promise<ServerProcess> {
   const storage = db === undefined ? ['--in-memory'] : ['--db', db];
   return spawnServer({
     name: 'ours',
@@ -25,6 +28,6 @@ export function startOurs(db?: string, timeoutMs = 30_000): Promise<ServerProces
     args: [OUR_CLI, 'serve', '--host', '127.0.0.1', '--port', '0', ...storage, '--log-level', 'silent'],
     readyLine: /^user-group-mock listening on (http:\/\/\S+)$/,
     timeoutMs,
-    env,
+    env: environment,
   });
 }

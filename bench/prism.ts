@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { ROOT } from './config.js';
 import { freePort, type ServerProcess, spawnServer } from './proc.js';
 
-/** Prism's static mock of the same document, as a CLI process on a free port, polled until it answers. */
-export async function startPrism(): Promise<ServerProcess> {
+/** Prism's static mock of the same document, as a CLI process on a free port (in `env`), polled until it answers. */
+export async function startPrism(env: NodeJS.ProcessEnv = process.env): Promise<ServerProcess> {
   const port = await freePort();
   return spawnServer({
     name: 'Prism',
@@ -15,5 +15,6 @@ export async function startPrism(): Promise<ServerProcess> {
     ],
     port,
     timeoutMs: 60_000,
+    env,
   });
 }

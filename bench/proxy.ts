@@ -1,8 +1,9 @@
 import type { Settings } from './config.js';
 import { combine, type LoadResult, runLoad } from './load.js';
 import { OUR_CLI, oursMissing, startOurs } from './ours.js';
+import { runPaced } from './paced.js';
 import { type ServerProcess, spawnServer } from './proc.js';
-import { notAvailable, type Row } from './table.js';
+import { int, notAvailable, type Row } from './table.js';
 import { judge, TARGETS } from './targets.js';
 import { getExisting } from './workloads.js';
 
@@ -33,9 +34,14 @@ function startProxy(target: string): Promise<ServerProcess> {
   });
 }
 
+/** The offered rate of the latency comparison: well within what both paths sustain on a small machine. */
+export const PACED_RATE = 1_000;
+
 /**
  * GET get-or-create (an existing group) on the mock directly and through the proxy to the same mock, in
- * alternating rounds with the same connections; the proxy's cost is the difference of the p50s.
+ * alternating rounds with the same 10 connections, twice: at saturation (throughput; p50 there is the connections
+ * divided by the throughput, so it shows the CPU left on the machine that runs client, proxy and mock), and at a
+ * fixed `PACED_RATE` (the latency a request sees). The proxy's cost is the difference of the p50s at that rate.
  */
 export async function proxyRows(settings: Settings): Promise<Row[]> {
   const missing = oursMissing();
@@ -44,26 +50,46 @@ export async function proxyRows(settings: Settings): Promise<Row[]> {
   let proxy: ServerProcess | undefined;
   try {
     proxy = await startProxy(mock.url);
-    const targets = [
-      { label: 'mock directly, get-or-create (existing)', url: mock.url },
-      { label: 'through the proxy to the mock, get-or-create (existing)', url: proxy.url },
+    const paths = [
+      { label: 'mock directly', url: mock.url },
+      { label: 'through the proxy to the mock', url: proxy.url },
     ];
-    const load = (url: string, seconds: number) =>
-      runLoad({ url, requests: getExisting(), connections: settings.connections, seconds });
-    for (const { url } of targets) await load(url, settings.warmupSeconds);
+    const { connections } = settings;
+    const saturated = (url: string, seconds: number) =>
+      runLoad({ url, requests: getExisting(), connections, seconds });
+    const paced = (url: string, seconds: number) => runPaced({ url, rate: PACED_RATE, connections, seconds });
+    for (const { url } of paths) {
+      await saturated(url, settings.warmupSeconds);
+      await paced(url, settings.warmupSeconds);
+    }
     const rounds = new Map<string, LoadResult[]>();
+    const keep = (key: string, result: LoadResult) => rounds.set(key, [...(rounds.get(key) ?? []), result]);
     for (let round = 0; round < settings.rounds; round++)
-      for (const { url } of round % 2 === 0 ? targets : [...targets].reverse())
-        rounds.set(url, [...(rounds.get(url) ?? []), await load(url, settings.getSeconds)]);
-    const [direct, proxied] = targets.map(({ url }) => combine(rounds.get(url) ?? []));
-    if (direct === undefined || proxied === undefined) return [notAvailable('proxy', 'no result')];
+      for (const { url } of round % 2 === 0 ? paths : [...paths].reverse()) {
+        keep(`saturated ${url}`, await saturated(url, settings.getSeconds));
+        keep(`paced ${url}`, await paced(url, settings.getSeconds));
+      }
+    const pooled = (kind: string, url: string) => combine(rounds.get(`${kind} ${url}`) ?? []);
+    const [direct, proxied] = paths.map(({ url }) => pooled('saturated', url));
+    const [directPaced, proxiedPaced] = paths.map(({ url }) => pooled('paced', url));
+    if (!direct || !proxied || !directPaced || !proxiedPaced) return [notAvailable('proxy', 'no result')];
+    const rate = `${int(PACED_RATE)} req/s`;
+    const [directLabel, proxiedLabel] = paths.map(({ label }) => label);
     return [
-      { name: targets[0]?.label as string, load: direct },
-      { name: targets[1]?.label as string, load: proxied },
+      { name: `${directLabel}, get-or-create (existing)`, load: direct },
+      { name: `${proxiedLabel}, get-or-create (existing)`, load: proxied },
+      {
+        name: 'proxy p50 difference at saturation',
+        value: proxied.p50 - direct.p50,
+        unit: 'ms',
+        note: 'connections ÷ throughput: the CPU left with client, proxy and mock on one machine',
+      },
+      { name: `${directLabel} at ${rate}`, load: directPaced },
+      { name: `${proxiedLabel} at ${rate}`, load: proxiedPaced },
       judge(
         {
-          name: 'proxy cost at p50 (through the proxy minus directly)',
-          value: proxied.p50 - direct.p50,
+          name: `proxy cost at p50 at ${rate} (through the proxy minus directly)`,
+          value: proxiedPaced.p50 - directPaced.p50,
           unit: 'ms',
         },
         TARGETS.proxyCost,

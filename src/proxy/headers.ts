@@ -19,14 +19,18 @@ const hopByHop = new Set([
  * the `also` names (lower case).
  */
 export function endToEndHeaders(raw: readonly string[], also: readonly string[] = []): string[] {
-  const named = new Set(also);
+  // The names a Connection header lists: rare, so no collection is built without one.
+  let listed: string[] | undefined;
   for (let i = 0; i < raw.length; i += 2)
-    if ((raw[i] as string).toLowerCase() === 'connection')
-      for (const token of (raw[i + 1] as string).split(',')) named.add(token.trim().toLowerCase());
+    if ((raw[i] as string).toLowerCase() === 'connection') {
+      listed ??= [];
+      for (const token of (raw[i + 1] as string).split(',')) listed.push(token.trim().toLowerCase());
+    }
   const kept: string[] = [];
   for (let i = 0; i < raw.length; i += 2) {
     const name = (raw[i] as string).toLowerCase();
-    if (hopByHop.has(name) || named.has(name) || name.startsWith('proxy-')) continue;
+    if (hopByHop.has(name) || name.startsWith('proxy-') || also.includes(name) || listed?.includes(name))
+      continue;
     kept.push(raw[i] as string, raw[i + 1] as string);
   }
   return kept;

@@ -23,7 +23,7 @@ import { parseJsonBody } from '../validate/jsonText.js';
 import { forward, type Target, type TargetAnswer } from './forward.js';
 import { endToEndHeaders } from './headers.js';
 import type { RecordingFile } from './recordingFile.js';
-import type { TrafficRules } from './trafficRules.js';
+import { keyScope, type TrafficRules } from './trafficRules.js';
 
 /** What every exchange of one proxy shares. */
 export interface ProxyContext {
@@ -43,10 +43,11 @@ export interface ProxyContext {
 const noDiagnostics: readonly Diagnostic[] = [];
 
 /**
- * One request through the proxy: the pipeline's steps up to the schema judge it (the client's diagnostics), it is
- * forwarded as it came (unless it is refused here: a body over the limit, broken framing, or with `blockInvalid`
- * any invalid request), the target's answer is judged by `validateResponse` and the traffic rules (the provider's
- * diagnostics) and passed back unchanged; the exchange is journalled once, with whose fault its diagnostics are.
+ * One request through the proxy: it is forwarded as it came (unless it is refused here: a body over the limit,
+ * broken framing, or with `blockInvalid` any invalid request) and the pipeline's steps up to the schema judge it
+ * (the client's diagnostics); the target's answer is passed back unchanged, then judged by `validateResponse` and
+ * the traffic rules (the provider's diagnostics). Judging never holds a request or an answer up, except the
+ * request under `blockInvalid`. The exchange is journalled once, with whose fault its diagnostics are.
  */
 export function proxyExchange(
   proxy: ProxyContext,
@@ -68,9 +69,13 @@ export function proxyExchange(
     contentLength: head.contentLength,
   });
   const apiKey = keyOf(request);
+  // Taken when the rules or the journal first need it, after the request is on its way.
+  let scope: string | undefined;
+  const scopeOf = (): string | undefined => (scope ??= apiKey === undefined ? undefined : keyScope(apiKey));
   let clientDiagnostics: readonly Diagnostic[] = noDiagnostics;
   const journal = (status: number, responseText: string | null, provider: readonly Diagnostic[]): void => {
     const client = clientDiagnostics;
+    const scoped = scopeOf();
     const ms = elapsedMs(started);
     const diagnostics = provider.length === 0 ? client : [...client, ...provider];
     proxy.journal.record({
@@ -78,7 +83,7 @@ export function proxyExchange(
       path,
       operationId: (request.operation?.operationId as OperationId | undefined) ?? null,
       keyEnvironment:
-        (apiKey === undefined ? undefined : (proxy.rules.environmentOf(apiKey) as Environment)) ?? null,
+        (scoped === undefined ? undefined : (proxy.rules.environmentOf(scoped) as Environment)) ?? null,
       status,
       durationMs: ms,
       requestText: request.text,
@@ -116,19 +121,20 @@ export function proxyExchange(
   }
   if (headFirst !== undefined) clientDiagnostics = headFirst.details;
 
+  /** The client's diagnostics of the body (parsed into `request`), or the error that refuses it. */
+  const judgeBody = (bytes: Buffer | undefined): ApiError | undefined => {
+    if (bytes === undefined) return undefined;
+    const parsed = parseBody(request, bytes);
+    return headFirst === undefined ? (parsed ?? checkValues(request) ?? checkSchema(request)) : undefined;
+  };
+
   const withBody = (bytes: Buffer | undefined): void => {
-    if (bytes !== undefined) {
-      const parsed = parseBody(request, bytes);
-      if (headFirst === undefined) {
-        const refused = parsed ?? checkValues(request) ?? checkSchema(request);
-        if (refused !== undefined) {
-          if (proxy.blockInvalid) {
-            refuse(refused);
-            return;
-          }
-          clientDiagnostics = refused.details;
-        }
-      }
+    // With blockInvalid the verdict decides whether to forward; without, the request is on its way first and
+    // judged while the target works (the client's wait does not include the judging).
+    const blocked = proxy.blockInvalid ? judgeBody(bytes) : undefined;
+    if (blocked !== undefined) {
+      refuse(blocked);
+      return;
     }
     const sent = {
       method,
@@ -136,8 +142,16 @@ export function proxyExchange(
       headers: endToEndHeaders(req.rawHeaders, ['host']),
       body: bytes,
     };
+    let judged = proxy.blockInvalid;
+    const judge = (): void => {
+      if (judged) return;
+      judged = true;
+      const refused = judgeBody(bytes);
+      if (refused !== undefined) clientDiagnostics = refused.details;
+    };
     forward(proxy.target, sent, (answer: Result<TargetAnswer, ApiError>) => {
       try {
+        judge(); // done already, unless the answer came first
         if (answer.ok) answered(answer.value, bytes);
         else unanswered(answer.error);
       } catch (error) {
@@ -145,10 +159,19 @@ export function proxyExchange(
         if (!res.headersSent) res.destroy();
       }
     });
+    // The request is written to the target once this turn of the event loop ends: judge it after that.
+    if (!judged) setImmediate(judge);
   };
 
   const answered = (answer: TargetAnswer, sentBody: Buffer | undefined): void => {
     const { status, body } = answer;
+    // Passed back unchanged first; the verdict does not hold the answer up.
+    if (!res.headersSent && !res.destroyed) {
+      const headers = endToEndHeaders(answer.rawHeaders);
+      headers.push('Content-Length', String(body.length));
+      res.writeHead(status, answer.reason, headers);
+      res.end(body);
+    }
     const provider: Diagnostic[] = [];
     const operation = request.operation;
     let value: unknown;
@@ -167,22 +190,17 @@ export function proxyExchange(
         { allowAdditionalProperties: proxy.lenient },
       );
       provider.push(...checked.diagnostics);
-      if (clientDiagnostics.length === 0 && apiKey !== undefined)
+      const scope = scopeOf();
+      if (clientDiagnostics.length === 0 && scope !== undefined)
         provider.push(
           ...proxy.rules.check({
-            apiKey,
+            scope,
             operationId: operation.operationId,
             requestBody: request.body,
             status,
             responseBody: value,
           }),
         );
-    }
-    if (!res.headersSent && !res.destroyed) {
-      const headers = endToEndHeaders(answer.rawHeaders);
-      headers.push('Content-Length', String(body.length));
-      res.writeHead(status, answer.reason, headers);
-      res.end(body);
     }
     const responseText =
       body.length === 0

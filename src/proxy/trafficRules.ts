@@ -3,9 +3,9 @@ import type { Diagnostic } from '../spec/types.js';
 
 type Loose = Readonly<Record<string, unknown>>;
 
-/** One answered exchange, as the rules see it: who asked (the API key), what, and what came back. */
+/** One answered exchange, as the rules see it: who asked (the `keyScope` of the API key), what, and what came back. */
 export interface ObservedExchange {
-  readonly apiKey: string;
+  readonly scope: string;
   readonly operationId: string;
   readonly requestBody: unknown;
   readonly status: number;
@@ -29,15 +29,15 @@ export class TrafficRules {
 
   constructor(private readonly capacity = 10_000) {}
 
-  /** The environment the key's answers have shown (`api_environment_tag`), if any yet. */
-  environmentOf(apiKey: string): string | undefined {
-    return this.#environments.get(digest(apiKey));
+  /** The environment the answers to a key (its `keyScope`) have shown (`api_environment_tag`), if any yet. */
+  environmentOf(scope: string): string | undefined {
+    return this.#environments.get(scope);
   }
 
   /** The provider's breaches of the rules in this exchange (paths point into the answer), then remembers it. */
   check(exchange: ObservedExchange): Diagnostic[] {
     if (exchange.status !== 200 || field(exchange.responseBody, 'success') !== 1) return [];
-    const scope = digest(exchange.apiKey);
+    const scope = exchange.scope;
     const group = field(exchange.responseBody, 'user_group');
     const token = text(field(group, 'token'));
     const id = text(field(group, 'provided_id')) ?? text(field(exchange.requestBody, 'user_group_id'));
@@ -98,4 +98,5 @@ export class TrafficRules {
   }
 }
 
-const digest = (key: string): string => hash('sha256', key, 'base64');
+/** How the rules name an API key: its SHA-256 digest (taken once per exchange; the key itself is not kept). */
+export const keyScope = (apiKey: string): string => hash('sha256', apiKey, 'base64');
