@@ -190,11 +190,11 @@ export function proxyExchange(
         { allowAdditionalProperties: proxy.lenient },
       );
       provider.push(...checked.diagnostics);
-      const scope = scopeOf();
-      if (clientDiagnostics.length === 0 && scope !== undefined)
+      const keyed = scopeOf();
+      if (clientDiagnostics.length === 0 && keyed !== undefined)
         provider.push(
           ...proxy.rules.check({
-            scope,
+            scope: keyed,
             operationId: operation.operationId,
             requestBody: request.body,
             status,
