@@ -1,7 +1,7 @@
 import type { Settings } from './config.js';
 import { withTempDb, writeDatabase } from './dbfile.js';
 import { runLoad } from './load.js';
-import { oursMissing, startOurs, startupEnv } from './ours.js';
+import { oursMissing, startOurs } from './ours.js';
 import type { ServerProcess } from './proc.js';
 import { seedViaHttp } from './seed.js';
 import { notAvailable, type Row } from './table.js';
@@ -48,7 +48,7 @@ type Measured = Omit<Row, 'name'>;
 function measureSize(settings: Settings, size: number): Promise<[Measured, Measured, Measured]> {
   return withTempDb(async (db) => {
     const seeded = await seed(db, size, settings);
-    const server = seeded.server ?? (await startOurs(db, 120_000, startupEnv));
+    const server = seeded.server ?? (await startOurs(db, 120_000));
     try {
       const url = server.url;
       await runLoad({ url, requests: update('seed', size), seconds: settings.warmupSeconds });

@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import type { Settings } from './config.js';
 import { withTempDb, writeDatabase } from './dbfile.js';
 import { idleRssMb } from './memory.js';
-import { oursMissing, startOurs, startupEnv } from './ours.js';
+import { flagsOnlyEnv, oursEnv, oursMissing, startOurs } from './ours.js';
 import { startPrism } from './prism.js';
 import { type ServerProcess, spawnServer } from './proc.js';
 import { measureStartup } from './startup.js';
@@ -21,13 +21,13 @@ const startBare = (): Promise<ServerProcess> =>
     command: process.execPath,
     args: ['--input-type=module', '--eval', BARE_SERVER],
     readyLine: /^bare listening on (http:\/\/\S+)$/,
-    env: startupEnv,
+    env: oursEnv,
   });
 
 /**
  * Launch to first 200 of a GET get-or-create, median of `startupRuns`: ours (judged), a bare node:http server
- * (Node's own share) and Prism, all CLI processes, without NODE_EXTRA_CA_CERTS (see `withoutExtraCerts` in proc.ts); when the
- * environment sets it, ours once more with it.
+ * (Node's own share) and Prism, all CLI processes, without NODE_EXTRA_CA_CERTS (see `withoutExtraCerts` in
+ * proc.ts); when the environment sets it, ours once more with it.
  */
 export async function startupRows(settings: Settings): Promise<Row[]> {
   const row = async (who: string, start: () => Promise<ServerProcess>, missing?: string): Promise<Row> => {
@@ -49,15 +49,18 @@ export async function startupRows(settings: Settings): Promise<Row[]> {
   const oursMissingWhy = oursMissing();
   const extraCerts = process.env.NODE_EXTRA_CA_CERTS;
   return [
-    judge(
-      await row('ours', () => startOurs(undefined, undefined, startupEnv), oursMissingWhy),
-      TARGETS.startup,
-    ),
+    judge(await row('ours', () => startOurs(), oursMissingWhy), TARGETS.startup),
     await row('bare node:http', startBare),
     ...(extraCerts
-      ? [await row(`ours with NODE_EXTRA_CA_CERTS=${extraCerts}`, () => startOurs(), oursMissingWhy)]
+      ? [
+          await row(
+            `ours with NODE_EXTRA_CA_CERTS=${extraCerts}`,
+            () => startOurs(undefined, undefined, flagsOnlyEnv),
+            oursMissingWhy,
+          ),
+        ]
       : []),
-    await row('Prism', () => startPrism(startupEnv)),
+    await row('Prism', () => startPrism(oursEnv)),
   ];
 }
 
@@ -76,7 +79,7 @@ export async function millionRows(settings: Settings): Promise<Row[]> {
       const seconds = await writeDatabase(db, 'seed', 1_000_000);
       const megabytes = (await stat(db)).size / 1024 / 1024;
       const note = `${megabytes.toFixed(0)} MB file written in ${seconds.toFixed(1)} s`;
-      const server = await startOurs(db, 180_000, startupEnv);
+      const server = await startOurs(db, 180_000);
       try {
         const rss = await idleRssMb(server.pid, 2_000);
         return [

@@ -6,21 +6,21 @@ import { type ServerProcess, spawnServer, withoutExtraCerts } from './proc.js';
 /** Our built CLI; BENCH_OURS_CLI points the benchmark at another build (or a stub). */
 export const OUR_CLI = process.env.BENCH_OURS_CLI ?? join(ROOT, 'dist/bin/main.js');
 
-/** The environment without USER_GROUP_MOCK_* settings, so only the flags below configure the server. */
-const env = Object.fromEntries(
+/** The environment without USER_GROUP_MOCK_* settings, so that only the flags configure our processes. */
+export const flagsOnlyEnv: NodeJS.ProcessEnv = Object.fromEntries(
   Object.entries(process.env).filter(([name]) => !name.startsWith('USER_GROUP_MOCK_')),
 );
+
+/** What our processes run in: also without NODE_EXTRA_CA_CERTS (see `withoutExtraCerts`). */
+export const oursEnv = withoutExtraCerts(flagsOnlyEnv);
 
 /** Why our server cannot be benchmarked, or undefined when it can. */
 export function oursMissing(): string | undefined {
   return existsSync(OUR_CLI) ? undefined : `${OUR_CLI} not found (run npm run build)`;
 }
 
-/** The same without NODE_EXTRA_CA_CERTS (see `withoutExtraCerts`), for start-up. */
-export const startupEnv = withoutExtraCerts(env);
-
 /** Our server on port 0, in memory, or durable with `db` (a JSON file path), in `environment`. */
-export function startOurs(db?: string, timeoutMs = 30_000, environment = env): Promise<ServerProcess> {
+export function startOurs(db?: string, timeoutMs = 30_000, env = oursEnv): Promise<ServerProcess> {
   const storage = db === undefined ? ['--in-memory'] : ['--db', db];
   return spawnServer({
     name: 'ours',
@@ -28,6 +28,6 @@ export function startOurs(db?: string, timeoutMs = 30_000, environment = env): P
     args: [OUR_CLI, 'serve', '--host', '127.0.0.1', '--port', '0', ...storage, '--log-level', 'silent'],
     readyLine: /^user-group-mock listening on (http:\/\/\S+)$/,
     timeoutMs,
-    env: environment,
+    env,
   });
 }

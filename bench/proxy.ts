@@ -1,16 +1,11 @@
 import type { Settings } from './config.js';
 import { combine, type LoadResult, runLoad } from './load.js';
-import { OUR_CLI, oursMissing, startOurs } from './ours.js';
+import { OUR_CLI, oursEnv, oursMissing, startOurs } from './ours.js';
 import { runPaced } from './paced.js';
 import { type ServerProcess, spawnServer } from './proc.js';
 import { int, notAvailable, type Row } from './table.js';
 import { judge, TARGETS } from './targets.js';
 import { getExisting } from './workloads.js';
-
-/** The environment without USER_GROUP_MOCK_* settings, so only the flags configure the proxy. */
-const env = Object.fromEntries(
-  Object.entries(process.env).filter(([name]) => !name.startsWith('USER_GROUP_MOCK_')),
-);
 
 /** `user-group-mock proxy` on port 0 in front of `target`. */
 function startProxy(target: string): Promise<ServerProcess> {
@@ -30,12 +25,12 @@ function startProxy(target: string): Promise<ServerProcess> {
       'silent',
     ],
     readyLine: /^user-group-mock proxy listening on (http:\/\/[^,\s]+),/,
-    env,
+    env: oursEnv,
   });
 }
 
 /** The offered rate of the latency comparison: well within what both paths sustain on a small machine. */
-export const PACED_RATE = 1_000;
+const PACED_RATE = 1_000;
 
 /**
  * GET get-or-create (an existing group) on the mock directly and through the proxy to the same mock, in
