@@ -1,8 +1,10 @@
 import { parseArgs } from 'node:util';
 import { product } from '../errors.js';
+import type { LogLevel } from '../runtime/log.js';
 import { unknownFlag } from './suggest.js';
 
-type Env = Readonly<Record<string, string | undefined>>;
+/** The environment variables a command reads its settings from. */
+export type Env = Readonly<Record<string, string | undefined>>;
 
 /** A flag of a command's table: how it parses, its environment variable ('' for none) and its help line. */
 export interface FlagSpec {
@@ -91,8 +93,6 @@ export function readFlags<Name extends string>(
     on: (name) => values[name] === true || ['1', 'true'].includes(get(name) ?? ''),
   };
 }
-
-export type LogLevel = 'silent' | 'info' | 'debug';
 
 /** The --log-level given (default info), checked. */
 export function logLevelOf(text: string | undefined): LogLevel {

@@ -8,10 +8,16 @@ import {
 import { ProxyOptionError } from '../proxy/proxyOptions.js';
 import { pactPathOf } from '../proxy/recording.js';
 import { RecordingLostError } from '../proxy/recordingFile.js';
-import { type FlagSpec, flagHelpLines, integer, logLevelOf, readFlags, sharedFlags } from './flags.js';
+import {
+  type Env,
+  type FlagSpec,
+  flagHelpLines,
+  integer,
+  logLevelOf,
+  readFlags,
+  sharedFlags,
+} from './flags.js';
 import { runUntilStopped } from './runUntilStopped.js';
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 /** Each flag of `proxy`, its environment variable, and its help line: the one table --help is printed from. */
 export const proxyFlags = {

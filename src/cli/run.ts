@@ -6,10 +6,9 @@ import { isPostgresUrl } from '../store/postgres/postgresUrl.js';
 import { SchemaTooNewError } from '../store/postgres/schema.js';
 import { DatabaseRefusedError, DatabaseUnreachableError } from '../store/postgres/startErrors.js';
 import { parseServeArgs, type ServeArgs, serveHelp } from './args.js';
+import type { Env } from './flags.js';
 import { runUntilStopped } from './runUntilStopped.js';
 import { nearest } from './suggest.js';
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 interface Command {
   /** One line for the usage. */

@@ -1,6 +1,5 @@
 import { product } from '../errors.js';
-
-type Env = Readonly<Record<string, string | undefined>>;
+import type { Env } from './flags.js';
 
 /** A command that serves until SIGINT or SIGTERM (serve, proxy): the parts in which they differ. */
 export interface ServingCommand<
@@ -73,7 +72,7 @@ export async function runUntilStopped<
  * SIGINT and SIGTERM, from now on: `signal` resolves with the first. The handlers stay until `dispose`, so that a
  * second signal during the shutdown does not kill the process half way (the shutdown is bounded).
  */
-export function stopSignal(): {
+function stopSignal(): {
   readonly signal: Promise<string>;
   readonly received: string | undefined;
   dispose(): void;

@@ -1,6 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { connect } from 'node:net';
+import { reach } from '../contract/reach.js';
 import { type ApiError, apiError } from '../errors.js';
 import type { Result } from '../result.js';
 import { setting } from './proxyOptions.js';
@@ -30,22 +30,8 @@ export function target(url: URL, timeout: number, bodyLimit: number, ca?: string
  * Whether the target accepts a TCP connection now (opened and closed at once, within `withinMs`): what the health
  * check can learn cheaply, without sending the service a request.
  */
-export function acceptsConnections(to: Target, withinMs = 1000): Promise<boolean> {
-  const { hostname, port, protocol } = to.url;
-  return new Promise((resolve) => {
-    const socket = connect({
-      host: hostname.replace(/^\[(.*)\]$/, '$1'),
-      port: Number(port || (protocol === 'https:' ? 443 : 80)),
-      timeout: Math.min(withinMs, to.timeout),
-    });
-    const done = (reachable: boolean): void => {
-      socket.destroy();
-      resolve(reachable);
-    };
-    socket.once('connect', () => done(true));
-    socket.once('timeout', () => done(false));
-    socket.once('error', () => done(false));
-  });
+export async function acceptsConnections(to: Target, withinMs = 1000): Promise<boolean> {
+  return (await reach(to.url.href, Math.min(withinMs, to.timeout))).ok;
 }
 
 /** The target's answer, as it came: status, reason, headers as sent, and the whole body. */

@@ -172,6 +172,7 @@ export function proxyExchange(
       res.writeHead(status, answer.reason, headers);
       res.end(body);
     }
+    const contentType = headerOf(answer.rawHeaders, 'content-type');
     const provider: Diagnostic[] = [];
     const operation = request.operation;
     let value: unknown;
@@ -185,7 +186,7 @@ export function proxyExchange(
           path,
           status,
           body: parsed?.ok === true ? value : body,
-          contentType: headerOf(answer.rawHeaders, 'content-type'),
+          contentType,
         },
         { allowAdditionalProperties: proxy.lenient },
       );
@@ -218,7 +219,7 @@ export function proxyExchange(
       requestContentType: head.contentType,
       requestBody: sentBody,
       status,
-      responseContentType: headerOf(answer.rawHeaders, 'content-type'),
+      responseContentType: contentType,
       responseBody: body,
     });
   };

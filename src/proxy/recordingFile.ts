@@ -53,17 +53,18 @@ export class RecordingFile {
    * (through `onWarning`) which groups were recorded as Customer without knowing it.
    */
   async close(): Promise<void> {
+    this.#closing = true;
     clearTimeout(this.#timer);
     this.#timer = undefined;
     await this.#writing;
-    this.#closing = true;
     await this.#write();
     if (this.#failure !== undefined) throw new RecordingLostError(this.#lost(this.#failure));
     if (this.#guessed.length > 0) this.onWarning(this.#guesses());
   }
 
   #schedule(): void {
-    if (this.#timer !== undefined || this.#writing !== undefined) return;
+    // Once closing, `close` makes the last write itself: nothing may be scheduled after it.
+    if (this.#closing || this.#timer !== undefined || this.#writing !== undefined) return;
     this.#timer = setTimeout(
       () => {
         this.#timer = undefined;

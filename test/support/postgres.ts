@@ -18,6 +18,8 @@ export interface TestCluster {
   url(database: string): string;
   /** A new, empty database; its URL. */
   createDatabase(): Promise<string>;
+  /** Runs one statement as the superuser, in the `postgres` database. */
+  asSuperuser(text: string): Promise<void>;
   /** `pg_ctl stop -m immediate`: the server dies as in a crash (no checkpoint). */
   stopImmediately(): void;
   /** `pg_ctl start` again on the same port and data. */
@@ -95,6 +97,7 @@ export async function startTestCluster(options: { fsync?: boolean } = {}): Promi
     port,
     dir,
     url,
+    asSuperuser,
     async createDatabase() {
       const name = `t${process.pid}_${++made}`;
       await asSuperuser(`CREATE DATABASE ${name}`);

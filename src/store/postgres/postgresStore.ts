@@ -17,7 +17,7 @@ import type { RequestBodies } from '../../spec/types.js';
 import { postgresUrlForm, postgresUrlProblem, withoutPassword } from './postgresUrl.js';
 import { type GroupRow, groupColumns, groupOf, groupValues, partialWorld, toText } from './rows.js';
 import { migrate } from './schema.js';
-import { DatabaseRefusedError, startFailure } from './startErrors.js';
+import { DatabaseRefusedError, startFailure, whereOf } from './startErrors.js';
 import {
   type CreateRow,
   changeAndJournal,
@@ -86,8 +86,7 @@ export class PostgresStore {
       throw new Error(
         `${product}: the PostgreSQL URL "${withoutPassword(url)}" ${problem}; write it as ${postgresUrlForm}`,
       );
-    const parsed = new URL(url);
-    const where = `${parsed.hostname || 'localhost'}:${parsed.port || '5432'}`;
+    const where = whereOf(url);
     // Loaded only when PostgreSQL is the store: the file and memory stores start without it.
     const { default: driver } = await import('pg');
     // The schema is checked on a connection of its own, ended whatever happens: one the driver gave up on itself

@@ -1,4 +1,3 @@
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin } from '../../support/admin.js';
 import { type Answer, customerKey, testingKey, useMocks } from '../../support/http.js';
@@ -96,13 +95,7 @@ describe.skipIf(!postgresAvailable())('the PostgreSQL store during an outage', (
     const mock = await mocks({ db: url });
     const made = await mock.api('GET', { name: 'Known', user_group_id: 'known' });
     expect(made.status).toBe(200);
-    const superuser = new pg.Client({ connectionString: cluster.url('postgres') });
-    await superuser.connect();
-    try {
-      await superuser.query(`DROP DATABASE ${new URL(url).pathname.slice(1)} WITH (FORCE)`);
-    } finally {
-      await superuser.end();
-    }
+    await cluster.asSuperuser(`DROP DATABASE ${new URL(url).pathname.slice(1)} WITH (FORCE)`);
     for (const [method, body] of [
       ['GET', { name: 'Known', user_group_id: 'known' }],
       ['GET', { name: 'New', user_group_id: 'new' }],
