@@ -59,8 +59,6 @@ export class ServiceExchange implements PipelineRequest, BodySink {
   /** What the client got wrong against the document (listed by the journal's `invalid=true`). */
   diagnostics: readonly Diagnostic[] = noWarnings;
   readonly #started: number;
-  /** With PostgreSQL: the journal entry of the answer prepared for the store, written with its change. */
-  #journaled: JournalRecord | undefined = undefined;
 
   constructor(
     private readonly context: MockContext,
@@ -144,7 +142,6 @@ export class ServiceExchange implements PipelineRequest, BodySink {
   #replyWith(reply: Reply | undefined): void {
     this.reply = reply;
     this.payload = undefined;
-    this.#journaled = undefined;
   }
 
   bodyArrived(read: BodyResult): void {
@@ -239,12 +236,18 @@ export class ServiceExchange implements PipelineRequest, BodySink {
   #serveShared(shared: SharedState, faultFor: OperationId | undefined): void {
     const owner = this.owner as KeyOwner;
     const operationId = (this.operation as Operation).operationId as OperationId;
-    const serving: Serving = { faultFor, journal: (decision) => this.#prepared(decision) };
+    /** The journal entry of the answer prepared for the store, written with its change. */
+    let prepared: JournalRecord | undefined;
+    const serving: Serving = {
+      faultFor,
+      journal: (decision) => {
+        prepared = this.#prepared(decision);
+        return journalLine(prepared);
+      },
+    };
     shared.store.serve(operationId, owner, this.body, this.context.ids, serving).then(
       (served) =>
         this.#guarded(() => {
-          const prepared = this.#journaled;
-          this.#journaled = undefined;
           if (served.fault !== undefined) {
             this.#replyWith(undefined);
             this.#planned(faultOf(served.fault));
@@ -266,12 +269,11 @@ export class ServiceExchange implements PipelineRequest, BodySink {
     );
   }
 
-  /** The answer to a decision and its journal entry, before the store commits them (with PostgreSQL). */
-  #prepared(decision: Decision<unknown>): JournalLine {
+  /** The answer to a decision, and its journal entry, before the store commits them (with PostgreSQL). */
+  #prepared(decision: Decision<unknown>): JournalRecord {
     this.reply = answer(this, decision);
     this.payload = payloadOf(this.reply.body);
-    this.#journaled = this.#journalRecord(this.payload.text);
-    return journalLine(this.#journaled);
+    return this.#journalRecord(this.payload.text);
   }
 
   #succeed(decision: Decision<unknown>): void {
