@@ -27,7 +27,7 @@ import { createProxyApp } from './proxyApp.js';
 import { checkRecordPath, ProxyOptionError, parseTarget, readCa, setting } from './proxyOptions.js';
 import { Recording } from './recording.js';
 import { RecordingFile } from './recordingFile.js';
-import { keyScope, TrafficRules } from './trafficRules.js';
+import { TrafficRules } from './trafficRules.js';
 
 export interface ValidatingProxyOptions {
   /** The base URL of the service to check (http or https), e.g. `https://staging.example.com`. */
@@ -144,7 +144,7 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
             consumer: options.pactConsumer ?? 'user-group-client',
             provider: options.pactProvider ?? 'user-group-service',
           },
-          (key) => rules.environmentOf(keyScope(key)),
+          (scope) => rules.environmentOf(scope),
           options.onWarning ?? ((message) => process.emitWarning(message)),
         );
   const target = targetOf(base, timeout, bodyLimit, ca);

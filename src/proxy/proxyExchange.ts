@@ -216,6 +216,7 @@ export function proxyExchange(
       query: url.includes('?') ? url.slice(url.indexOf('?') + 1) : '',
       operationId: operation?.operationId,
       apiKey,
+      keyScope: scopeOf(),
       requestContentType: head.contentType,
       requestBody: sentBody,
       status,

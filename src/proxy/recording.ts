@@ -12,6 +12,8 @@ export interface RecordedExchange {
   readonly query: string;
   readonly operationId: string | undefined;
   readonly apiKey: string | undefined;
+  /** How the traffic rules name that key (`keyScope`), for `write`'s `environmentOf`. */
+  readonly keyScope: string | undefined;
   readonly requestContentType: string | undefined;
   readonly requestBody: Buffer | undefined;
   readonly status: number;
@@ -36,34 +38,48 @@ export interface PactNames {
  * fixtures file `serve --fixtures` starts from, and the exchanges (the newest `capacity`), written as a Pact V3
  * file. The API keys seen are replaced by `<API_KEY>` in both, wherever they appear.
  */
+/** An exchange as kept: its bodies parsed once, when it is added (writes come every few hundred milliseconds). */
+type KeptExchange = Omit<RecordedExchange, 'requestBody' | 'responseBody'> & {
+  /** The request body as JSON (its text when it is not JSON), undefined without one. */
+  readonly request: unknown;
+  /** The answer's body likewise, undefined when it is empty. */
+  readonly response: unknown;
+};
+
 export class Recording {
-  readonly #exchanges: RecordedExchange[] = [];
-  readonly #groups = new Map<string, { seed: GroupSeed; apiKey: string | undefined; tagged: boolean }>();
+  readonly #exchanges: KeptExchange[] = [];
+  readonly #groups = new Map<string, { seed: GroupSeed; keyScope: string | undefined; tagged: boolean }>();
   readonly #keys = new Set<string>();
 
   constructor(private readonly capacity = 10_000) {}
 
   add(exchange: RecordedExchange): void {
-    this.#exchanges.push(exchange);
+    const { requestBody, responseBody, ...rest } = exchange;
+    const kept = {
+      ...rest,
+      request: json(requestBody),
+      response: responseBody.length === 0 ? undefined : json(responseBody),
+    };
+    this.#exchanges.push(kept);
     if (this.#exchanges.length > this.capacity) this.#exchanges.shift();
     if (exchange.apiKey !== undefined) this.#keys.add(exchange.apiKey);
-    this.#learnGroup(exchange);
+    this.#learnGroup(kept);
   }
 
   /**
    * Writes the fixtures file at `path` and the Pact file beside it (each written whole, then renamed into place).
-   * `environmentOf` gives the environment an API key's answers have shown. Only update and rotation answers carry
-   * `api_environment_tag`: a group only ever seen through get-or-create, of a key never seen in another answer, is
-   * recorded as Customer, a guess. Resolves with the ids of the groups so guessed.
+   * `environmentOf` gives the environment an API key's answers have shown, the key named by its `keyScope`. Only
+   * update and rotation answers carry `api_environment_tag`: a group only ever seen through get-or-create, of a key
+   * never seen in another answer, is recorded as Customer, a guess. Resolves with the ids of the groups so guessed.
    */
   async write(
     path: string,
     names: PactNames,
-    environmentOf: (apiKey: string) => string | undefined,
+    environmentOf: (keyScope: string) => string | undefined,
   ): Promise<readonly string[]> {
     const guessed: string[] = [];
-    const groups = [...this.#groups.values()].map(({ seed, apiKey, tagged }) => {
-      const learnt = apiKey === undefined ? undefined : environmentOf(apiKey);
+    const groups = [...this.#groups.values()].map(({ seed, keyScope, tagged }) => {
+      const learnt = keyScope === undefined ? undefined : environmentOf(keyScope);
       if (!tagged && learnt === undefined) guessed.push(seed.user_group_id);
       const environment = tagged ? seed.environment : ((learnt ?? 'Customer') as Environment);
       return { ...seed, environment };
@@ -73,16 +89,16 @@ export class Recording {
     return guessed;
   }
 
-  #learnGroup(exchange: RecordedExchange): void {
+  #learnGroup(exchange: KeptExchange): void {
     if (exchange.status !== 200) return;
-    const answer = json(exchange.responseBody) as Loose | undefined;
+    const answer = exchange.response as Loose | undefined;
     const group = answer?.user_group as Loose | undefined;
     if (answer?.success !== 1 || group === undefined || typeof group !== 'object') return;
     const { provided_id: id, name, token, team_id, properties, api_environment_tag: tag } = group;
     if (typeof id !== 'string' || typeof name !== 'string' || typeof token !== 'string') return;
     const tagged = tag === 'Customer' || tag === 'Testing';
     const environment: Environment = tagged ? (tag as Environment) : 'Customer';
-    const request = json(exchange.requestBody) as Loose | undefined;
+    const request = exchange.request as Loose | undefined;
     const slot = `${exchange.apiKey ?? ''}\0${id}`;
     const before = this.#groups.get(slot)?.seed;
     const mapping = exchange.operationId === 'rotateUserGroupToken' ? before?.mapping : request?.mapping;
@@ -97,7 +113,7 @@ export class Recording {
       ...(isObject(mapping) ? { mapping: mapping as GroupSeed['mapping'] } : {}),
       ...(isObject(kept) ? { properties: kept as GroupSeed['properties'] } : {}),
     };
-    this.#groups.set(slot, { seed, apiKey: exchange.apiKey, tagged });
+    this.#groups.set(slot, { seed, keyScope: exchange.keyScope, tagged });
   }
 
   #pact(names: PactNames): unknown {
@@ -115,14 +131,14 @@ export class Recording {
             ...(exchange.apiKey === undefined ? {} : { Authorization: `Token ${apiKeyPlaceholder}` }),
             ...(exchange.requestContentType ? { 'Content-Type': exchange.requestContentType } : {}),
           },
-          ...(exchange.requestBody === undefined ? {} : { body: json(exchange.requestBody) }),
+          ...(exchange.request === undefined ? {} : { body: exchange.request }),
         },
         response: {
           status: exchange.status,
           ...(exchange.responseContentType
             ? { headers: { 'Content-Type': exchange.responseContentType } }
             : {}),
-          ...(exchange.responseBody.length === 0 ? {} : { body: json(exchange.responseBody) }),
+          ...(exchange.response === undefined ? {} : { body: exchange.response }),
         },
       })),
       metadata: { pactSpecification: { version: '3.0.0' }, client: { name: 'user-group-mock proxy' } },

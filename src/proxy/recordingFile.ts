@@ -36,7 +36,7 @@ export class RecordingFile {
     private readonly recording: Recording,
     private readonly path: string,
     private readonly names: PactNames,
-    private readonly environmentOf: (apiKey: string) => string | undefined,
+    private readonly environmentOf: (keyScope: string) => string | undefined,
     private readonly onWarning: (message: string) => void,
     private readonly delayMs = 200,
   ) {}
