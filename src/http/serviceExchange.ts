@@ -20,7 +20,7 @@ import { type MockContext, runtimeOf, type SharedState, type TenantRuntime } fro
 import { faultOf, journalLine } from '../runtime/sharedRuntime.js';
 import type { Operation, OperationId } from '../spec/operations.js';
 import type { Diagnostic } from '../spec/types.js';
-import type { JournalLine, Serving } from '../store/postgres/statements.js';
+import type { Serving } from '../store/postgres/statements.js';
 import { StoreUnavailableError } from '../store/postgres/unavailable.js';
 import { readApiKey } from '../validate/headers.js';
 import { memoisedAnswer } from './answerMemo.js';
