@@ -15,8 +15,10 @@ export const GET_BODY = JSON.stringify({ name: 'Customer A', user_group_id: 'cus
 export interface Settings {
   quick: boolean;
   connections: number;
-  /** Alternating rounds of ceiling / ours / Prism. */
+  /** Rounds of ceiling / ours / Prism. */
   rounds: number;
+  /** Within a round, the slices that ceiling and ours each run in turn (ABBA order). */
+  slices: number;
   warmupSeconds: number;
   /** Per round and target, GET get-or-create. */
   getSeconds: number;
@@ -39,6 +41,7 @@ export function settings(quick: boolean): Settings {
         quick,
         connections: 10,
         rounds: 1,
+        slices: 2,
         warmupSeconds: 0.5,
         getSeconds: 1.5,
         opSeconds: 1,
@@ -53,6 +56,7 @@ export function settings(quick: boolean): Settings {
         quick,
         connections: 10,
         rounds: 5,
+        slices: 4,
         warmupSeconds: 2,
         getSeconds: 5,
         opSeconds: 3,

@@ -65,6 +65,14 @@ const samples = new WeakMap<LoadResult, Float64Array>();
 const percentile = (sorted: Float64Array, p: number): number =>
   sorted[Math.ceil((p / 100) * sorted.length) - 1] ?? Number.POSITIVE_INFINITY;
 
+/**
+ * The order in which `a` and `b` run `slices` slices each in one round: ABBA..., starting with `b` in odd rounds, so
+ * that each runs first in as many pairs as the other and neither gains from going first or second.
+ */
+export function inTurn<T>(a: T, b: T, slices: number, round = 0): T[] {
+  return Array.from({ length: slices }, (_, slice) => ((round + slice) % 2 === 0 ? [a, b] : [b, a])).flat();
+}
+
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
@@ -81,7 +89,7 @@ export function combine(rounds: LoadResult[]): LoadResult {
     filled += latencies.length;
   }
   pooled.sort();
-  return {
+  const combined = {
     rps: sum((r) => r.rps) / rounds.length,
     p50: percentile(pooled, 50),
     p99: percentile(pooled, 99),
@@ -89,4 +97,6 @@ export function combine(rounds: LoadResult[]): LoadResult {
     errors: sum((r) => r.errors),
     requests: sum((r) => r.requests),
   };
+  samples.set(combined, pooled); // so that combined runs (the slices of a round) can be pooled again
+  return combined;
 }

@@ -1,5 +1,5 @@
 import type { Settings } from './config.js';
-import { combine, type LoadResult, runLoad } from './load.js';
+import { combine, inTurn, type LoadResult, median, runLoad } from './load.js';
 import { OUR_CLI, oursEnv, oursMissing, startOurs } from './ours.js';
 import { runPaced } from './paced.js';
 import { type ServerProcess, spawnServer } from './proc.js';
@@ -33,10 +33,11 @@ function startProxy(target: string): Promise<ServerProcess> {
 const PACED_RATE = 1_000;
 
 /**
- * GET get-or-create (an existing group) on the mock directly and through the proxy to the same mock, in
- * alternating rounds with the same 10 connections, twice: at saturation (throughput; p50 there is the connections
+ * GET get-or-create (an existing group) on the mock directly and through the proxy to the same mock, in turn
+ * (ABBA slices within each round) with the same 10 connections, twice: at saturation (throughput; p50 there is the connections
  * divided by the throughput, so it shows the CPU left on the machine that runs client, proxy and mock), and at a
- * fixed `PACED_RATE` (the latency a request sees). The proxy's cost is the difference of the p50s at that rate.
+ * fixed `PACED_RATE` (the latency a request sees). The proxy's cost is the difference of the p50s at that rate, as the
+ * median of the rounds' differences.
  */
 export async function proxyRows(settings: Settings): Promise<Row[]> {
   const missing = oursMissing();
@@ -45,10 +46,9 @@ export async function proxyRows(settings: Settings): Promise<Row[]> {
   let proxy: ServerProcess | undefined;
   try {
     proxy = await startProxy(mock.url);
-    const paths = [
-      { label: 'mock directly', url: mock.url },
-      { label: 'through the proxy to the mock', url: proxy.url },
-    ];
+    const directPath = { label: 'mock directly', url: mock.url };
+    const proxiedPath = { label: 'through the proxy to the mock', url: proxy.url };
+    const paths = [directPath, proxiedPath];
     const { connections } = settings;
     const saturated = (url: string, seconds: number) =>
       runLoad({ url, requests: getExisting(), connections, seconds });
@@ -57,17 +57,31 @@ export async function proxyRows(settings: Settings): Promise<Row[]> {
       await saturated(url, settings.warmupSeconds);
       await paced(url, settings.warmupSeconds);
     }
+    // Each round runs both paths in turn, in short slices ordered ABBA (as the throughput rounds do), at saturation
+    // and then at the fixed rate; the cost judged is the median of the rounds' differences of p50.
     const rounds = new Map<string, LoadResult[]>();
     const keep = (key: string, result: LoadResult) => rounds.set(key, [...(rounds.get(key) ?? []), result]);
+    const costs: number[] = [];
+    const slice = settings.getSeconds / settings.slices;
     for (let round = 0; round < settings.rounds; round++)
-      for (const { url } of round % 2 === 0 ? paths : [...paths].reverse()) {
-        keep(`saturated ${url}`, await saturated(url, settings.getSeconds));
-        keep(`paced ${url}`, await paced(url, settings.getSeconds));
+      for (const [kind, measure] of [
+        ['saturated', saturated],
+        ['paced', paced],
+      ] as const) {
+        const slices = new Map<string, LoadResult[]>();
+        for (const { url } of inTurn(directPath, proxiedPath, settings.slices, round))
+          slices.set(url, [...(slices.get(url) ?? []), await measure(url, slice)]);
+        const [direct, proxied] = paths.map(({ url }) => combine(slices.get(url) ?? []));
+        if (direct === undefined || proxied === undefined) continue;
+        keep(`${kind} ${directPath.url}`, direct);
+        keep(`${kind} ${proxiedPath.url}`, proxied);
+        if (kind === 'paced') costs.push(proxied.p50 - direct.p50);
       }
     const pooled = (kind: string, url: string) => combine(rounds.get(`${kind} ${url}`) ?? []);
     const [direct, proxied] = paths.map(({ url }) => pooled('saturated', url));
     const [directPaced, proxiedPaced] = paths.map(({ url }) => pooled('paced', url));
-    if (!direct || !proxied || !directPaced || !proxiedPaced) return [notAvailable('proxy', 'no result')];
+    if (!direct || !proxied || !directPaced || !proxiedPaced || costs.length === 0)
+      return [notAvailable('proxy', 'no result')];
     const rate = `${int(PACED_RATE)} req/s`;
     const [directLabel, proxiedLabel] = paths.map(({ label }) => label);
     return [
@@ -84,8 +98,9 @@ export async function proxyRows(settings: Settings): Promise<Row[]> {
       judge(
         {
           name: `proxy cost at p50 at ${rate} (through the proxy minus directly)`,
-          value: proxiedPaced.p50 - directPaced.p50,
+          value: median(costs),
           unit: 'ms',
+          note: `median of rounds; by round: ${costs.map((cost) => cost.toFixed(2)).join(', ')}`,
         },
         TARGETS.proxyCost,
       ),

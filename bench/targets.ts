@@ -15,10 +15,10 @@ const atLeast = (limit: number, figure?: number) => (figure === undefined ? unde
 
 export const TARGETS = {
   getOrCreate: {
-    text: '≥0.7× ceiling, ≥6× Prism, p99 ≤ 5 ms',
-    check: (row) => all(atLeast(0.7, row.vsCeiling), atLeast(6, row.vsPrism), atMost(5, row.load?.p99)),
+    text: '≥0.85× ceiling, ≥6× Prism, p99 ≤ 5 ms',
+    check: (row) => all(atLeast(0.85, row.vsCeiling), atLeast(6, row.vsPrism), atMost(5, row.load?.p99)),
   },
-  startup: { text: '≤ 300 ms', check: (row) => atMost(300, row.value) },
+  startup: { text: '≤ 150 ms', check: (row) => atMost(150, row.value) },
   durableCreates10k: { text: '≥ 1,000 req/s', check: (row) => atLeast(1_000, row.load?.rps) },
   durableP99At100k: { text: 'p99 ≤ 100 ms', check: (row) => atMost(100, row.load?.p99) },
   startup100k: { text: '< 1 s', check: (row) => (row.value === undefined ? undefined : row.value < 1_000) },

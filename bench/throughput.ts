@@ -1,7 +1,7 @@
 import type autocannon from 'autocannon';
 import type { Settings } from './config.js';
 import { type Contenders, type Started, startContenders, stopContenders } from './contenders.js';
-import { combine, type LoadResult, median, runLoad } from './load.js';
+import { combine, inTurn, type LoadResult, median, runLoad } from './load.js';
 import { idleRssMb } from './memory.js';
 import { seedTokens } from './seed.js';
 import { int, notAvailable, type Row } from './table.js';
@@ -49,9 +49,15 @@ async function measure(settings: Settings, { ceiling, ours, prism }: Contenders)
     seconds: settings.opSeconds,
   });
   let batch = 0;
+  let renamed: Promise<string[]> | undefined;
   const ops = [
     op('ours in-memory create (new ids)', () => createNew(`bench-${batch++}`)),
-    op('ours in-memory update (PUT)', () => update()),
+    // Renames groups of its own (see `update`); seeding them once is enough, since a rename keeps the group.
+    op('ours in-memory update (PUT)', async (url) => {
+      renamed ??= seedTokens(url, 'renamed', settings.connections);
+      await renamed;
+      return update('renamed', settings.connections);
+    }),
     // A run's last in-flight rotations take their tokens with them: each run gets fresh groups to rotate.
     op('ours in-memory rotate (POST)', async (url) =>
       rotate(await seedTokens(url, `rotate-${batch++}`, 2 * settings.connections)),
@@ -60,16 +66,27 @@ async function measure(settings: Settings, { ceiling, ours, prism }: Contenders)
   /** Each job's result by round (undefined where a run failed), so that rounds can be paired. */
   const results = new Map<Job, Array<LoadResult | undefined>>();
   const failures = new Map<Job, string>();
+  const keep = (job: Job, round: number, result: LoadResult | undefined) => {
+    const byRound = results.get(job) ?? [];
+    byRound[round] = result;
+    results.set(job, byRound);
+  };
   const attempt = (job: Job, seconds: number) =>
     run(job, seconds, settings.connections).catch((error: Error) => void failures.set(job, error.message));
   for (const job of [...gets, ...ops]) await attempt(job, settings.warmupSeconds);
   for (let round = 0; round < settings.rounds; round++) {
-    const shift = round % gets.length;
-    for (const job of [...gets.slice(shift), ...gets.slice(0, shift), ...ops]) {
-      const byRound = results.get(job) ?? [];
-      byRound[round] = await attempt(job, job.seconds);
-      results.set(job, byRound);
+    // Ceiling and ours in turn, in short slices ordered ABBA: the two halves of the round's ratio are measured
+    // under the same machine conditions, where one run each, seconds apart, carried the machine's drift into it.
+    const slices = new Map<Job, LoadResult[]>();
+    for (const job of inTurn(ceilingJob, oursJob, settings.slices, round)) {
+      const result = await attempt(job, job.seconds / settings.slices);
+      if (result !== undefined) slices.set(job, [...(slices.get(job) ?? []), result]);
     }
+    for (const job of [ceilingJob, oursJob]) {
+      const done = slices.get(job) ?? [];
+      keep(job, round, done.length === settings.slices ? combine(done) : undefined);
+    }
+    for (const job of [prismJob, ...ops]) keep(job, round, await attempt(job, job.seconds));
   }
   const measured = (job: Job): LoadResult[] =>
     (results.get(job) ?? []).filter((result): result is LoadResult => result !== undefined);
