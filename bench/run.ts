@@ -65,7 +65,7 @@ async function main(): Promise<void> {
   };
   console.log(
     `user-group-mock benchmark (${settings.quick ? 'quick' : 'full'}, ${settings.connections} connections, ` +
-      `${settings.rounds} alternating round(s); ${describeMachine(results)}; ${seconds} s)\n`,
+      `${settings.rounds} round(s) of ${settings.slices} ABBA slice(s); ${describeMachine(results)}; ${seconds} s)\n`,
   );
   console.log(renderTable(rows));
   const file = resultsFile(settings.quick);

@@ -16,7 +16,7 @@ interface Job {
   seconds: number;
 }
 
-/** GET get-or-create on ceiling, ours and Prism in alternating rounds, ours' other operations, RSS. */
+/** GET get-or-create on ceiling and ours (in ABBA slices) and Prism, in rounds; ours' other operations; RSS. */
 export async function throughputRows(settings: Settings): Promise<Row[]> {
   const contenders = await startContenders();
   try {
