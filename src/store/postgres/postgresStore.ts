@@ -9,7 +9,7 @@ import {
   type World,
 } from '../../domain/model.js';
 import { type GroupSeed, seedGroup } from '../../domain/seed.js';
-import { type Caller, getOrCreate, rotate, update } from '../../domain/userGroups.js';
+import { type Caller, type Decision, getOrCreate, rotate, update } from '../../domain/userGroups.js';
 import { apiError, product } from '../../errors.js';
 import { failure, ok, type Result } from '../../result.js';
 import type { OperationId } from '../../spec/operations.js';
@@ -218,56 +218,66 @@ export class PostgresStore {
     }
   }
 
-  async #update(owner: Owner, request: RequestBodies['updateUserGroup'], serving: Serving): Promise<Served> {
+  #update(owner: Owner, request: RequestBodies['updateUserGroup'], serving: Serving): Promise<Served> {
     const key = [owner.tenant, owner.environment, toText(request.user_group_id)];
-    const served = await this.transaction(async (client): Promise<Served> => {
-      const { claimed, target } = await claimAndLock(
-        client,
-        'tenant = $1 AND environment = $3 AND provided_id = $4',
-        [owner.tenant, serving.faultFor ?? null, owner.environment, toText(request.user_group_id)],
-      );
-      if (claimed !== null) return { fault: claimed };
-      const result = update(over(target === null ? [] : [target], owner)[1], request);
-      const change = result.ok ? result.value.changes[0] : undefined;
-      if (!result.ok || change?.op !== 'putGroup') return { result, journaled: false };
-      const [, , , , , name, mapping, properties] = groupValues(owner.tenant, change.group);
-      await changeAndJournal(
-        client,
-        'UPDATE groups SET name = $4, mapping = $5, properties = $6 WHERE tenant = $1 AND environment = $2 AND provided_id = $3',
-        [...key, name, mapping, properties],
-        owner.tenant,
-        serving.journal(result.value),
-      );
-      return { result, journaled: true };
-    });
-    return this.#tenantChecked(owner, served);
+    return this.#changeLocked(
+      owner,
+      serving,
+      { where: 'tenant = $1 AND environment = $3 AND provided_id = $4', values: key.slice(1) },
+      (rows) => update(over(rows, owner)[1], request),
+      (group) => {
+        const [, , , , , name, mapping, properties] = groupValues(owner.tenant, group);
+        return {
+          sql: 'UPDATE groups SET name = $4, mapping = $5, properties = $6 WHERE tenant = $1 AND environment = $2 AND provided_id = $3',
+          values: [...key, name, mapping, properties],
+        };
+      },
+    );
   }
 
-  async #rotate(
+  #rotate(
     owner: Owner,
     request: RequestBodies['rotateUserGroupToken'],
     ids: IdSource,
     serving: Serving,
   ): Promise<Served> {
+    // Of concurrent rotations, the first to lock the row wins; the others find no row holding the old token once
+    // it commits (READ COMMITTED re-checks the condition on the updated row).
+    return this.#changeLocked(
+      owner,
+      serving,
+      { where: 'token = $3', values: [request.current_token] },
+      (rows) => rotate(...over(rows, owner), request, ids),
+      (group) => ({
+        sql: 'UPDATE groups SET token = $2 WHERE token = $1',
+        values: [request.current_token, group.token],
+      }),
+    );
+  }
+
+  /**
+   * An update or a rotation, in one transaction: the planned fault due claimed, else the group matching `lock`
+   * locked, the rule applied to it (`decide`), and the changed group written (`write`) with the journal entry.
+   */
+  async #changeLocked(
+    owner: Owner,
+    serving: Serving,
+    lock: { readonly where: string; readonly values: readonly unknown[] },
+    decide: (rows: readonly GroupRow[]) => Result<Decision<unknown>>,
+    write: (group: Group) => { readonly sql: string; readonly values: unknown[] },
+  ): Promise<Served> {
     const served = await this.transaction(async (client): Promise<Served> => {
-      // Of concurrent rotations, the first to lock the row wins; the others find no row holding the old token
-      // once it commits (READ COMMITTED re-checks the condition on the updated row).
-      const { claimed, target } = await claimAndLock(client, 'token = $3', [
+      const { claimed, target } = await claimAndLock(client, lock.where, [
         owner.tenant,
         serving.faultFor ?? null,
-        request.current_token,
+        ...lock.values,
       ]);
       if (claimed !== null) return { fault: claimed };
-      const result = rotate(...over(target === null ? [] : [target], owner), request, ids);
+      const result = decide(target === null ? [] : [target]);
       const change = result.ok ? result.value.changes[0] : undefined;
       if (!result.ok || change?.op !== 'putGroup') return { result, journaled: false };
-      await changeAndJournal(
-        client,
-        'UPDATE groups SET token = $2 WHERE token = $1',
-        [request.current_token, change.group.token],
-        owner.tenant,
-        serving.journal(result.value),
-      );
+      const { sql, values } = write(change.group);
+      await changeAndJournal(client, sql, values, owner.tenant, serving.journal(result.value));
       return { result, journaled: true };
     });
     return this.#tenantChecked(owner, served);
