@@ -100,8 +100,13 @@ export async function resolveEmbedShared(
     scope.groups.set(key, group);
     world.tokens.set(group.token, { tenant: id, key });
   };
-  if (await store.tenantExists(tenant)) add(tenant);
-  if (token === undefined || token === '') return resolveEmbed(context, request, world);
+  // What the request alone settles (no environment of that name, no token) or the tenant's absence settles needs
+  // no further query: resolveEmbed answers it over the world as it stands.
+  const settled = () => resolveEmbed(context, request, world);
+  if (!environments.includes(request.environment as Environment)) return settled();
+  if (!(await store.tenantExists(tenant))) return settled();
+  add(tenant);
+  if (token === undefined || token === '') return settled();
   const live = await store.groupByToken(token);
   if (live !== undefined) add(live.tenant, live.group);
   else {
@@ -116,7 +121,7 @@ export async function resolveEmbedShared(
       if (owner !== undefined && owner !== 'group-token') context.keys.learn(token, owner);
     }
   }
-  return resolveEmbed(context, request, world);
+  return settled();
 }
 
 export const defaultEmbedScope = { tenant: defaultTenantId, environment: 'Customer' } as const;

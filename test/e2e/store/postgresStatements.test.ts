@@ -97,4 +97,20 @@ describe.skipIf(!postgresAvailable())('the PostgreSQL store, statement by statem
     );
     expect(statuses).toEqual([200, 503, 503, 200, 200]);
   });
+
+  it('answers an embed preview for an environment or a tenant that does not exist without looking the token up', async () => {
+    const server = await start();
+    const token = (await api(server, 'GET', { name: 'Shown', user_group_id: 'shown' })).body.user_group
+      .token as string;
+    const preview = async (query: Record<string, string>): Promise<number> =>
+      (await fetch(`${server.url}/embed/sales-overview?${new URLSearchParams({ token, ...query })}`)).status;
+    const sent = vi.spyOn(pg.Client.prototype, 'query');
+    expect(await preview({ environment: 'Staging' })).toBe(400);
+    expect(sent).toHaveBeenCalledTimes(0);
+    expect(await preview({ tenant: 'nobody' })).toBe(404);
+    expect(sent).toHaveBeenCalledTimes(1);
+    sent.mockClear();
+    expect(await preview({})).toBe(200);
+    expect(sent).toHaveBeenCalledTimes(2);
+  });
 });

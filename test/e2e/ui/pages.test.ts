@@ -274,6 +274,17 @@ describe.each(embedStores)('the embed preview, $name', ({ postgres }) => {
     expect((await preview(mock, { token: theirs.token, tenant: tenant.id })).status).toBe(200);
   });
 
+  it('refuses an environment or a tenant that does not exist, whatever the token', async () => {
+    const mock = await fresh();
+    const g = await group(mock, 'customer-a', customerKey);
+    const environment = await preview(mock, { token: g.token, environment: 'Staging' });
+    expect(environment.status).toBe(400);
+    expect(visible(environment.text)).toContain('environment must be Customer or Testing, not Staging.');
+    const tenant = await preview(mock, { token: g.token, tenant: 'nobody' });
+    expect(tenant.status).toBe(404);
+    expect(visible(tenant.text)).toContain('This mock has no tenant nobody');
+  });
+
   it('serves the web component to pages of any origin', async () => {
     const mock = await fresh();
     const component = await load(`${mock.url}/embed/component.js`, { origin: 'http://integrator.test' });
