@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { builtBin, packageRoot, runBuiltCli } from './builtCli.js';
+import { type BuiltCli, builtBin, packageRoot, runBuiltCli } from './builtCli.js';
 
 /** The repository root. */
 export const repoRoot = packageRoot;
@@ -55,13 +55,21 @@ function assertBuildIsCurrent(): void {
   checkedBuild = true;
 }
 
+/** The built command line with `args`, once the build is known current; killed by `killAllMockProcesses` until it exits. */
+function runTracked(args: readonly string[]): BuiltCli {
+  assertBuildIsCurrent();
+  const cli = runBuiltCli(args);
+  live.add(cli.child);
+  void cli.exited.then(() => live.delete(cli.child));
+  return cli;
+}
+
 /**
  * Starts `node dist/bin/main.js serve --port 0 --db PATH --log-level silent`: the built command exactly as a user
  * runs it, with none of the developer's USER_GROUP_MOCK_* variables.
  */
 export function startMockProcess(db: string, entry: MockEntry = {}, readyTimeoutMs = 30_000): MockProcess {
-  assertBuildIsCurrent();
-  const cli = runBuiltCli([
+  const cli = runTracked([
     'serve',
     '--port',
     '0',
@@ -71,8 +79,6 @@ export function startMockProcess(db: string, entry: MockEntry = {}, readyTimeout
     'silent',
     ...(entry.args ?? []),
   ]);
-  live.add(cli.child);
-  void cli.exited.then(() => live.delete(cli.child));
   let ready = false;
   const readyPromise = new Promise<string>((resolve, reject) => {
     const timer = setTimeout(
@@ -117,10 +123,7 @@ const proxyListening = /^user-group-mock proxy listening on (http:\/\/[^,\s]+), 
 
 /** Starts `node dist/bin/main.js proxy --port 0 --log-level silent ARGS` and resolves once it listens. */
 export async function startProxyProcess(args: readonly string[]): Promise<ProxyProcess> {
-  assertBuildIsCurrent();
-  const cli = runBuiltCli(['proxy', '--port', '0', '--log-level', 'silent', ...args]);
-  live.add(cli.child);
-  void cli.exited.then(() => live.delete(cli.child));
+  const cli = runTracked(['proxy', '--port', '0', '--log-level', 'silent', ...args]);
   const line = await cli.firstLine;
   const url = proxyListening.exec(line)?.[1];
   if (url === undefined) throw new Error(`unexpected first stdout line of the proxy: ${line}`);
