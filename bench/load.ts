@@ -73,6 +73,32 @@ export function inTurn<T>(a: T, b: T, slices: number, round = 0): T[] {
   return Array.from({ length: slices }, (_, slice) => ((round + slice) % 2 === 0 ? [a, b] : [b, a])).flat();
 }
 
+/**
+ * One round of `a` against `b`: `slices` runs of each, `seconds / slices` long, in the order `inTurn` gives, combined
+ * per side; undefined for a side of which a run failed (`measure` resolved undefined).
+ */
+export async function pairedRound<T>(
+  a: T,
+  b: T,
+  slices: number,
+  round: number,
+  seconds: number,
+  measure: (side: T, seconds: number) => Promise<LoadResult | undefined>,
+): Promise<[LoadResult | undefined, LoadResult | undefined]> {
+  const runs = new Map<T, LoadResult[]>([
+    [a, []],
+    [b, []],
+  ]);
+  const failed = new Set<T>();
+  for (const side of inTurn(a, b, slices, round)) {
+    const result = await measure(side, seconds / slices);
+    if (result === undefined) failed.add(side);
+    else runs.get(side)?.push(result);
+  }
+  const of = (side: T) => (failed.has(side) ? undefined : combine(runs.get(side) ?? []));
+  return [of(a), of(b)];
+}
+
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;

@@ -1,5 +1,5 @@
 import type { Settings } from './config.js';
-import { combine, inTurn, type LoadResult, median, runLoad } from './load.js';
+import { combine, type LoadResult, median, pairedRound, runLoad } from './load.js';
 import { OUR_CLI, oursEnv, oursMissing, startOurs } from './ours.js';
 import { runPaced } from './paced.js';
 import { type ServerProcess, spawnServer } from './proc.js';
@@ -62,16 +62,19 @@ export async function proxyRows(settings: Settings): Promise<Row[]> {
     const rounds = new Map<string, LoadResult[]>();
     const keep = (key: string, result: LoadResult) => rounds.set(key, [...(rounds.get(key) ?? []), result]);
     const costs: number[] = [];
-    const slice = settings.getSeconds / settings.slices;
     for (let round = 0; round < settings.rounds; round++)
       for (const [kind, measure] of [
         ['saturated', saturated],
         ['paced', paced],
       ] as const) {
-        const slices = new Map<string, LoadResult[]>();
-        for (const { url } of inTurn(directPath, proxiedPath, settings.slices, round))
-          slices.set(url, [...(slices.get(url) ?? []), await measure(url, slice)]);
-        const [direct, proxied] = paths.map(({ url }) => combine(slices.get(url) ?? []));
+        const [direct, proxied] = await pairedRound(
+          directPath.url,
+          proxiedPath.url,
+          settings.slices,
+          round,
+          settings.getSeconds,
+          measure,
+        );
         if (direct === undefined || proxied === undefined) continue;
         keep(`${kind} ${directPath.url}`, direct);
         keep(`${kind} ${proxiedPath.url}`, proxied);

@@ -1,7 +1,7 @@
 import type autocannon from 'autocannon';
 import type { Settings } from './config.js';
 import { type Contenders, type Started, startContenders, stopContenders } from './contenders.js';
-import { combine, inTurn, type LoadResult, median, runLoad } from './load.js';
+import { combine, type LoadResult, median, pairedRound, runLoad } from './load.js';
 import { idleRssMb } from './memory.js';
 import { seedTokens } from './seed.js';
 import { int, notAvailable, type Row } from './table.js';
@@ -77,15 +77,16 @@ async function measure(settings: Settings, { ceiling, ours, prism }: Contenders)
   for (let round = 0; round < settings.rounds; round++) {
     // Ceiling and ours in turn, in short slices ordered ABBA: the two halves of the round's ratio are measured
     // under the same machine conditions, where one run each, seconds apart, carried the machine's drift into it.
-    const slices = new Map<Job, LoadResult[]>();
-    for (const job of inTurn(ceilingJob, oursJob, settings.slices, round)) {
-      const result = await attempt(job, job.seconds / settings.slices);
-      if (result !== undefined) slices.set(job, [...(slices.get(job) ?? []), result]);
-    }
-    for (const job of [ceilingJob, oursJob]) {
-      const done = slices.get(job) ?? [];
-      keep(job, round, done.length === settings.slices ? combine(done) : undefined);
-    }
+    const [ceilingRound, oursRound] = await pairedRound(
+      ceilingJob,
+      oursJob,
+      settings.slices,
+      round,
+      settings.getSeconds,
+      attempt,
+    );
+    keep(ceilingJob, round, ceilingRound);
+    keep(oursJob, round, oursRound);
     for (const job of [prismJob, ...ops]) keep(job, round, await attempt(job, job.seconds));
   }
   const measured = (job: Job): LoadResult[] =>

@@ -33,11 +33,6 @@ export interface PactNames {
   readonly provider: string;
 }
 
-/**
- * What a proxy saw, kept for `--record`: the groups the answers showed (the newest answer of each), written as a
- * fixtures file `serve --fixtures` starts from, and the exchanges (the newest `capacity`), written as a Pact V3
- * file. The API keys seen are replaced by `<API_KEY>` in both, wherever they appear.
- */
 /** An exchange as kept: its bodies parsed once, when it is added (writes come every few hundred milliseconds). */
 type KeptExchange = Omit<RecordedExchange, 'requestBody' | 'responseBody'> & {
   /** The request body as JSON (its text when it is not JSON), undefined without one. */
@@ -46,6 +41,11 @@ type KeptExchange = Omit<RecordedExchange, 'requestBody' | 'responseBody'> & {
   readonly response: unknown;
 };
 
+/**
+ * What a proxy saw, kept for `--record`: the groups the answers showed (the newest answer of each), written as a
+ * fixtures file `serve --fixtures` starts from, and the exchanges (the newest `capacity`), written as a Pact V3
+ * file. The API keys seen are replaced by `<API_KEY>` in both, wherever they appear.
+ */
 export class Recording {
   readonly #exchanges: KeptExchange[] = [];
   readonly #groups = new Map<string, { seed: GroupSeed; keyScope: string | undefined; tagged: boolean }>();

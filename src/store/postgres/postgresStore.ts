@@ -219,17 +219,17 @@ export class PostgresStore {
   }
 
   #update(owner: Owner, request: RequestBodies['updateUserGroup'], serving: Serving): Promise<Served> {
-    const key = [owner.tenant, owner.environment, toText(request.user_group_id)];
+    const id = toText(request.user_group_id);
     return this.#changeLocked(
       owner,
       serving,
-      { where: 'tenant = $1 AND environment = $3 AND provided_id = $4', values: key.slice(1) },
+      { where: 'tenant = $1 AND environment = $3 AND provided_id = $4', values: [owner.environment, id] },
       (rows) => update(over(rows, owner)[1], request),
       (group) => {
         const [, , , , , name, mapping, properties] = groupValues(owner.tenant, group);
         return {
           sql: 'UPDATE groups SET name = $4, mapping = $5, properties = $6 WHERE tenant = $1 AND environment = $2 AND provided_id = $3',
-          values: [...key, name, mapping, properties],
+          values: [owner.tenant, owner.environment, id, name, mapping, properties],
         };
       },
     );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { combine, inTurn, loadResult } from '../../../bench/load.js';
+import { combine, inTurn, loadResult, pairedRound } from '../../../bench/load.js';
 
 describe('combine', () => {
   it('pools the latencies of every run, also of runs that were themselves combined', () => {
@@ -20,5 +20,18 @@ describe('inTurn', () => {
       const firsts = order.filter((_, i) => i % 2 === 0);
       expect(firsts.filter((x) => x === 'a')).toHaveLength(2);
     }
+  });
+});
+
+describe('pairedRound', () => {
+  it('runs both sides in turn for a slice of the time each, and drops a side of which a run failed', async () => {
+    const order: string[] = [];
+    const [a, b] = await pairedRound('a', 'b', 4, 0, 2, async (side, seconds) => {
+      order.push(`${side}${seconds}`);
+      return side === 'b' && order.length === 3 ? undefined : loadResult([1], seconds, 0, 0);
+    });
+    expect(order).toEqual(['a0.5', 'b0.5', 'b0.5', 'a0.5', 'a0.5', 'b0.5', 'b0.5', 'a0.5']);
+    expect(a?.requests).toBe(4);
+    expect(b).toBeUndefined();
   });
 });
