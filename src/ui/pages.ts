@@ -4,7 +4,7 @@ import { defaultTenantId } from '../domain/model.js';
 import { type ApiError, apiError } from '../errors.js';
 import type { PageHandler } from '../http/app.js';
 import { send } from '../http/respond.js';
-import { storeFailure } from '../http/serviceExchange.js';
+import { internalError, storeFailure } from '../http/serviceExchange.js';
 import { errorReply } from '../pipeline/answer.js';
 import type { MockContext } from '../runtime/mockContext.js';
 import { serviceDocument } from '../spec/loadDocument.js';
@@ -171,14 +171,17 @@ export function createPages(
     );
   }
 
-  /** Answers a page path; a promise when the answer waits for the database (the embed preview on PostgreSQL). */
-  function serve(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> | undefined {
-    const served = answer(req, path);
-    if (!(served instanceof Promise)) {
-      deliver(req, res, served);
-      return undefined;
+  /**
+   * Answers a page path, then logs it. Every page goes the same way, whether its answer is at hand or waits for the
+   * database (the embed preview on PostgreSQL); a bug while answering is a 500 logged with its stack, never an
+   * exception out of the request listener or an unhandled rejection.
+   */
+  async function serve(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    try {
+      deliver(req, res, await answer(req, path));
+    } catch (error) {
+      send(res, errorReply(internalError(context, error as Error)));
     }
-    return served.then((found) => deliver(req, res, found));
   }
 
   return (req, res, path) => {
@@ -195,14 +198,8 @@ export function createPages(
         },
       );
       send(res, errorReply(error));
-    } else {
-      const waiting = serve(req, res, path);
-      if (waiting !== undefined) {
-        void waiting.then(() => logged(context, method, path, res));
-        return true;
-      }
-    }
-    logged(context, method, path, res);
+      logged(context, method, path, res);
+    } else void serve(req, res, path).then(() => logged(context, method, path, res));
     return true;
   };
 }

@@ -128,6 +128,42 @@ describe('the pages of a package that was not built', () => {
   });
 });
 
+describe('a page whose answer fails', () => {
+  let server: Server | undefined;
+  afterEach(async () => {
+    server?.closeAllConnections();
+    await new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())));
+  });
+
+  it('answers 500 in the envelope and logs the stack, and the next page is served', async () => {
+    const errors: unknown[] = [];
+    const context = {
+      logger: { info: () => undefined, error: (fields: unknown) => errors.push(fields) },
+    } as unknown as MockContext;
+    let failing = true;
+    const store = new AssetStore();
+    const assets = {
+      get: (name: string) => {
+        if (failing) throw new Error('the asset store broke');
+        return store.get(name);
+      },
+    } as AssetStore;
+    const pages = createPages(context, assets);
+    server = createServer((req, res) => pages(req, res, (req.url ?? '/').split('?')[0] as string));
+    await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const broken = await load(`http://127.0.0.1:${port}/embed/component.js`);
+    expect([broken.status, JSON.parse(broken.text).success, JSON.parse(broken.text).error.code]).toEqual([
+      500,
+      0,
+      'INTERNAL_ERROR',
+    ]);
+    expect(errors).toHaveLength(1);
+    failing = false;
+    expect((await load(`http://127.0.0.1:${port}/embed/component.js`)).status).toBe(200);
+  });
+});
+
 describe('the API reference', () => {
   it('renders the document with this mock as its server, its development keys, and curl and undici samples for every operation', async () => {
     const mock = await start();
