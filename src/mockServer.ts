@@ -227,8 +227,9 @@ async function seedFixtures(controls: AdminControls, world: World, path: string)
       `${product}: cannot read fixtures ${path} (${(error as Error).message}); it must be JSON of the form { "groups": [ { "environment", "user_group_id", "name", ... } ] }`,
     );
   }
+  refuseRepeatedIds(groups, path);
   const stored = world.tenants.get(defaultTenantId)?.groups;
-  for (const seed of groups) {
+  for (const [index, seed] of groups.entries()) {
     // Groups already present (from an earlier run on the same database) are kept as they are.
     if (stored?.has(groupKey(seed.environment, seed.user_group_id))) continue;
     const result = await controls.seedGroup(seed);
@@ -240,8 +241,34 @@ async function seedFixtures(controls: AdminControls, world: World, path: string)
     )
       continue;
     if (!result.ok) {
-      throw new Error(`${product}: fixture "${seed.user_group_id}" in ${path}: ${result.error.message}`);
+      // The details name every problem and its fix ("did you mean"); on the command line nothing else shows them.
+      const problems = result.error.details.map((d) => `${d.path.replace(/^\/body/, '')}: ${d.message}`);
+      throw new Error(
+        `${product}: ${fixtureName(seed, index)} in ${path} cannot be seeded: ${problems.length > 0 ? problems.join('; ') : result.error.message}`,
+      );
     }
+  }
+}
+
+/** An entry of a fixtures file as a message names it: its place in the file, and its id when it has one. */
+const fixtureName = (seed: GroupSeed, index: number): string =>
+  `groups[${index}]${typeof seed?.user_group_id === 'string' ? ` ("${seed.user_group_id}")` : ''}`;
+
+/**
+ * Two entries of one file for the same group: seeding the first and skipping the second as "already stored" would
+ * drop the second without a word (files merged from several recordings are where this happens).
+ */
+function refuseRepeatedIds(groups: readonly GroupSeed[], path: string): void {
+  const first = new Map<string, number>();
+  for (const [index, seed] of groups.entries()) {
+    if (typeof seed?.environment !== 'string' || typeof seed.user_group_id !== 'string') continue;
+    const key = groupKey(seed.environment, seed.user_group_id);
+    const earlier = first.get(key);
+    if (earlier !== undefined)
+      throw new Error(
+        `${product}: groups[${earlier}] and groups[${index}] in ${path} are both "${seed.user_group_id}" in ${seed.environment}; an id is unique within an environment, keep one of them`,
+      );
+    first.set(key, index);
   }
 }
 

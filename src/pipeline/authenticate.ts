@@ -30,8 +30,11 @@ export function authenticate(request: PipelineRequest, keys?: KeyRing, world?: W
     return undefined;
   }
   if (world?.tokens.has(key) === true) return groupTokenAsKey();
+  const unquoted = /^(["'])(.+)\1$/.exec(key)?.[2];
   const message =
-    'the API key in Authorization is not known to this server; use a key printed at start-up (or given with --api-key), or a tenant key from POST /__admin/tenants';
+    unquoted !== undefined && keys.owner(unquoted) !== undefined
+      ? 'the API key in Authorization is in quotes; send it bare: "Authorization: Token <API_KEY>"'
+      : 'the API key in Authorization is not known to this server; use a key printed at start-up (or given with --api-key), or a tenant key from POST /__admin/tenants';
   return apiError('AUTH_UNKNOWN_KEY', message, [{ code: 'AUTH_UNKNOWN_KEY', path, message }], {
     headers: challenge,
   });

@@ -9,7 +9,10 @@ import type { PipelineRequest } from './pipelineRequest.js';
  */
 export function checkMediaType(request: PipelineRequest): ApiError | undefined {
   if (!request.bodySent) {
-    const message = `${request.method} ${request.path} needs a JSON body and arrived without one; send it with "Content-Type: application/json" and a Content-Length header (fetch cannot send a GET body: use undici.request or node:http)`;
+    // Only a GET's body is lost to the client itself: fetch and browsers refuse to send one.
+    const getBody =
+      request.method === 'GET' ? ' (fetch cannot send a GET body: use undici.request or node:http)' : '';
+    const message = `${request.method} ${request.path} needs a JSON body and arrived without one; send it with "Content-Type: application/json" and a Content-Length header${getBody}`;
     return errorFromDiagnostics('BODY_MISSING', [{ code: 'BODY_MISSING', path: '/body', message }]);
   }
   const encoding = checkContentEncoding(request.contentEncoding);

@@ -13,8 +13,14 @@ export interface RequestToValidate {
   readonly method: string;
   /** The request path; a query string is ignored. */
   readonly path: string;
-  /** Header names in any case; values as strings (or arrays for repeated headers). */
-  readonly headers?: Readonly<Record<string, string | readonly string[] | undefined>>;
+  /**
+   * Header names in any case; values as strings (or arrays for repeated headers). A plain object, or what HTTP
+   * clients hold headers in: a `Headers` or `Map`, `[name, value]` pairs, Node's flat `rawHeaders`.
+   */
+  readonly headers?:
+    | Readonly<Record<string, string | readonly string[] | undefined>>
+    | Iterable<readonly [string, string]>
+    | readonly string[];
   /** The parsed JSON body, or its raw text (string or bytes), or undefined when none was sent. */
   readonly body?: unknown;
 }

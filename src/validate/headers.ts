@@ -31,7 +31,13 @@ export function readApiKey(value: HeaderValue): Result<string> {
     return fail('AUTH_BEARER', `Authorization uses the Token scheme, not Bearer: send ${tokenForm}`);
   }
   if (!/^token$/i.test(scheme)) {
-    const hint = credential === '' ? 'the scheme word is missing' : `"${scheme}" is not the scheme`;
+    const joined = /^token[=:]/i.exec(scheme)?.[0];
+    const hint =
+      joined !== undefined
+        ? `"${joined}" joins the scheme to the key; one space separates them`
+        : credential === ''
+          ? 'the scheme word is missing'
+          : `"${scheme}" is not the scheme`;
     return fail('AUTH_SCHEME', `Authorization uses the Token scheme (${hint}): send ${tokenForm}`);
   }
   if (credential === '' || /\s/.test(credential)) {
@@ -101,11 +107,15 @@ export function checkContentEncoding(value: HeaderValue): Diagnostic | undefined
   );
 }
 
-/** Lower-cases header names, so a plain object from any client can be checked. */
+/**
+ * Lower-cases header names, so the headers of any client can be checked: a plain object (Node's `req.headers`, axios),
+ * a `Headers` or a `Map` (fetch, undici), pairs `[[name, value], ...]`, or Node's flat `rawHeaders`. A name given
+ * twice keeps both values. Anything else counts as no headers.
+ */
 export function lowerCaseHeaders(headers: unknown): HeaderBag {
   const out: Record<string, HeaderValue> = Object.create(null);
-  if (headers === null || typeof headers !== 'object') return out;
-  for (const [name, value] of Object.entries(headers)) {
+  for (const [name, value] of headerEntries(headers)) {
+    if (typeof name !== 'string') continue;
     if (typeof value === 'string' || (Array.isArray(value) && value.every((v) => typeof v === 'string'))) {
       const key = name.toLowerCase();
       const previous = out[key];
@@ -113,4 +123,27 @@ export function lowerCaseHeaders(headers: unknown): HeaderBag {
     }
   }
   return out;
+}
+
+function headerEntries(headers: unknown): Iterable<readonly [unknown, unknown]> {
+  if (headers === null || typeof headers !== 'object') return [];
+  if (Array.isArray(headers)) {
+    if (headers.every((entry) => typeof entry === 'string'))
+      return Array.from({ length: Math.floor(headers.length / 2) }, (_, i) => [
+        headers[2 * i],
+        headers[2 * i + 1],
+      ]);
+    return headers.filter((entry): entry is [unknown, unknown] => Array.isArray(entry) && entry.length === 2);
+  }
+  const entries = (headers as { entries?: unknown }).entries;
+  if (typeof entries === 'function' && Symbol.iterator in headers) {
+    try {
+      return [...(entries.call(headers) as Iterable<unknown>)].filter(
+        (entry): entry is [unknown, unknown] => Array.isArray(entry) && entry.length === 2,
+      );
+    } catch {
+      return [];
+    }
+  }
+  return Object.entries(headers);
 }

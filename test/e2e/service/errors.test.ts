@@ -54,6 +54,22 @@ const cases: Case[] = [
     header: ['www-authenticate', 'Token'],
   },
   {
+    name: 'the scheme joined to the key with "="',
+    headers: { ...auth, Authorization: 'Token=dev-customer-key' },
+    body: valid,
+    status: 401,
+    code: 'AUTH_SCHEME',
+    message: /"Token=" joins the scheme to the key; one space separates them/,
+  },
+  {
+    name: 'a known key in quotes',
+    headers: { ...auth, Authorization: 'Token "dev-customer-key"' },
+    body: valid,
+    status: 401,
+    code: 'AUTH_UNKNOWN_KEY',
+    message: /in quotes; send it bare/,
+  },
+  {
     name: 'two Authorization headers',
     headers: { ...auth, Authorization: ['Token dev-customer-key', 'Token dev-testing-key'] },
     body: valid,
@@ -106,6 +122,14 @@ const cases: Case[] = [
     code: 'BODY_NUMBER_OUT_OF_RANGE',
   },
   { name: 'a GET without a body', status: 400, code: 'BODY_MISSING', message: /Content-Length.*fetch/ },
+  {
+    // fetch sends a PUT's body: the hint about GET bodies would send the client after the wrong cause.
+    name: 'a PUT without a body',
+    method: 'PUT',
+    status: 400,
+    code: 'BODY_MISSING',
+    message: /^PUT \/api\/user needs a JSON body.*Content-Length header$/,
+  },
   {
     name: 'a get-or-create body sent with POST (curl -d without -X GET)',
     method: 'POST',

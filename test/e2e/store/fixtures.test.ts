@@ -39,7 +39,17 @@ describe('--fixtures', () => {
     [
       'holds an invalid group',
       '{"groups": [{"environment": "Production", "user_group_id": "a", "name": "A"}]}',
-      /fixture "a"/,
+      /groups\[0\] \("a"\) in .*fixtures\.json cannot be seeded: \/environment: /,
+    ],
+    [
+      'holds a misspelt field',
+      '{"groups": [{"environment": "Customer", "userGroupId": "a", "name": "A"}]}',
+      /groups\[0\] in .*did you mean "user_group_id"/,
+    ],
+    [
+      'holds the same group twice',
+      '{"groups": [{"environment": "Customer", "user_group_id": "x", "name": "Y"}, {"environment": "Testing", "user_group_id": "x", "name": "T"}, {"environment": "Customer", "user_group_id": "x", "name": "Z"}]}',
+      /groups\[0\] and groups\[2\] in .* are both "x" in Customer/,
     ],
   ])('refuses to start when the file %s', async (_name, text, message) => {
     const path = join(tempDir(), 'fixtures.json');

@@ -24,6 +24,46 @@ describe('validateRequest', () => {
     },
   );
 
+  it.each([
+    [
+      'a Headers (fetch, undici)',
+      new Headers({ Authorization: 'Token k', 'Content-Type': 'application/json' }),
+    ],
+    [
+      'a Map',
+      new Map([
+        ['authorization', 'Token k'],
+        ['content-type', 'application/json'],
+      ]),
+    ],
+    [
+      '[name, value] pairs',
+      [
+        ['Authorization', 'Token k'],
+        ['Content-Type', 'application/json'],
+      ] as [string, string][],
+    ],
+    ["Node's flat rawHeaders", ['Authorization', 'Token k', 'Content-Type', 'application/json']],
+  ])('reads the headers from %s', (_kind, headers) => {
+    const request = { method: 'GET', path: '/api/user', headers, body: { name: 'A', user_group_id: 'a' } };
+    expect(validateRequest(request)).toMatchObject({ ok: true, diagnostics: [] });
+  });
+
+  it('keeps both values of a header repeated in pairs (two Authorization headers are a mistake to report)', () => {
+    const headers: [string, string][] = [
+      ['Authorization', 'Token k'],
+      ['authorization', 'Token j'],
+      ['Content-Type', 'application/json'],
+    ];
+    const result = validateRequest({
+      method: 'GET',
+      path: '/api/user',
+      headers,
+      body: { name: 'A', user_group_id: 'a' },
+    });
+    expect(result.diagnostics.map((d) => d.code)).toEqual(['AUTH_DUPLICATE']);
+  });
+
   it('names the field a typo meant', () => {
     const result = validateRequest({
       method: 'GET',
