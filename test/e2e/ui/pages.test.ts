@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { MockContext } from '../../../src/runtime/mockContext.js';
 import { operations } from '../../../src/spec/operations.js';
 import { AssetStore } from '../../../src/ui/assets.js';
-import { createPages } from '../../../src/ui/pages.js';
+import { createPages, type PageHandler } from '../../../src/ui/pages.js';
 import { admin, type Mock, service, useMocks } from '../../support/admin.js';
 import { customerKey, testingKey } from '../../support/http.js';
 import { postgresAvailable, startTestCluster, type TestCluster } from '../../support/postgres.js';
@@ -109,32 +109,34 @@ describe('the inspector page', () => {
   });
 });
 
-describe('the pages of a package that was not built', () => {
-  let server: Server | undefined;
-  afterEach(async () => {
-    server?.closeAllConnections();
-    await new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())));
-  });
+/** Page handlers served alone on 127.0.0.1 (no mock around them), closed after each test. */
+const pageServers: Server[] = [];
+afterEach(async () => {
+  for (const server of pageServers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});
 
+/** Serves `pages` alone on a free port; resolves its base URL. */
+async function servePages(pages: PageHandler): Promise<string> {
+  const server = createServer((req, res) => pages(req, res, (req.url ?? '/').split('?')[0] as string));
+  pageServers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+describe('the pages of a package that was not built', () => {
   it('answer 503 naming the build to run', async () => {
     const context = { logger: { info: () => undefined } } as unknown as MockContext;
-    const pages = createPages(context, new AssetStore(new URL(`file://${tempDir()}/`)));
-    server = createServer((req, res) => pages(req, res, (req.url ?? '/').split('?')[0] as string));
-    await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    const answer = await load(`http://127.0.0.1:${port}/embed/component.js`);
+    const url = await servePages(createPages(context, new AssetStore(new URL(`file://${tempDir()}/`))));
+    const answer = await load(`${url}/embed/component.js`);
     expect(answer.status).toBe(503);
     expect(JSON.parse(answer.text).error.message).toContain('run "npm run build"');
   });
 });
 
 describe('a page whose answer fails', () => {
-  let server: Server | undefined;
-  afterEach(async () => {
-    server?.closeAllConnections();
-    await new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())));
-  });
-
   it('answers 500 in the envelope and logs the stack, and the next page is served', async () => {
     const errors: unknown[] = [];
     const context = {
@@ -148,11 +150,8 @@ describe('a page whose answer fails', () => {
         return store.get(name);
       },
     } as AssetStore;
-    const pages = createPages(context, assets);
-    server = createServer((req, res) => pages(req, res, (req.url ?? '/').split('?')[0] as string));
-    await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    const broken = await load(`http://127.0.0.1:${port}/embed/component.js`);
+    const url = await servePages(createPages(context, assets));
+    const broken = await load(`${url}/embed/component.js`);
     expect([broken.status, JSON.parse(broken.text).success, JSON.parse(broken.text).error.code]).toEqual([
       500,
       0,
@@ -160,7 +159,7 @@ describe('a page whose answer fails', () => {
     ]);
     expect(errors).toHaveLength(1);
     failing = false;
-    expect((await load(`http://127.0.0.1:${port}/embed/component.js`)).status).toBe(200);
+    expect((await load(`${url}/embed/component.js`)).status).toBe(200);
   });
 });
 
