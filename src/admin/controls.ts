@@ -103,11 +103,16 @@ export type AdminControls = {
       ) => ReturnType<Controls[K]> | Promise<Awaited<ReturnType<Controls[K]>>>;
 };
 
+/** A tenant id no control knows; the fix named for both ways of calling the controls. */
+export const tenantMissing = (id: string): ApiError =>
+  apiError(
+    'TENANT_NOT_FOUND',
+    `no tenant "${id}"; create one with POST /__admin/tenants (in process: await mock.createTenant())`,
+  );
+
 /** The fixture controls over one mock's store and runtime state. */
 export function createControls(context: MockContext): Controls {
   const { store } = context;
-  const tenantMissing = (id: string): ApiError =>
-    apiError('TENANT_NOT_FOUND', `no tenant "${id}"; create one with POST /__admin/tenants`);
   /**
    * The tenant id a control was given, checked: a typo or a tenant object in its place would otherwise read an
    * empty journal, and a test asserting "no invalid requests" would pass for nothing.

@@ -8,7 +8,13 @@ import type { MockContext } from '../runtime/mockContext.js';
 import { runtimeOf, type SharedState } from '../runtime/mockContext.js';
 import type { Health, TenantSummary, TokenOwner } from '../spec/types.js';
 import { checkAdminSchema } from './adminDocument.js';
-import { type AdminControls, commandLineKeys, packageVersion, unknownTenant } from './controls.js';
+import {
+  type AdminControls,
+  commandLineKeys,
+  packageVersion,
+  tenantMissing,
+  unknownTenant,
+} from './controls.js';
 
 /**
  * The fixture controls when the store is PostgreSQL: the same controls as `createControls`, each one reading or
@@ -17,8 +23,6 @@ import { type AdminControls, commandLineKeys, packageVersion, unknownTenant } fr
  */
 export function createSharedControls(context: MockContext, shared: SharedState): AdminControls {
   const { store, runtime } = shared;
-  const tenantMissing = (id: string): ApiError =>
-    apiError('TENANT_NOT_FOUND', `no tenant "${id}"; create one with POST /__admin/tenants`);
   /** The tenant id a control was given, checked (as `createControls` does). */
   const known = async (tenant: unknown, control: string): Promise<string> => {
     if (typeof tenant === 'string' && (await store.tenantExists(tenant))) return tenant;

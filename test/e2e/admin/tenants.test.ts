@@ -115,6 +115,12 @@ describe('tenants', () => {
     const again = await admin(mock.url, 'DELETE', `/__admin/tenants/${tenant.id}`);
     expect(again.status).toBe(404);
     expect(again.body.error.code).toBe('TENANT_NOT_FOUND');
+    // The same refusal names the fix for both ways of calling the controls.
+    expect(again.body.error.message).toMatch(
+      /POST \/__admin\/tenants \(in process: await mock\.createTenant\(\)\)/,
+    );
+    const inProcess = await mock.deleteTenant(tenant.id);
+    expect(inProcess.ok ? undefined : inProcess.error.message).toBe(again.body.error.message);
   });
 
   it('stops accepting a deleted tenant’s key on a keep-alive connection that used it before', async () => {
