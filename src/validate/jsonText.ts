@@ -129,7 +129,11 @@ function scanStructure(text: string, say: (typeof says)[Voice]): Diagnostic | bo
       if (isForbiddenKey(key)) clean = false;
       const seen = keys[keys.length - 1] as string[] | Set<string>;
       if (Array.isArray(seen) ? seen.includes(key) : seen.has(key)) {
-        return diagnostic('BODY_DUPLICATE_KEY', '/body', say.repeated(key));
+        return diagnostic(
+          'BODY_DUPLICATE_KEY',
+          `/body${parentPointer(text, start)}/${pointerSegment(key)}`,
+          say.repeated(key),
+        );
       }
       if (!Array.isArray(seen)) seen.add(key);
       else if (seen.push(key) > 16) keys[keys.length - 1] = new Set(seen);
@@ -137,3 +141,48 @@ function scanStructure(text: string, say: (typeof says)[Voice]): Diagnostic | bo
   }
   return clean;
 }
+
+/**
+ * The JSON pointer of the object that holds the key whose string starts at `end` in valid JSON text (the empty
+ * pointer for the top level). Only a refusal needs it, so it is found by a second pass rather than on every body.
+ */
+function parentPointer(text: string, end: number): string {
+  /** Per open container: the key being read (object) or the element's index (array). */
+  const frames: Array<{ key: string | undefined } | { index: number }> = [];
+  let expectKey = false;
+  for (let i = 0; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x7b /* { */) {
+      frames.push({ key: undefined });
+      expectKey = true;
+    } else if (c === 0x5b /* [ */) {
+      frames.push({ index: 0 });
+      expectKey = false;
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      frames.pop();
+      expectKey = false;
+    } else if (c === 0x2c /* , */) {
+      const top = frames[frames.length - 1];
+      if (top !== undefined && 'index' in top) top.index++;
+      expectKey = top !== undefined && 'key' in top;
+    } else if (c === 0x22 /* " */) {
+      const start = i;
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c /* \ */) i++;
+        else if (d === 0x22) break;
+      }
+      const top = frames[frames.length - 1];
+      if (expectKey && top !== undefined && 'key' in top)
+        top.key = JSON.parse(text.slice(start, i + 1)) as string;
+      expectKey = false;
+    }
+  }
+  frames.pop(); // the object that repeats the key
+  return frames
+    .map((frame) => `/${'index' in frame ? frame.index : pointerSegment(frame.key ?? '')}`)
+    .join('');
+}
+
+/** A key as one JSON pointer segment (RFC 6901: "~" as "~0", "/" as "~1"). */
+const pointerSegment = (key: string): string => key.replaceAll('~', '~0').replaceAll('/', '~1');

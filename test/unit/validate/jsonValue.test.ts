@@ -67,6 +67,20 @@ describe('the validators on hostile input', () => {
     expect(validateRequest({ method: 'GET', path: '/api/user', headers, body }).diagnostics).toEqual([]);
   });
 
+  it.each([
+    ['at the top level', '{"name":"A","user_group_id":"a","name":"B"}', '/body/name'],
+    ['spelled with an escape', '{"name":"A","user_group_id":"a","n\\u0061me":"B"}', '/body/name'],
+    ['in properties', '{"name":"A","user_group_id":"a","properties":{"k":1,"k":2}}', '/body/properties/k'],
+    [
+      'in an object in an array, after strings with commas and brackets',
+      '{"name":"A,[{","user_group_id":"a","properties":{"l":[{"x":"}]"},{"y/~":1,"y/~":2}]}}',
+      '/body/properties/l/1/y~1~0',
+    ],
+  ])('point at a key repeated %s', (_where, body, path) => {
+    const result = validateRequest({ method: 'GET', path: '/api/user', headers, body });
+    expect(result.diagnostics).toContainEqual(expect.objectContaining({ code: 'BODY_DUPLICATE_KEY', path }));
+  });
+
   it.each(hostileBodies)('return a diagnostic, never throw, for %s', (_name, body, code) => {
     const result = validateRequest({ method: 'GET', path: '/api/user', headers, body });
     expect(result.ok).toBe(false);
