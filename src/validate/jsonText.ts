@@ -1,6 +1,6 @@
 import { type ApiError, errorFromDiagnostics } from '../errors.js';
 import { failure, ok, type Result } from '../result.js';
-import { type Diagnostic, diagnostic, type Voice } from './diagnostic.js';
+import { type Diagnostic, diagnostic, pointer, type Voice } from './diagnostic.js';
 import { isForbiddenKey, maxDepth } from './jsonValue.js';
 import { impreciseIntegers } from './numberPrecision.js';
 
@@ -129,11 +129,7 @@ function scanStructure(text: string, say: (typeof says)[Voice]): Diagnostic | bo
       if (isForbiddenKey(key)) clean = false;
       const seen = keys[keys.length - 1] as string[] | Set<string>;
       if (Array.isArray(seen) ? seen.includes(key) : seen.has(key)) {
-        return diagnostic(
-          'BODY_DUPLICATE_KEY',
-          `/body${parentPointer(text, start)}/${pointerSegment(key)}`,
-          say.repeated(key),
-        );
+        return diagnostic('BODY_DUPLICATE_KEY', pointer(parentPointer(text, start), key), say.repeated(key));
       }
       if (!Array.isArray(seen)) seen.add(key);
       else if (seen.push(key) > 16) keys[keys.length - 1] = new Set(seen);
@@ -143,8 +139,8 @@ function scanStructure(text: string, say: (typeof says)[Voice]): Diagnostic | bo
 }
 
 /**
- * The JSON pointer of the object that holds the key whose string starts at `end` in valid JSON text (the empty
- * pointer for the top level). Only a refusal needs it, so it is found by a second pass rather than on every body.
+ * The JSON pointer (under `/body`) of the object that holds the key whose string starts at `end` in valid JSON
+ * text. Only a refusal needs it, so it is found by a second pass rather than on every body.
  */
 function parentPointer(text: string, end: number): string {
   /** Per open container: the key being read (object) or the element's index (array). */
@@ -179,10 +175,8 @@ function parentPointer(text: string, end: number): string {
     }
   }
   frames.pop(); // the object that repeats the key
-  return frames
-    .map((frame) => `/${'index' in frame ? frame.index : pointerSegment(frame.key ?? '')}`)
-    .join('');
+  return frames.reduce(
+    (path, frame) => pointer(path, 'index' in frame ? frame.index : (frame.key ?? '')),
+    '/body',
+  );
 }
-
-/** A key as one JSON pointer segment (RFC 6901: "~" as "~0", "/" as "~1"). */
-const pointerSegment = (key: string): string => key.replaceAll('~', '~0').replaceAll('/', '~1');
