@@ -130,6 +130,17 @@ function checkPostgresUrl(db: string, source: string): void {
     );
 }
 
+/**
+ * The environment a word after `KEY:` most likely means: `Customer` holds production groups, `Testing` test groups
+ * (the spec's two labels). Undefined when the word says neither.
+ */
+export function environmentMeant(word: string): Environment | undefined {
+  const said = word.trim().toLowerCase();
+  if (/^(cust|prod|live)/.test(said)) return 'Customer';
+  if (/^(t|stag|dev|sandbox|qa)/.test(said)) return 'Testing';
+  return undefined;
+}
+
 /** `KEY`, `KEY:Customer` or `KEY:Testing` (a bare key is Customer). */
 export function parseApiKey(text: string): ApiKey {
   const match = /^(.*?)(?::(Customer|Testing))?$/.exec(text.trim());
@@ -142,9 +153,9 @@ export function parseApiKey(text: string): ApiKey {
   if (key.includes(':')) {
     // `k1:testing`, `k2:Test`, `k3:Prod`: an environment misspelt, which would otherwise become part of the key.
     const stem = key.slice(0, key.lastIndexOf(':'));
-    const meant = /^t/i.test(key.slice(key.lastIndexOf(':') + 1)) ? 'Testing' : 'Customer';
+    const meant = environmentMeant(key.slice(key.lastIndexOf(':') + 1));
     throw new Error(
-      `${product}: --api-key "${text}": the environment after ":" is Customer or Testing, spelt exactly so, and a key has no ":"; did you mean --api-key ${stem}:${meant}?`,
+      `${product}: --api-key "${text}": the environment after ":" is Customer (production groups) or Testing (test groups), spelt exactly so, and a key has no ":"${meant === undefined ? '' : `; did you mean --api-key ${stem}:${meant}?`}`,
     );
   }
   return { key, environment: (match?.[2] ?? 'Customer') as Environment };

@@ -58,7 +58,10 @@ describe('user-group-mock serve', () => {
     [['--in-memory', '--db', 'x.json'], /exclude each other/],
     [['--api-key', ':Customer'], /--api-key/],
     [['--api-key', 'k1:testing'], /did you mean --api-key k1:Testing\?/],
-    [['--api-key', 'k2:Prod'], /Customer or Testing, spelt exactly so.*did you mean --api-key k2:Customer\?/],
+    [
+      ['--api-key', 'k2:Prod'],
+      /Customer \(production groups\) or Testing \(test groups\), spelt exactly so.*did you mean --api-key k2:Customer\?/,
+    ],
     [['--log-level', 'loud'], /--log-level/],
     [['--rate-limit', '5/hour'], /N\/min/],
     [['--no-such-flag'], /serve --help/],

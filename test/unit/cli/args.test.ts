@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseServeArgs } from '../../../src/cli/args.js';
+import { environmentMeant, parseApiKey, parseServeArgs } from '../../../src/cli/args.js';
 
 const expectedForm = 'a PostgreSQL database is given as postgres://user@host:5432/db';
 
@@ -64,5 +64,33 @@ describe('serve --db', () => {
     expect(parseServeArgs([], { DATABASE_URL: 'mysql://db.internal/ugm' }).db).toBe(
       '.user-group-mock/db.json',
     );
+  });
+});
+
+describe('serve --api-key', () => {
+  it.each([
+    ['k:Prod', 'k:Customer'],
+    ['k:production', 'k:Customer'],
+    ['k:live', 'k:Customer'],
+    ['k:customer', 'k:Customer'],
+    ['k:Test', 'k:Testing'],
+    ['k:staging', 'k:Testing'],
+    ['k:dev', 'k:Testing'],
+  ])('refuses %j and suggests %j', (given, meant) => {
+    expect(() => parseApiKey(given)).toThrow(`did you mean --api-key ${meant}?`);
+  });
+
+  it('guesses no environment from a word that names neither, and says which holds what', () => {
+    const refuse = () => parseApiKey('k:blue');
+    expect(refuse).toThrow(
+      'user-group-mock: --api-key "k:blue": the environment after ":" is Customer (production groups) or Testing (test groups), spelt exactly so, and a key has no ":"',
+    );
+    expect(refuse).not.toThrow(/did you mean/);
+    expect(environmentMeant('blue')).toBeUndefined();
+  });
+
+  it('reads a bare key as Customer and a named environment as given', () => {
+    expect(parseApiKey('k')).toEqual({ key: 'k', environment: 'Customer' });
+    expect(parseApiKey('k:Testing')).toEqual({ key: 'k', environment: 'Testing' });
   });
 });
