@@ -92,6 +92,8 @@ export class PostgresStore {
     // The schema is checked on a connection of its own, ended whatever happens: one the driver gave up on itself
     // (a password the server asks for and the URL lacks) would otherwise stay open and keep the process alive.
     const first = new driver.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+    // A connection lost while no statement runs is an 'error' event; the next statement fails and says why.
+    first.on('error', () => undefined);
     let connected = false;
     try {
       await first.connect();
@@ -138,6 +140,13 @@ export class PostgresStore {
       throw classified(error);
     }
     let broken: Error | undefined;
+    // A checked-out client is this code's to watch: a connection lost between two statements is an 'error' event
+    // (the pool listens only to idle clients), which unheard would end the process. The next statement fails too,
+    // and the client is released as broken.
+    const lost = (error: Error): void => {
+      broken ??= error;
+    };
+    client.on('error', lost);
     try {
       await client.query('BEGIN');
       const result = await work(client);
@@ -148,6 +157,7 @@ export class PostgresStore {
       else await client.query('ROLLBACK').catch((e: Error) => (broken = e));
       throw classified(error);
     } finally {
+      client.off('error', lost);
       client.release(broken);
     }
   }

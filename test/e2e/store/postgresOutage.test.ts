@@ -90,6 +90,52 @@ describe.skipIf(!postgresAvailable())('the PostgreSQL store during an outage', (
     expect(teamIds).toEqual([1, 2, 4, 5]);
   });
 
+  it('keeps serving when PostgreSQL stops while updates and rotations are inside their transactions', async () => {
+    const mock = await mocks({ db: await cluster.createDatabase() });
+    const ids = Array.from({ length: 8 }, (_, i) => `busy-${i}`);
+    const tokens = new Map<string, string>();
+    for (const id of ids)
+      tokens.set(id, (await mock.api('GET', { name: id, user_group_id: id })).body.user_group.token);
+    // Half the loops rename, half rotate: each a transaction of several statements, so that connections are
+    // checked out, between two statements, when the server goes. Bounded in count and in time.
+    let stop = false;
+    const began = Date.now();
+    const seen: Array<[method: string, status: number]> = [];
+    const loops = ids.map(async (id, n) => {
+      const method = n % 2 === 0 ? 'PUT' : 'POST';
+      for (let i = 0; i < 5_000 && !stop && Date.now() - began < 30_000; i++) {
+        const body =
+          method === 'PUT' ? { user_group_id: id, name: `${id} ${i}` } : { current_token: tokens.get(id) };
+        const answer = await mock.api(method, body);
+        if (method === 'POST' && answer.status === 200) tokens.set(id, answer.body.user_group.token);
+        seen.push([method, answer.status]);
+      }
+    });
+    while (seen.length < 200 && Date.now() - began < 20_000) await sleep(10);
+    cluster.stopImmediately();
+    try {
+      await sleep(500);
+      expect((await admin(mock.url, 'GET', '/__admin/health')).body).toMatchObject({ database: 'down' });
+    } finally {
+      cluster.start();
+    }
+    let renamed = 0;
+    for (let i = 0; i < 100 && renamed !== 200; i++) {
+      renamed = (await mock.api('PUT', { user_group_id: 'busy-0', name: 'After' })).status;
+      if (renamed !== 200) await sleep(100);
+    }
+    stop = true;
+    await Promise.all(loops);
+    expect(renamed).toBe(200);
+    expect(seen.filter(([, status]) => status === 503).length).toBeGreaterThan(0);
+    // A rotation whose commit reached the database as the connection broke answers 503, and its old token is gone.
+    expect(
+      seen.filter(
+        ([method, status]) => ![200, 503].includes(status) && !(method === 'POST' && status === 404),
+      ),
+    ).toEqual([]);
+  });
+
   it('answers STORE_UNAVAILABLE, quoting PostgreSQL, when its database is dropped while serving', async () => {
     const url = await cluster.createDatabase();
     const mock = await mocks({ db: url });
