@@ -3,6 +3,7 @@ import { errorFromDiagnostics } from '../errors.js';
 import { failure, ok, type Result } from '../result.js';
 import type { Operation } from '../spec/operations.js';
 import { diagnosticsFromAjv } from '../validate/ajvDiagnostics.js';
+import type { Diagnostic } from '../validate/diagnostic.js';
 import type { SchemaCheck } from '../validate/schemas.js';
 import { adminSchemas, documentIds, documentsById } from './adminDocument.js';
 
@@ -37,7 +38,28 @@ export function checkParameters(
   const errors = check(value);
   if (errors.length === 0) return ok(value);
   const lead = `the request does not match ${operation.operationId}: `;
-  return failure(errorFromDiagnostics('VALIDATION_FAILED', diagnosticsFromAjv(errors, ''), lead));
+  const diagnostics = diagnosticsFromAjv(errors, '').map((found) => asWritten(found, value, types));
+  return failure(errorFromDiagnostics('VALIDATION_FAILED', diagnostics, lead));
+}
+
+/**
+ * A wrong type said in the terms of a URL: every parameter arrives as text, so "must be a boolean, not a string"
+ * becomes what to write instead (`invalid=yes` must be true or false).
+ */
+function asWritten(found: Diagnostic, value: CallParameters, types: ParameterCheck['types']): Diagnostic {
+  const [, where, name] = found.path.split('/');
+  if (found.code !== 'WRONG_TYPE' || (where !== 'path' && where !== 'query') || name === undefined)
+    return found;
+  const sent = value[where][name];
+  const type = types.get(`${where}:${name}`);
+  const wanted =
+    type === 'boolean'
+      ? 'true or false'
+      : type === 'integer'
+        ? `a whole number (e.g. ${name}=10)`
+        : undefined;
+  if (typeof sent !== 'string' || wanted === undefined) return found;
+  return { ...found, message: `${where} parameter ${name}=${sent} must be ${wanted}` };
 }
 
 interface ParameterCheck {

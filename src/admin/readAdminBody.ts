@@ -10,6 +10,7 @@ import { pipelineRequest } from '../pipeline/pipelineRequest.js';
 import { failure, ok, type Result } from '../result.js';
 import type { MockContext } from '../runtime/mockContext.js';
 import type { Operation } from '../spec/operations.js';
+import { diagnostic } from '../validate/diagnostic.js';
 import { checkAdminSchema } from './adminDocument.js';
 
 /** The checked body, or the error to answer (undefined when the client went away mid-body). */
@@ -18,7 +19,8 @@ export type BodyRead = Result<unknown, ApiError | undefined>;
 /**
  * Reads and checks the JSON body of an admin call through the service's pipeline steps (limits, media type, parse,
  * value checks), then against its operation's schema in openapi/admin.yaml. Operations without a request body
- * ignore whatever was sent. `error` is undefined when the client went away mid-body.
+ * take none: a body other than `{}` is refused rather than ignored (a filter sent there would silently not apply).
+`error` is undefined when the client went away mid-body.
  */
 export async function readAdminBody(
   req: IncomingMessage,
@@ -27,7 +29,8 @@ export async function readAdminBody(
   operation: Operation,
 ): Promise<BodyRead> {
   const schema = operation.requestSchema;
-  if (schema === undefined) return ok(undefined);
+  if (schema === undefined)
+    return announcesBody(head) ? noBodyExpected(req, head, context, operation) : ok(undefined);
   const request = pipelineRequest({
     method: operation.method,
     path: operation.path,
@@ -48,4 +51,26 @@ export async function readAdminBody(
     return failure(errorFromDiagnostics('VALIDATION_FAILED', diagnostics, lead));
   }
   return ok(request.body);
+}
+
+/**
+ * An operation without a request body, sent one: `{}` (what some clients send by default) is taken as none; anything
+ * else is refused, since ignoring it would do something else than the caller asked (a reset "of one environment"
+ * that empties all of them).
+ */
+async function noBodyExpected(
+  req: IncomingMessage,
+  head: RequestHead,
+  context: MockContext,
+  operation: Operation,
+): Promise<BodyRead> {
+  const read = await readBody(req, head.contentLength, context.bodyLimit);
+  if (!read.ok) return read;
+  const text = new TextDecoder().decode(read.value).trim();
+  if (text === '' || /^\{\s*\}$/.test(text)) return ok(undefined);
+  const name = `${operation.method} ${operation.path}`;
+  const message = `${name} takes no body and would ignore this one; send it without a body (its parameters, if any, go in the path or query: see openapi/admin.yaml)`;
+  return failure(
+    errorFromDiagnostics('VALIDATION_FAILED', [diagnostic('VALIDATION_FAILED', '/body', message)]),
+  );
 }

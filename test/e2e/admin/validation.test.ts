@@ -134,6 +134,14 @@ const cases: readonly Case[] = [
     hint: 'the request does not match listRequests',
   },
   {
+    why: 'the journal query writes invalid=1 and limit=ten',
+    call: 'GET /__admin/requests?invalid=1&limit=ten',
+    status: 400,
+    code: 'VALIDATION_FAILED',
+    details: ['WRONG_TYPE /query/invalid', 'WRONG_TYPE /query/limit'],
+    hint: 'query parameter invalid=1 must be true or false (and 1 more problem in details)',
+  },
+  {
     why: 'the journal query spells operationId as operationID',
     call: 'GET /__admin/requests?operationID=updateUserGroup',
     status: 400,
@@ -236,9 +244,37 @@ describe('admin request checks', () => {
     expect(answer.body.error.code).toBe('PAYLOAD_TOO_LARGE');
   });
 
-  it('ignores a body sent to an operation that takes none', async () => {
+  it('refuses a body sent to an operation that takes none, rather than ignore it, and changes nothing', async () => {
     const mock = await start();
-    const answer = await admin(mock.url, 'POST', '/__admin/tenants', { raw: 'not json' });
-    expect(answer.status).toBe(201);
+    expect((await admin(mock.url, 'POST', '/__admin/groups', { body: group })).status).toBe(201);
+    // A filter the reset does not have: ignored, it would have emptied every environment.
+    for (const raw of ['{"environment":"Testing"}', 'not json']) {
+      const answer = await admin(mock.url, 'POST', '/__admin/reset', {
+        raw,
+        headers: { 'content-type': 'text/plain' },
+      });
+      expect(answer.status, raw).toBe(400);
+      expect(answer.body.error).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        message:
+          'POST /__admin/reset takes no body and would ignore this one; send it without a body (its parameters, if any, go in the path or query: see openapi/admin.yaml)',
+        details: [{ code: 'VALIDATION_FAILED', path: '/body' }],
+      });
+    }
+    expect(mock.groups()).toHaveLength(1);
+    const tenant = await admin(mock.url, 'POST', '/__admin/tenants', { raw: '{"name":"x"}' });
+    expect(tenant.status).toBe(400);
+  });
+
+  it('takes an empty body or {} as no body, as some clients send one by default', async () => {
+    const mock = await start();
+    for (const raw of ['{}', ' { } ', '']) {
+      const answer = await admin(mock.url, 'POST', '/__admin/reset', {
+        raw,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(answer.status, JSON.stringify(raw)).toBe(204);
+    }
+    expect((await admin(mock.url, 'POST', '/__admin/tenants', { body: {} })).status).toBe(201);
   });
 });
