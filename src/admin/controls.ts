@@ -110,6 +110,24 @@ export const tenantMissing = (id: string): ApiError =>
     `no tenant "${id}"; create one with POST /__admin/tenants (in process: await mock.createTenant())`,
   );
 
+/**
+ * Why tenant `id` cannot be removed by a call acting for `scope`, or undefined when it can: the default tenant never
+ * (it is reset instead), another tenant's only from the default scope or its own, and one that does not exist.
+ */
+export function tenantRemovalRefused(id: string, scope: string, exists: boolean): ApiError | undefined {
+  if (id === defaultTenantId)
+    return apiError(
+      'TENANT_NOT_FOUND',
+      'the default tenant cannot be removed; reset it with POST /__admin/reset',
+    );
+  if (scope !== defaultTenantId && scope !== id)
+    return apiError(
+      'TENANT_NOT_FOUND',
+      `tenant "${id}" can be removed only by itself (Authorization: Token <one of its keys>) or from the default scope (no Authorization header); this call acts for tenant "${scope}"`,
+    );
+  return exists ? undefined : tenantMissing(id);
+}
+
 /** The fixture controls over one mock's store and runtime state. */
 export function createControls(context: MockContext): Controls {
   const { store } = context;
@@ -178,17 +196,8 @@ export function createControls(context: MockContext): Controls {
     },
 
     async deleteTenant(id: string, scope = defaultTenantId): Promise<Result<void>> {
-      const visible = scope === defaultTenantId || scope === id;
-      if (id === defaultTenantId || !visible || !store.world.tenants.has(id)) {
-        return failure(
-          id === defaultTenantId
-            ? apiError(
-                'TENANT_NOT_FOUND',
-                'the default tenant cannot be removed; reset it with POST /__admin/reset',
-              )
-            : tenantMissing(id),
-        );
-      }
+      const refused = tenantRemovalRefused(id, scope, store.world.tenants.has(id));
+      if (refused !== undefined) return failure(refused);
       const change: Change = { op: 'deleteTenant', tenant: id };
       await store.commit([change]);
       context.runtimes.delete(id);

@@ -1,6 +1,6 @@
 import { defaultTenantId, type Environment, type TenantKeys } from '../domain/model.js';
 import type { GroupSeed } from '../domain/seed.js';
-import { apiError, errorFromDiagnostics, product } from '../errors.js';
+import { errorFromDiagnostics, product } from '../errors.js';
 import { failure, ok, type Result } from '../result.js';
 import type { FaultSpec } from '../runtime/faults.js';
 import { type JournalQuery, type RequestWatcher, watcherListener } from '../runtime/journal.js';
@@ -13,6 +13,7 @@ import {
   commandLineKeys,
   packageVersion,
   tenantMissing,
+  tenantRemovalRefused,
   unknownTenant,
 } from './controls.js';
 
@@ -83,17 +84,10 @@ export function createSharedControls(context: MockContext, shared: SharedState):
     },
 
     async deleteTenant(id: string, scope = defaultTenantId): Promise<Result<void>> {
-      const visible = scope === defaultTenantId || scope === id;
-      if (id === defaultTenantId || !visible || !(await store.deleteTenant(id))) {
-        return failure(
-          id === defaultTenantId
-            ? apiError(
-                'TENANT_NOT_FOUND',
-                'the default tenant cannot be removed; reset it with POST /__admin/reset',
-              )
-            : tenantMissing(id),
-        );
-      }
+      const refused =
+        tenantRemovalRefused(id, scope, true) ??
+        ((await store.deleteTenant(id)) ? undefined : tenantMissing(id));
+      if (refused !== undefined) return failure(refused);
       context.runtimes.delete(id);
       context.keys.forget(id);
       return ok(undefined);

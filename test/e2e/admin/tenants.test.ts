@@ -175,6 +175,22 @@ describe('tenants', () => {
     expect(stillThere.status).toBe(status === 204 ? 401 : 200);
   });
 
+  it("says who may remove a tenant when another tenant's scope tries, rather than that it does not exist", async () => {
+    const mock = await start();
+    const [target, other] = await Promise.all([createTenant(mock), createTenant(mock)]);
+    const answer = await admin(mock.url, 'DELETE', `/__admin/tenants/${target.id}`, {
+      key: other.api_keys.Customer,
+    });
+    expect(answer.body.error.message).toBe(
+      `tenant "${target.id}" can be removed only by itself (Authorization: Token <one of its keys>) or from the default scope (no Authorization header); this call acts for tenant "${other.id}"`,
+    );
+    // The same answer for an id that does not exist: the call learns nothing of other tenants.
+    const unknown = await admin(mock.url, 'DELETE', '/__admin/tenants/t-000000000000', {
+      key: other.api_keys.Customer,
+    });
+    expect(unknown.body.error.message).toContain('can be removed only by itself');
+  });
+
   it('refuses to delete the default tenant, pointing to reset', async () => {
     const mock = await start();
     const answer = await admin(mock.url, 'DELETE', '/__admin/tenants/default');
