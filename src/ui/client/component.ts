@@ -4,7 +4,8 @@
  * `<script type="module" src="http://127.0.0.1:4010/embed/component.js"></script>`. It renders the mock's preview
  * page (`/embed/{dashboard_id}?token=…`) in an iframe, follows changes of its attributes (a new token after a
  * rotation), sizes the iframe to the card, and fires `dashboard-state` with `{ outcome }` (`viewing`, `rotated`,
- * `unknown`, `other-tenant`, `other-environment`, …) each time the card changes.
+ * `unknown`, `other-tenant`, `other-environment`, …) once each time the card changes (a new page in the frame; not
+ * when the card is only resized).
  */
 const base = new URL('./', import.meta.url);
 const attributes = ['dashboard', 'token', 'environment', 'tenant'] as const;
@@ -25,6 +26,8 @@ class UserGroupDashboard extends HTMLElement {
 
   readonly #frame: HTMLIFrameElement;
   #outcome: string | undefined;
+  /** Whether `dashboard-state` went out for the page now in the frame (it also posts each time its size changes). */
+  #announced = false;
 
   constructor() {
     super();
@@ -73,13 +76,17 @@ class UserGroupDashboard extends HTMLElement {
       if (value) url.searchParams.set(name, value);
     }
     this.#frame.title = `Dashboard ${dashboard} (preview by user-group-mock)`;
-    if (this.#frame.src !== url.href) this.#frame.src = url.href;
+    if (this.#frame.src === url.href) return;
+    this.#announced = false;
+    this.#frame.src = url.href;
   }
 
   readonly #onMessage = (event: MessageEvent): void => {
     if (event.source !== this.#frame.contentWindow || event.origin !== base.origin) return;
     if (!isEmbedMessage(event.data)) return;
     this.#frame.style.height = `${Math.ceil(event.data.height)}px`;
+    if (this.#announced && this.#outcome === event.data.outcome) return; // the same card, resized
+    this.#announced = true;
     this.#outcome = event.data.outcome;
     this.dispatchEvent(
       new CustomEvent('dashboard-state', { detail: { outcome: event.data.outcome }, bubbles: true }),

@@ -293,11 +293,20 @@ describe.skipIf(executable === undefined)(
 <user-group-dashboard dashboard="sales-overview" token="${token}"></user-group-dashboard></body></html>`);
       const page = await browser.page();
       const outside = outsideRequests(page, mock.url);
+      // Every dashboard-state event the host page hears, in order (the listener is in place before the component).
+      await page.addInitScript(
+        "window.heard = []; document.addEventListener('dashboard-state', (event) => window.heard.push(event.detail.outcome));",
+      );
+      const heard = async (): Promise<string[]> => {
+        await new Promise((resolve) => setTimeout(resolve, 300)); // time for a second event, were one to come
+        return (await page.evaluate('window.heard')) as string[];
+      };
       await page.goto(integrator);
       const card = page.frameLocator('user-group-dashboard iframe').locator('h1');
       await card.filter({ hasText: 'Viewing as' }).waitFor();
       expect(await card.textContent()).toBe('Viewing as Customer A (customer-a, Customer)');
       await page.waitForFunction("document.querySelector('user-group-dashboard').outcome === 'viewing'");
+      expect(await heard()).toEqual(['viewing']);
       await shot(page, 'embed');
 
       const rotated = await service(mock, 'POST', { current_token: token });
@@ -313,6 +322,7 @@ describe.skipIf(executable === undefined)(
         .locator('user-group-dashboard')
         .evaluate((element, token) => element.setAttribute('token', token), next);
       await card.filter({ hasText: 'Viewing as' }).waitFor();
+      expect(await heard()).toEqual(['rotated', 'viewing']); // one event per card since the reload
       expect(outside.filter((r) => !r.url.startsWith(integrator))).toEqual([]);
       expect(page.errors).toEqual([]);
     });
