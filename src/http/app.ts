@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type ApiError, apiError } from '../errors.js';
 import { errorReply } from '../pipeline/answer.js';
 import type { MockContext } from '../runtime/mockContext.js';
+import { answerFavicon } from './favicon.js';
 import { type RequestHead, readHead } from './head.js';
 import { send } from './respond.js';
 import { internalError, ServiceExchange } from './serviceExchange.js';
@@ -34,7 +35,11 @@ export function createApp(
     const head = readHead(req);
     const hostMissing = missingHost(req, head);
     // The browser pages (not journaled): only paths outside /api/user, so the service path never calls this.
-    if (pages !== undefined && path !== '/api/user' && hostMissing === undefined && pages(req, res, path))
+    if (
+      path !== '/api/user' &&
+      hostMissing === undefined &&
+      (answerFavicon(req, res, path) || pages?.(req, res, path) === true)
+    )
       return;
     if (hostMissing === undefined && (path === '/__admin' || path.startsWith('/__admin/'))) {
       toAdmin(req, res, path, head);

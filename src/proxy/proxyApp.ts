@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { apiError } from '../errors.js';
 import type { AdminHandler, PageHandler } from '../http/app.js';
+import { answerFavicon } from '../http/favicon.js';
 import { readHead } from '../http/head.js';
 import { send } from '../http/respond.js';
 import { errorReply } from '../pipeline/answer.js';
@@ -21,7 +22,7 @@ export function createProxyApp(
     const path = query === -1 ? url : url.slice(0, query);
     const head = readHead(req);
     try {
-      if (pages !== undefined && path !== '/api/user' && pages(req, res, path)) return;
+      if (path !== '/api/user' && (answerFavicon(req, res, path) || pages?.(req, res, path) === true)) return;
       if (path === '/__admin' || path.startsWith('/__admin/') || admin.owns(req.method ?? 'GET', path)) {
         admin.handle(req, res, path, head).catch((error: Error) => failed(proxy, res, error));
         return;

@@ -114,6 +114,13 @@ describe('GET /__admin/requests (the journal)', () => {
     expect((await admin(mock.url, 'GET', '/__admin/requests')).body).toEqual([]);
   });
 
+  it('answers a browser asking for /favicon.ico with 204 and does not journal it', async () => {
+    const mock = await start();
+    const icon = await call(mock.url, 'GET', '/favicon.ico', { headers: {} });
+    expect(icon.status).toBe(204);
+    expect((await admin(mock.url, 'GET', '/__admin/requests')).body).toEqual([]);
+  });
+
   it('empties on DELETE /__admin/requests, and keeps numbering after', async () => {
     const mock = await start();
     await traffic(mock);
