@@ -402,8 +402,10 @@ export interface components {
             name: components["schemas"]["GroupName"];
             token?: components["schemas"]["Token"];
             team_id?: components["schemas"]["TeamId"];
-            mapping?: components["schemas"]["Mapping"];
-            properties?: components["schemas"]["Properties"];
+            /** @description null, as `GET /__admin/groups` lists a group without one, is the same as leaving it out. */
+            mapping?: components["schemas"]["Mapping"] | null;
+            /** @description null, as `GET /__admin/groups` lists a group without them, is the same as leaving it out. */
+            properties?: components["schemas"]["Properties"] | null;
         };
         StoredGroup: {
             environment: components["schemas"]["Environment"];

@@ -21,7 +21,9 @@ export function diagnosticsFromAjv(
     if (error.keyword !== 'anyOf' && error.keyword !== 'oneOf') return;
     const children = errors.slice(0, index).filter((e) => !consumed.has(e) && isBranchError(e, error));
     for (const child of children) consumed.add(child);
-    folded.set(error, foldCombinator(error, children, base, voice));
+    // Errors inside the value that a branch given by `$ref` reported (Ajv does not nest them under the combinator).
+    const inside = errors.some((e) => e.instancePath.startsWith(`${error.instancePath}/`));
+    folded.set(error, foldCombinator(error, children, base, voice, inside));
   });
   return errors.flatMap((error) =>
     consumed.has(error) ? [] : (folded.get(error) ?? [describe(error, base, voice)]),
@@ -42,9 +44,17 @@ function foldCombinator(
   children: readonly ErrorObject[],
   base: string,
   voice: Voice,
+  inside: boolean,
 ): Diagnostic[] {
   const path = base + error.instancePath;
   const at = placeFor(voice, path);
+  // A value that is not null failed inside the other branch (mapping {"40": 213}): the errors inside say what is
+  // wrong, and "must be null" is not what the sender meant.
+  const orNull = (c: ErrorObject): boolean =>
+    c.keyword === 'type' &&
+    (c.params as { type: unknown }).type === 'null' &&
+    c.instancePath === error.instancePath;
+  if (inside && error.data !== null && children.length > 0 && children.every(orNull)) return [];
   if (children.length > 0 && children.every((c) => c.keyword === 'required')) {
     const fields = children.map((c) => `"${(c.params as { missingProperty: string }).missingProperty}"`);
     return [
@@ -116,7 +126,7 @@ function describe(error: ErrorObject, base: string, voice: Voice): Diagnostic {
         pointer(path, field),
         voice === 'answer'
           ? `${at} has the field "${field}", which the document does not name${suggest(field, known)}; the service must not send it, unless extra fields are allowed (lenient checking)`
-          : `${at} has unknown field "${field}"${suggest(field, known)}`,
+          : `${at} has unknown field "${field}"${suggest(field, known, schema.properties as Record<string, unknown> | undefined)}`,
       );
     }
     case 'type':
@@ -173,8 +183,17 @@ function describe(error: ErrorObject, base: string, voice: Voice): Diagnostic {
 const squash = (name: string): string => name.toLowerCase().replaceAll(/[^a-z0-9]/g, '');
 
 /** `; did you mean "user_group_id"?` when the unknown field is a known one spelled another way. */
-function suggest(field: string, known: readonly string[]): string {
+function suggest(
+  field: string,
+  known: readonly string[],
+  properties?: Readonly<Record<string, unknown>>,
+): string {
   const match = known.find((k) => squash(k) === squash(field));
   if (match !== undefined) return `; did you mean "${match}"?`;
+  // A field the answers name otherwise (`x-listed-as`: a seed's user_group_id is a listing's provided_id).
+  const renamed = known.find(
+    (k) => (properties?.[k] as { 'x-listed-as'?: unknown } | undefined)?.['x-listed-as'] === field,
+  );
+  if (renamed !== undefined) return `; did you mean "${renamed}"? (answers and listings call it "${field}")`;
   return known.length > 0 ? `; allowed fields are ${known.map((k) => `"${k}"`).join(', ')}` : '';
 }

@@ -16,6 +16,7 @@ const openapiVocabulary = [
   'x-pattern-message',
   'x-pattern-hint',
   'x-request-hint',
+  'x-listed-as',
   'openapi',
   'info',
   'jsonSchemaDialect',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { admin, hex64, useMocks } from '../../support/admin.js';
+import { admin, hex64, service, useMocks } from '../../support/admin.js';
 
 const start = useMocks();
 
@@ -228,6 +228,34 @@ describe('admin request checks', () => {
       expect(mock.faults()).toEqual([]);
     });
   }
+
+  it('suggests user_group_id for a seed that names the id provided_id, as the listing does', async () => {
+    const mock = await start();
+    const answer = await admin(mock.url, 'POST', '/__admin/groups', {
+      body: { environment: 'Customer', provided_id: 'a', name: 'A' },
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.details).toContainEqual({
+      code: 'UNKNOWN_FIELD',
+      path: '/body/provided_id',
+      message:
+        'body has unknown field "provided_id"; did you mean "user_group_id"? (answers and listings call it "provided_id")',
+    });
+  });
+
+  it('seeds a group as GET /__admin/groups lists it, its null mapping and properties taken as none', async () => {
+    const from = await start();
+    await service(from, 'GET', { user_group_id: 'a', name: 'A' });
+    const [listed] = (await admin(from.url, 'GET', '/__admin/groups')).body;
+    expect(listed).toMatchObject({ mapping: null, properties: null });
+    const { provided_id, ...rest } = listed;
+    const to = await start();
+    const seeded = await admin(to.url, 'POST', '/__admin/groups', {
+      body: { ...rest, user_group_id: provided_id },
+    });
+    expect(seeded.status).toBe(201);
+    expect((await admin(to.url, 'GET', '/__admin/groups')).body).toEqual([listed]);
+  });
 
   it('answers 405 with an Allow header listing the methods of the path', async () => {
     const mock = await start();
