@@ -355,7 +355,8 @@ export class ServiceExchange implements PipelineRequest, BodySink {
 /** The answer when PostgreSQL failed: 503 when it is out of reach (nothing was kept), else a bug (500); logged. */
 export function storeFailure(context: MockContext, error: Error): ApiError {
   if (!(error instanceof StoreUnavailableError)) return internalError(context, error);
-  context.logger.error({ err: error }, 'database unavailable');
+  // Expected while PostgreSQL is away, once per request: one line with the reason, not a stack trace each time.
+  context.logger.error({ reason: error.message }, 'database unavailable');
   return apiError('STORE_UNAVAILABLE', error.message, [], { headers: { 'retry-after': '1' } });
 }
 
