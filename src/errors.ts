@@ -98,3 +98,15 @@ export function errorBody(error: ApiError): ErrorResponse {
 
 /** The prefix of every line the mock logs or prints about a client's mistake. */
 export const product = 'user-group-mock';
+
+/**
+ * A request whose key was known when it arrived, and whose tenant is gone when its operation runs: removed since
+ * (here, or on another replica sharing the database, whose key ring this one has not reloaded yet).
+ */
+export const tenantRemoved = (): ApiError =>
+  apiError(
+    'AUTH_UNKNOWN_KEY',
+    'the tenant of this API key has been removed (on this server or another replica); take a new tenant with POST /__admin/tenants',
+    [],
+    { headers: { 'www-authenticate': 'Token' } },
+  );

@@ -2,7 +2,7 @@ import { handle } from '../domain/handlers.js';
 import type { IdSource } from '../domain/ids.js';
 import type { World } from '../domain/model.js';
 import type { Decision } from '../domain/userGroups.js';
-import { apiError } from '../errors.js';
+import { tenantRemoved } from '../errors.js';
 import { failure, type Result } from '../result.js';
 import type { OperationId } from '../spec/operations.js';
 import type { PipelineRequest } from './pipelineRequest.js';
@@ -20,12 +20,7 @@ export function runOperation(
   if (operation === undefined || owner === undefined)
     throw new Error('runOperation needs a routed, authenticated request');
   const tenant = world.tenants.get(owner.tenant);
-  if (tenant === undefined) {
-    // The tenant was removed while this request was under way: its key is no longer known.
-    const message =
-      'the tenant of this API key was removed while the request was under way; take a new tenant with POST /__admin/tenants';
-    return failure(apiError('AUTH_UNKNOWN_KEY', message, [], { headers: { 'www-authenticate': 'Token' } }));
-  }
+  if (tenant === undefined) return failure(tenantRemoved());
   return handle(
     operation.operationId as OperationId,
     world,

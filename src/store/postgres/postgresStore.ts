@@ -10,7 +10,7 @@ import {
 } from '../../domain/model.js';
 import { type GroupSeed, seedGroup } from '../../domain/seed.js';
 import { type Caller, type Decision, getOrCreate, rotate, update } from '../../domain/userGroups.js';
-import { apiError, product } from '../../errors.js';
+import { product, tenantRemoved } from '../../errors.js';
 import { failure, ok, type Result } from '../../result.js';
 import type { OperationId } from '../../spec/operations.js';
 import type { RequestBodies } from '../../spec/types.js';
@@ -52,16 +52,6 @@ export interface PostgresStoreOptions {
 }
 
 type Client = pg.PoolClient;
-
-const tenantRemoved = (): Result<never> =>
-  failure(
-    apiError(
-      'AUTH_UNKNOWN_KEY',
-      'the tenant of this API key was removed while the request was under way; take a new tenant with POST /__admin/tenants',
-      [],
-      { headers: { 'www-authenticate': 'Token' } },
-    ),
-  );
 
 /**
  * Tenants, groups, tokens and team ids in PostgreSQL, shared by every replica pointed at the database. Each
@@ -209,7 +199,8 @@ export class PostgresStore {
         ]);
         row = rows[0] as CreateRow;
       } catch (error) {
-        if (violates(error, 'groups_tenant_fkey')) return { result: tenantRemoved(), journaled: false };
+        if (violates(error, 'groups_tenant_fkey'))
+          return { result: failure(tenantRemoved()), journaled: false };
         // A team_id a seeded group took ahead of the sequence, or a token drawn twice: draw again.
         if (violates(error, 'groups_team_id_key') || violates(error, 'groups_token_key')) continue;
         // Refused (the database out of reach, say): the team id goes to the next create. Were the group stored
@@ -297,7 +288,7 @@ export class PostgresStore {
   async #tenantChecked(owner: Owner, served: Served): Promise<Served> {
     if (served.fault !== undefined || served.result.ok || (await this.tenantExists(owner.tenant)))
       return served;
-    return { result: tenantRemoved(), journaled: false };
+    return { result: failure(tenantRemoved()), journaled: false };
   }
 
   async #groupById(owner: Owner, storedId: string): Promise<GroupRow | undefined> {
