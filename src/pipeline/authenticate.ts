@@ -31,10 +31,14 @@ export function authenticate(request: PipelineRequest, keys?: KeyRing, world?: W
   }
   if (world?.tokens.has(key) === true) return groupTokenAsKey();
   const unquoted = /^(["'])(.+)\1$/.exec(key)?.[2];
+  // `Token token="KEY"`, the form of other Token-scheme APIs (Rails): a name and "=" before the key.
+  const named = /^(token|key|api_?key)=/i.exec(key)?.[0];
   const message =
     unquoted !== undefined && keys.owner(unquoted) !== undefined
       ? 'the API key in Authorization is in quotes; send it bare: "Authorization: Token <API_KEY>"'
-      : 'the API key in Authorization is not known to this server; use a key printed at start-up (or given with --api-key), or a tenant key from POST /__admin/tenants';
+      : named !== undefined
+        ? `Authorization has "${named}" before the key (the Token ${named.toLowerCase()}"…" form of other APIs); this API takes the key alone: "Authorization: Token <API_KEY>"`
+        : 'the API key in Authorization is not known to this server; use a key printed at start-up (or given with --api-key), or a tenant key from POST /__admin/tenants';
   return apiError('AUTH_UNKNOWN_KEY', message, [{ code: 'AUTH_UNKNOWN_KEY', path, message }], {
     headers: challenge,
   });

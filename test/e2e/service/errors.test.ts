@@ -70,6 +70,14 @@ const cases: Case[] = [
     message: /in quotes; send it bare/,
   },
   {
+    name: 'the key named as in other Token-scheme APIs (token="KEY")',
+    headers: { ...auth, Authorization: 'Token token="dev-customer-key"' },
+    body: valid,
+    status: 401,
+    code: 'AUTH_UNKNOWN_KEY',
+    message: /Authorization has "token=" before the key .*this API takes the key alone/,
+  },
+  {
     name: 'two Authorization headers',
     headers: { ...auth, Authorization: ['Token dev-customer-key', 'Token dev-testing-key'] },
     body: valid,
