@@ -11,7 +11,10 @@ export const verifyExitCodes = {
   },
   unreachable: { code: 3, help: 'the provider or the state-change URL cannot be reached' },
   'missing-dependency': { code: 4, help: '@pact-foundation/pact is not installed (or does not load)' },
-  'could-not-run': { code: 5, help: 'its tenant could not be made, or Pact could not run' },
+  'could-not-run': {
+    code: 5,
+    help: 'its tenant could not be made, a provider state could not be set up, or Pact could not run',
+  },
 } as const satisfies Record<Exclude<VerifyOutcome, 'interrupted'>, { code: number; help: string }>;
 
 /** The help section listing the exit codes. */

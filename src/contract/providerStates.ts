@@ -1,6 +1,7 @@
 import type { Environment } from '../domain/model.js';
 import { product } from '../errors.js';
-import { adminRequest, reasonOf } from './adminRequest.js';
+import { type AdminAnswer, adminRequest, reasonOf } from './adminRequest.js';
+import { StateSetupError } from './stateFailure.js';
 
 /** The provider states the published contract uses; a provider with the `/__admin` API can set each up. */
 export const providerStates = {
@@ -46,29 +47,52 @@ export function contractStateHandlers(
     ...(access.apiKey === undefined ? {} : { authorization: `Token ${access.apiKey}` }),
     ...(access.adminKey === undefined ? {} : { 'x-admin-key': access.adminKey }),
   };
-  const post = (path: string, body?: unknown) => postJson(`${admin}${path}`, headers, body);
-  const reset = async (): Promise<void> => {
-    await post('/reset');
-  };
+  const post = (state: string, path: string, body?: unknown) =>
+    postJson(state, `${admin}${path}`, headers, body);
   return {
     [providerStates.noGroups]: async () => {
-      await reset();
+      await post(providerStates.noGroups, '/reset');
       return {};
     },
     [providerStates.groupExists]: async (params) => {
       const seed = params as GroupStateParams;
-      await reset();
-      const created = (await post('/groups', seed)) as { token?: unknown } | undefined;
+      await post(providerStates.groupExists, '/reset');
+      const created = (await post(providerStates.groupExists, '/groups', seed)) as
+        | { token?: unknown }
+        | undefined;
       return { token: typeof created?.token === 'string' ? created.token : seed.token };
     },
   };
 }
 
-async function postJson(url: string, headers: Record<string, string>, body: unknown): Promise<unknown> {
-  const answer = await adminRequest('POST', url, headers, body);
+/** POSTs to the admin API; a `StateSetupError` when there is no answer or it is not a success. */
+async function postJson(
+  state: string,
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<unknown> {
+  let answer: AdminAnswer;
+  try {
+    answer = await adminRequest('POST', url, headers, body);
+  } catch (error) {
+    const { message } = error as Error;
+    throw new StateSetupError(
+      `${product}: POST ${url} failed to set state "${state}" up (${message}); is the provider running?`,
+      state,
+      url,
+      undefined,
+      message,
+    );
+  }
   if (answer.status < 200 || answer.status >= 300) {
-    throw new Error(
-      `${product}: POST ${url} answered ${answer.status} (${reasonOf(answer)}); provider states are set up through the /__admin API: check the API key and admin key, or give a state setup URL`,
+    const reason = reasonOf(answer);
+    throw new StateSetupError(
+      `${product}: POST ${url} answered ${answer.status} (${reason}) to state "${state}"; provider states are set up through the /__admin API: check the API key and admin key, or give a state setup URL`,
+      state,
+      url,
+      answer.status,
+      reason,
     );
   }
   return answer.body;

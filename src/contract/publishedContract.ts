@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Environment } from '../domain/model.js';
 import { defaultApiKeys } from '../runtime/keyRing.js';
@@ -20,6 +20,23 @@ export function publishedContracts(): string[] {
     .filter((name) => name.endsWith('.json'))
     .sort()
     .map((name) => `${directory}${name}`);
+}
+
+/**
+ * The provider states the contracts use, in order of first use, each with the params of its first use (`{}` when
+ * it has none): what a Pact Verifier asks a state handler to set up.
+ */
+export function contractStates(contracts: readonly string[]): Map<string, Record<string, unknown>> {
+  const states = new Map<string, Record<string, unknown>>();
+  for (const file of contracts) {
+    const contract = JSON.parse(readFileSync(file, 'utf8')) as {
+      interactions?: { providerStates?: { name?: string; params?: Record<string, unknown> }[] }[];
+    };
+    for (const interaction of contract.interactions ?? [])
+      for (const state of interaction.providerStates ?? [])
+        if (state.name && !states.has(state.name)) states.set(state.name, state.params ?? {});
+  }
+  return states;
 }
 
 /**

@@ -7,6 +7,7 @@ import { type PactModule, type ProviderKeys, runPact, withoutTestingKey } from '
 import { contractStateHandlers, type StateHandler } from './providerStates.js';
 import { publishedContracts } from './publishedContract.js';
 import { reach } from './reach.js';
+import { type StateSource, setUpEachState, stateFailureReason, watchStates } from './stateFailure.js';
 import { forwardingStateHandlers } from './stateSetupUrl.js';
 import { createVerifyTenant, removeVerifyTenant } from './verifyTenant.js';
 
@@ -43,7 +44,8 @@ export interface ProviderVerificationOptions {
 /**
  * How a verification ended. `honoured` and `not-honoured` are verdicts; the others mean nothing was verified:
  * a flag is needed (`refused`), the provider or the state-change URL cannot be reached, Pact is not installed,
- * the set-up or Pact itself failed (`could-not-run`), or the run was `interrupted`.
+ * the tenant or a provider state could not be set up or Pact itself failed (`could-not-run`), or the run was
+ * `interrupted`.
  */
 export type VerifyOutcome =
   | 'honoured'
@@ -74,6 +76,7 @@ interface StateSetUp {
   readonly keys: ProviderKeys;
   readonly tenant?: TenantHandle;
   readonly description: string;
+  readonly source: StateSource;
 }
 
 type Stopped = { readonly outcome: VerifyOutcome; readonly reason: string };
@@ -102,7 +105,10 @@ export async function verifyProvider(options: ProviderVerificationOptions): Prom
   const setUp = await stateSetUp(options);
   if ('reason' in setUp) return stopped(setUp);
   const verification = await replay(pact, setUp, options);
-  if (setUp.tenant === undefined) return { ...verification, setUp: setUp.description, warnings: [] };
+  if (setUp.tenant === undefined)
+    return verification.outcome === 'could-not-run'
+      ? { ...verification, warnings: [] }
+      : { ...verification, setUp: setUp.description, warnings: [] };
   const { id } = setUp.tenant;
   const problem = await removeVerifyTenant(options.providerBaseUrl, setUp.tenant, options.adminKey);
   if (problem === undefined)
@@ -161,12 +167,18 @@ async function stateSetUp(options: ProviderVerificationOptions): Promise<StateSe
     ...(options.testingApiKey === undefined ? {} : { Testing: options.testingApiKey }),
   });
   if (options.stateHandlers !== undefined && options.apiKey !== undefined)
-    return { handlers: options.stateHandlers, keys: userKeys(options.apiKey), description: 'given handlers' };
+    return {
+      handlers: options.stateHandlers,
+      keys: userKeys(options.apiKey),
+      description: 'given handlers',
+      source: { kind: 'handlers' },
+    };
   if (options.stateSetupUrl !== undefined && options.apiKey !== undefined)
     return {
       handlers: forwardingStateHandlers(options.stateSetupUrl, options.contracts ?? publishedContracts()),
       keys: userKeys(options.apiKey),
       description: `states set up by ${options.stateSetupUrl}`,
+      source: { kind: 'url' },
     };
   const adminKey = options.adminKey === undefined ? {} : { adminKey: options.adminKey };
   const made = await createVerifyTenant(options.providerBaseUrl, options.adminKey);
@@ -179,6 +191,7 @@ async function stateSetUp(options: ProviderVerificationOptions): Promise<StateSe
       keys: made.tenant.api_keys,
       tenant: made.tenant,
       description: `in tenant ${made.tenant.id}`,
+      source: { kind: 'admin', flag: 'tenant' },
     };
   if (made.kind === 'refused') return { outcome: 'refused', reason: made.reason };
   if (made.kind === 'failed') return { outcome: 'could-not-run', reason: made.reason };
@@ -197,20 +210,34 @@ async function stateSetUp(options: ProviderVerificationOptions): Promise<StateSe
     handlers: contractStateHandlers(url, { apiKey: options.apiKey, ...adminKey }),
     keys: userKeys(options.apiKey),
     description: 'states set up by resetting the scope of --api-key, as --allow-reset allows',
+    source: { kind: 'admin', flag: 'allow-reset' },
   };
 }
 
-/** Replays the contracts through Pact, or stops waiting for it when the run is interrupted. */
+/**
+ * Sets each provider state up once, then replays the contracts through Pact, or stops waiting for it when the run
+ * is interrupted. No verdict when a state could not be set up, before the run or during it: Pact replays an
+ * interaction whose state failed all the same, so its result would say nothing about the provider.
+ */
 async function replay(
   pact: PactModule,
   setUp: StateSetUp,
   options: ProviderVerificationOptions,
 ): Promise<Omit<ProviderVerification, 'warnings'>> {
   if (options.signal?.aborted) return { ...interrupted, skipped: [] };
+  const contracts = options.contracts ?? publishedContracts();
+  const unset = await Promise.race([setUpEachState(setUp.handlers, contracts), abortion(options.signal)]);
+  if (unset === 'aborted') return { ...interrupted, skipped: [] };
+  if (unset !== undefined)
+    return {
+      outcome: 'could-not-run',
+      reason: `the provider states could not be set up: ${stateFailureReason(unset, setUp.source)}`,
+      skipped: [],
+    };
+  const states = watchStates(setUp.handlers);
   const work = mkdtempSync(join(tmpdir(), `${product}-verify-`));
   try {
     const skipped: string[] = [];
-    const contracts = options.contracts ?? publishedContracts();
     const pactUrls =
       setUp.keys.Testing === undefined
         ? contracts.map((file, index) => withoutTestingKey(file, join(work, `${index}.json`), skipped))
@@ -219,7 +246,7 @@ async function replay(
       runPact(pact, {
         providerBaseUrl: options.providerBaseUrl,
         pactUrls,
-        stateHandlers: setUp.handlers,
+        stateHandlers: states.handlers,
         keys: setUp.keys,
       }),
       abortion(options.signal),
@@ -230,6 +257,13 @@ async function replay(
       return {
         outcome: 'unreachable',
         reason: `the connection to ${options.providerBaseUrl} failed during the run (${run.lost}); is the provider still running? Look at its log for a crash`,
+        skipped,
+      };
+    const unsetDuringRun = states.failure();
+    if (unsetDuringRun !== undefined)
+      return {
+        outcome: 'could-not-run',
+        reason: `a provider state could not be set up during the run, so its results say nothing: ${stateFailureReason(unsetDuringRun, setUp.source)}`,
         skipped,
       };
     return {

@@ -3,6 +3,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { verifyFlags } from '../../../src/cli/verify.js';
 import { verifyExitCodes } from '../../../src/cli/verifyReport.js';
+import { createValidatingProxy } from '../../../src/index.js';
 import { admin } from '../../support/admin.js';
 import { type CliProcess, runCli, startCli, stopCli } from '../../support/cli.js';
 import { call } from '../../support/http.js';
@@ -120,6 +121,68 @@ export function cliVerification(): void {
     expect(allowed.output).toContain('states set up by resetting the scope of --api-key');
     expect(allowed.code).toBe(verifyExitCodes.honoured.code);
     expect(noTenants.seen).toContain('POST /__admin/reset  204');
+  });
+
+  it('gives no verdict when the state setup URL cannot set the states up, naming its answer and the fix', async () => {
+    const url = await serve();
+    const provider = await inFront(url, ({ path }) =>
+      path === '/nope' ? { status: 404, body: { success: 0 } } : undefined,
+    );
+    const { code, output } = await verify([
+      '--provider-base-url',
+      provider.url,
+      '--state-setup-url',
+      `${provider.url}/nope`,
+      '--api-key',
+      'dev-customer-key',
+      '--testing-api-key',
+      'dev-testing-key',
+    ]);
+    expect(output.trim().split('\n').at(-1)).toBe(
+      `user-group-mock: verify: the provider states could not be set up: the state setup URL ${provider.url}/nope answered 404 for state "a user group exists" ({"success":0}); point --state-setup-url at the provider's state-change endpoint, the one that sets a state up on POST { state, params, action }; docs/integrators.md shows how. Nothing was verified.`,
+    );
+    expect(output).not.toMatch(/honour|passed|Verifying a pact/);
+    expect(provider.seen.filter((line) => line.includes('/api/user'))).toEqual([]);
+    expect(code).toBe(verifyExitCodes['could-not-run'].code);
+  });
+
+  it('gives no verdict with --allow-reset when the provider has no /__admin/reset, naming the fix', async () => {
+    const url = await serve();
+    const noReset = await inFront(url, ({ path }) =>
+      path.startsWith('/__admin/tenants') || path === '/__admin/reset'
+        ? { status: 404, body: { success: 0 } }
+        : undefined,
+    );
+    const keys = ['--api-key', 'dev-customer-key', '--testing-api-key', 'dev-testing-key'];
+    const { code, output } = await verify(['--provider-base-url', noReset.url, ...keys, '--allow-reset']);
+    expect(output.trim().split('\n').at(-1)).toBe(
+      `user-group-mock: verify: the provider states could not be set up: the provider has no /__admin/reset, which --allow-reset sets the states up with: POST ${noReset.url}/__admin/reset answered 404 for state "a user group exists" ({"success":0}); give --state-setup-url URL to set the states up through the provider's own state-change endpoint instead; docs/integrators.md shows how. Nothing was verified.`,
+    );
+    expect(output).not.toMatch(/honour|passed|Verifying a pact/);
+    expect(noReset.seen).toEqual(['POST /__admin/tenants  404', 'POST /__admin/reset  404']);
+    expect(code).toBe(verifyExitCodes['could-not-run'].code);
+  });
+
+  it('gives no verdict through the validating proxy, which cannot seed a group, with --allow-reset', async () => {
+    const url = await serve();
+    const proxy = await createValidatingProxy({ host: '127.0.0.1', port: 0, target: url });
+    try {
+      const { code, output } = await verify([
+        '--provider-base-url',
+        proxy.url,
+        '--api-key',
+        'dev-customer-key',
+        '--allow-reset',
+      ]);
+      const last = output.trim().split('\n').at(-1);
+      expect(last).toMatch(
+        /^user-group-mock: verify: the provider states could not be set up: the provider has no \/__admin\/groups, which --allow-reset sets the states up with: POST http:\S+\/__admin\/groups answered 404 for state "a user group exists" \(ROUTE_NOT_FOUND: .*validating proxy in front of .*\); give --state-setup-url URL .*Nothing was verified\.$/,
+      );
+      expect(output).not.toMatch(/honour|passed|Verifying a pact/);
+      expect(code).toBe(verifyExitCodes['could-not-run'].code);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('stops with one line and no verdict when the provider goes away during the run', {

@@ -30,6 +30,24 @@ export function contractDrift(): void {
     expect([...seen].sort()).toEqual([...new Set(expected)].sort());
   });
 
+  it("is summed up in the README's Contracts section as it is: every success, and each error of each operation", () => {
+    const names: Record<string, string> = { GET: 'get-or-create', PUT: 'update', POST: 'rotation' };
+    const errorsOf = new Map<string, Set<number>>(Object.keys(names).map((method) => [method, new Set()]));
+    for (const i of interactions())
+      if (i.response.status !== 200) errorsOf.get(i.request.method)?.add(i.response.status);
+    const byErrors = new Map<string, string[]>();
+    for (const [method, statuses] of errorsOf) {
+      const key = [...statuses].sort((a, b) => a - b).join(' and ');
+      if (key !== '') byErrors.set(key, [...(byErrors.get(key) ?? []), names[method] ?? method]);
+    }
+    const phrases = [...byErrors].map(
+      ([statuses, operations]) => `the ${statuses} of ${operations.join(' and of ')}`,
+    );
+    const sentence = `It covers every operation's success, ${phrases.slice(0, -1).join(', ')}, and ${phrases.at(-1)},`;
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+    expect(readme).toContain(sentence);
+  });
+
   it('has only responses that match the document, errors included', () => {
     const failures = interactions().flatMap((i) => {
       const { method, path } = i.request;

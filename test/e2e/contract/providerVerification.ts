@@ -66,6 +66,55 @@ export function providerVerification(): void {
       await new Promise((resolve) => stateSetup.server.close(resolve));
     }
   });
+
+  it('takes a state as set up when the state-change URL answers 200 with a text rather than JSON', async () => {
+    const stateSetup = await stateChangeServer(async ({ state, params }) => {
+      await server.reset();
+      if (state !== providerStates.groupExists) return 'OK';
+      const seeded = await server.seedGroup(params as GroupStateParams);
+      return seeded.ok ? 'OK' : undefined;
+    });
+    try {
+      const { result } = await verifyInChild({
+        providerBaseUrl: server.url,
+        apiKey: customerKey,
+        stateSetupUrl: stateSetup.url,
+      });
+      expect(result).toMatchObject({ outcome: 'honoured', interactions: { failed: [] } });
+      expect(result.interactions?.passed).toBe(interactions().length - 1);
+    } finally {
+      await new Promise((resolve) => stateSetup.server.close(resolve));
+    }
+  });
+
+  it('gives no verdict, counting no interaction, when a state cannot be set up during the run', async () => {
+    let calls = 0;
+    const stateSetup = await stateChangeServer(async ({ state, params }) => {
+      // Each state is set up once before the run; the fourth call is the second of the run.
+      if (++calls === 4) return undefined;
+      await server.reset();
+      if (state !== providerStates.groupExists) return {};
+      const seeded = await server.seedGroup({ ...(params as GroupStateParams), token: undefined });
+      return seeded.ok ? { token: seeded.value.token } : {};
+    });
+    try {
+      const { result } = await verifyInChild({
+        providerBaseUrl: server.url,
+        apiKey: customerKey,
+        stateSetupUrl: stateSetup.url,
+      });
+      expect(result.outcome).toBe('could-not-run');
+      expect(result.interactions).toBeUndefined();
+      expect(result.reason).toMatch(
+        new RegExp(
+          `^a provider state could not be set up during the run, so its results say nothing: the state setup URL ${stateSetup.url} answered 500 for state "[a-z ]+" \\(disk full\\); it must answer 2xx once the state is set up: look at its log`,
+        ),
+      );
+      expect(calls).toBeGreaterThan(4);
+    } finally {
+      await new Promise((resolve) => stateSetup.server.close(resolve));
+    }
+  });
 }
 
 /** The descriptions of the published contract's interactions. */
@@ -76,9 +125,12 @@ function interactions(): string[] {
   return contract.interactions.map((interaction) => interaction.description);
 }
 
-/** A Pact state-change endpoint: `POST { state, params, action }`, answering the values to inject. */
+/**
+ * A Pact state-change endpoint: `POST { state, params, action }`, answering the values to inject, a text with 200
+ * (a state set up, nothing to inject), or 500 when `setUp` resolves with nothing.
+ */
 async function stateChangeServer(
-  setUp: (change: { state: string; params: unknown }) => Promise<{ token?: string }>,
+  setUp: (change: { state: string; params: unknown }) => Promise<{ token?: string } | string | undefined>,
 ): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
     let text = '';
@@ -87,7 +139,9 @@ async function stateChangeServer(
     });
     req.on('end', async () => {
       const values = await setUp(JSON.parse(text) as { state: string; params: unknown });
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(values));
+      if (values === undefined) res.writeHead(500, { 'content-type': 'text/plain' }).end('disk full');
+      else if (typeof values === 'string') res.writeHead(200, { 'content-type': 'text/plain' }).end(values);
+      else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(values));
     });
   }).listen(0, '127.0.0.1');
   await once(server, 'listening');

@@ -1,0 +1,103 @@
+import type { StateHandler } from './providerStates.js';
+import { contractStates } from './publishedContract.js';
+
+/**
+ * A provider state that could not be set up: the state, the request that was to set it up (`POST url`), the status
+ * it answered (undefined when there was no answer) and the start of that answer, or why there was none.
+ */
+export class StateSetupError extends Error {
+  override readonly name = 'StateSetupError';
+  constructor(
+    message: string,
+    readonly state: string,
+    readonly url: string,
+    readonly status: number | undefined,
+    readonly detail: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A state handler that failed: the state, and what it threw. */
+export interface StateFailure {
+  readonly state: string;
+  readonly error: unknown;
+}
+
+/** Who sets the states up in a run of `verify`: a state-change URL, the provider's `/__admin` API, or given handlers. */
+export type StateSource =
+  | { readonly kind: 'url' }
+  | { readonly kind: 'admin'; readonly flag: 'tenant' | 'allow-reset' }
+  | { readonly kind: 'handlers' };
+
+/**
+ * Sets each provider state of the contracts up once, in order of first use, with the params of its first use; the
+ * first that fails, if any. Pact carries on past a state handler that throws (it logs the error and replays the
+ * interaction anyway), so a run is only worth starting once every state can be set up.
+ */
+export async function setUpEachState(
+  handlers: Readonly<Record<string, StateHandler>>,
+  contracts: readonly string[],
+): Promise<StateFailure | undefined> {
+  for (const [state, params] of contractStates(contracts)) {
+    const handler = handlers[state];
+    if (handler === undefined) continue;
+    try {
+      await handler(params);
+    } catch (error) {
+      return { state, error };
+    }
+  }
+  return undefined;
+}
+
+/** The same handlers, remembering the first that failed (and still throwing, for Pact to log). */
+export function watchStates(handlers: Readonly<Record<string, StateHandler>>): {
+  readonly handlers: Record<string, StateHandler>;
+  readonly failure: () => StateFailure | undefined;
+} {
+  let first: StateFailure | undefined;
+  const watched: Record<string, StateHandler> = {};
+  for (const [state, handler] of Object.entries(handlers))
+    watched[state] = async (params) => {
+      try {
+        return await handler(params);
+      } catch (error) {
+        first ??= { state, error };
+        throw error;
+      }
+    };
+  return { handlers: watched, failure: () => first };
+}
+
+const missing = new Set([404, 405, 501]);
+const docs = 'docs/integrators.md shows how';
+
+/** Why the states could not be set up and what to do, in one sentence without a final full stop. */
+export function stateFailureReason({ state, error }: StateFailure, source: StateSource): string {
+  if (!(error instanceof StateSetupError) || source.kind === 'handlers')
+    return `the provider state "${state}" could not be set up (${error instanceof Error ? error.message : String(error)})`;
+  const { url, status } = error;
+  const detail = error.detail.replace(/\s+/g, ' ').trim().slice(0, 300);
+  const said = detail === '' ? '' : ` (${detail})`;
+  if (source.kind === 'url') {
+    if (status === undefined)
+      return `the state setup URL ${url} gave no answer for state "${state}"${said}; is it still running? Start it or correct --state-setup-url`;
+    const answered = `the state setup URL ${url} answered ${status} for state "${state}"${said}`;
+    if (missing.has(status))
+      return `${answered}; point --state-setup-url at the provider's state-change endpoint, the one that sets a state up on POST { state, params, action }; ${docs}`;
+    return `${answered}; it must answer 2xx once the state is set up: look at its log, or point --state-setup-url at the provider's state-change endpoint; ${docs}`;
+  }
+  if (status === undefined)
+    return `POST ${url} gave no answer for state "${state}"${said}; is the provider still running?`;
+  const answered = `POST ${url} answered ${status} for state "${state}"${said}`;
+  const yourOwn = `give --state-setup-url URL${source.flag === 'tenant' ? ' and --api-key KEY' : ''} to set the states up through the provider's own state-change endpoint instead; ${docs}`;
+  if (missing.has(status)) {
+    const path = new URL(url).pathname.replace(/^.*(\/__admin\/)/, '$1');
+    const user = source.flag === 'allow-reset' ? '--allow-reset' : 'verify';
+    return `the provider has no ${path}, which ${user} sets the states up with: ${answered}; ${yourOwn}`;
+  }
+  if (status === 401 || status === 403)
+    return `${answered}; check ${source.flag === 'allow-reset' ? '--api-key and ' : ''}--admin-key (or USER_GROUP_MOCK_ADMIN_KEY)`;
+  return `${answered}; look at the provider's log, or ${yourOwn}`;
+}
