@@ -194,7 +194,7 @@ function Row(props: {
       <span class="op">${shortNameOf(entry.operationId)}</span>
       <span class=${`status s${statusClassOf(entry.status)}`}>${entry.status === 0 ? '—' : entry.status}</span>
       <span class="duration">${entry.durationMs} ms</span>
-      <span class="env">${entry.keyEnvironment ?? 'no key'}</span>
+      <span class="env" title=${entry.keyEnvironment === null ? unknownKey : undefined}>${entry.keyEnvironment ?? '—'}</span>
       <span class="contract">${
         broke
           ? html`<span class=${`badge bad fault-${fault}`} title=${`broke the contract: ${faults[fault].label}`}>${faults[fault].badge}</span>`
@@ -205,6 +205,12 @@ function Row(props: {
     </button>
   </div>`;
 }
+
+/**
+ * No environment for the request's key: none sent, a key the mock does not know, or (through the proxy) a key whose
+ * environment the target's answers have not shown yet.
+ */
+const unknownKey = 'no API key of a known environment';
 
 const inBody = (d: Diagnostic): boolean => d.path === '/body' || d.path.startsWith('/body/');
 
@@ -235,7 +241,7 @@ function Detail(props: { entry: JournalEntry }): VNode {
   return html`<article class="detail" aria-labelledby="detail-title">
     <h2 id="detail-title">${entry.method} ${entry.path} <span class="muted">· ${shortNameOf(entry.operationId)} ·</span>${' '}<span class=${`status s${statusClassOf(entry.status)}`}>${entry.status === 0 ? 'no answer' : entry.status}</span></h2>
     <p class="summary">${new Date(entry.time).toLocaleString()} · ${entry.durationMs} ms · ${
-      entry.keyEnvironment === null ? 'no known API key' : `API key of ${entry.keyEnvironment}`
+      entry.keyEnvironment === null ? unknownKey : `API key of ${entry.keyEnvironment}`
     } (the key itself is never recorded)</p>
     ${
       all.length === 0
