@@ -20,12 +20,13 @@ const noScope = ok(defaultTenantId);
 
 /** What an admin API serves less than the mock's (the proxy's: no store of its own, one journal). */
 export interface AdminLimits {
-  /** The error to answer instead of running an operation this server does not have, or undefined to run it. */
-  readonly unavailable?: (
-    operationId: AdminOperationId,
-    method: string,
-    path: string,
-  ) => ApiError | undefined;
+  /** Whether this server has an operation (default: it has every one); a 404 lists only those it has. */
+  readonly has?: (operationId: AdminOperationId) => boolean;
+  /**
+   * The error to answer on the route of an operation this server does not have, given the routes it has (`GET
+   * /__admin/requests`, ...); default: a 404 like any other.
+   */
+  readonly lacking?: (method: string, path: string, served: readonly string[]) => ApiError;
   /** false: every call acts on the one default journal; an `Authorization` header is not read. */
   readonly tenants?: boolean;
 }
@@ -38,6 +39,7 @@ export interface AdminLimits {
  */
 export function createAdminHandler(context: MockContext, controls: AdminControls, limits: AdminLimits = {}) {
   const checkAdminKey = adminKeyCheck(context.adminKey);
+  const has = limits.has ?? (() => true);
 
   async function answer(
     req: IncomingMessage,
@@ -49,9 +51,9 @@ export function createAdminHandler(context: MockContext, controls: AdminControls
     const access = accessOf(found, path);
     const denied = access.adminKey ? checkAdminKey(req) : undefined;
     if (denied !== undefined) return errorReply(denied);
-    if (found.kind !== 'operation') return errorReply(routeError(found, method, path));
-    const missing = limits.unavailable?.(found.operation.operationId as AdminOperationId, method, path);
-    if (missing !== undefined) return errorReply(missing);
+    if (found.kind !== 'operation') return errorReply(routeError(found, method, path, has));
+    if (!has(found.operation.operationId as AdminOperationId))
+      return errorReply(limits.lacking?.(method, path, servedRoutes(has)) ?? noOperation(path, has));
     const scope =
       access.scope && limits.tenants !== false ? await sharedScopeOf(req, head, context) : noScope;
     if (!scope.ok) return errorReply(scope.error);
@@ -110,20 +112,27 @@ function write(res: ServerResponse, reply: Reply | BytesReply): void {
   }
 }
 
-/** 404 naming the admin operations, or 405 with `Allow`. */
-function routeError(route: Exclude<Route, { kind: 'operation' }>, method: string, path: string): ApiError {
-  if (route.kind === 'method-not-allowed') {
-    const message = `${method} is not allowed on ${path}; it answers ${route.allow.join(', ')}`;
-    return apiError(
-      'METHOD_NOT_ALLOWED',
-      message,
-      [{ code: 'METHOD_NOT_ALLOWED', path: '/method', message }],
-      {
-        headers: { allow: route.allow.join(', ') },
-      },
-    );
-  }
-  const known = adminOperations().map((o) => `${o.method} ${o.path}`);
-  const message = `no admin operation at "${path}"; the admin API has ${known.join(', ')} (see openapi/admin.yaml)`;
+/** 405 with `Allow`, or 404 naming the admin operations this server has. */
+function routeError(
+  route: Exclude<Route, { kind: 'operation' }>,
+  method: string,
+  path: string,
+  has: (operationId: AdminOperationId) => boolean,
+): ApiError {
+  if (route.kind === 'not-found') return noOperation(path, has);
+  const message = `${method} is not allowed on ${path}; it answers ${route.allow.join(', ')}`;
+  return apiError('METHOD_NOT_ALLOWED', message, [{ code: 'METHOD_NOT_ALLOWED', path: '/method', message }], {
+    headers: { allow: route.allow.join(', ') },
+  });
+}
+
+/** The admin routes a server has, from the admin document's operations: `GET /__admin/requests`, .... */
+const servedRoutes = (has: (operationId: AdminOperationId) => boolean): string[] =>
+  adminOperations()
+    .filter((o) => has(o.operationId as AdminOperationId))
+    .map((o) => `${o.method} ${o.path}`);
+
+function noOperation(path: string, has: (operationId: AdminOperationId) => boolean): ApiError {
+  const message = `no admin operation at "${path}"; the admin API has ${servedRoutes(has).join(', ')} (see openapi/admin.yaml)`;
   return apiError('ROUTE_NOT_FOUND', message, [{ code: 'ROUTE_NOT_FOUND', path: '/path', message }]);
 }

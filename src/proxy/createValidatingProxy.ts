@@ -20,7 +20,7 @@ import type { Health } from '../spec/types.js';
 import { openMemoryPersistence } from '../store/persistence.js';
 import { Store } from '../store/store.js';
 import { AssetStore } from '../ui/assets.js';
-import { createPages } from '../ui/pages.js';
+import { createPages, pagePaths } from '../ui/pages.js';
 import { warmUp } from '../validate/schemaChecks.js';
 import { acceptsConnections, target as targetOf } from './forward.js';
 import { createProxyApp } from './proxyApp.js';
@@ -186,7 +186,8 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
     createProxyApp(
       proxy,
       createAdminHandler(context, controls, {
-        unavailable: mockOnly(options.target),
+        has: (operationId) => !mockOnlyOperations.has(operationId),
+        lacking: mockOnly(options.target),
         tenants: false,
       }),
       createPages(context, new AssetStore(), 'proxy'),
@@ -231,13 +232,13 @@ const mockOnlyOperations: ReadonlySet<AdminOperationId> = new Set<AdminOperation
   'clearFaults',
 ]);
 
-/** A 404 for the mock's admin operations, naming the proxy and where the state lives. */
+/**
+ * A 404 for the mock's admin operations, naming the proxy, where the state lives, and what the proxy serves: the
+ * admin routes it has (the admin document's, less the mock's) and its browser pages.
+ */
 const mockOnly =
   (target: string) =>
-  (operationId: AdminOperationId, method: string, path: string): ApiError | undefined =>
-    mockOnlyOperations.has(operationId)
-      ? apiError(
-          'ROUTE_NOT_FOUND',
-          `${method} ${path} is an admin route of the mock, and this is a validating proxy in front of ${target}: it keeps no groups, tokens, tenants or faults of its own, the service does. Here, /__admin/requests (the verdicts), /__admin/reset and /__admin/health answer; to seed or inject faults, run user-group-mock serve`,
-        )
-      : undefined;
+  (method: string, path: string, served: readonly string[]): ApiError => {
+    const message = `${method} ${path} is an admin route of the mock, and this is a validating proxy in front of ${target}: it keeps no groups, tokens, tenants or faults of its own, the service does. Here the admin API has ${served.join(', ')}, and the browser pages are ${pagePaths('proxy').join(', ')}; to seed or inject faults, run user-group-mock serve`;
+    return apiError('ROUTE_NOT_FOUND', message, [{ code: 'ROUTE_NOT_FOUND', path: '/path', message }]);
+  };

@@ -222,6 +222,7 @@ export function proxyExchange(
       status,
       responseContentType: contentType,
       responseBody: body,
+      providerDiagnostics: provider,
     });
   };
 

@@ -1,7 +1,9 @@
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { checkAdminSchema } from '../admin/adminDocument.js';
 import type { GroupSeed } from '../domain/seed.js';
-import type { Environment } from '../spec/types.js';
+import type { Diagnostic, Environment } from '../spec/types.js';
+import { loadableGroups } from './loadableGroups.js';
 
 type Loose = Readonly<Record<string, unknown>>;
 
@@ -19,6 +21,28 @@ export interface RecordedExchange {
   readonly status: number;
   readonly responseContentType: string | undefined;
   readonly responseBody: Buffer;
+  /** The provider's diagnostics of the answer (the document's and the traffic rules'): its group is not recorded. */
+  readonly providerDiagnostics: readonly Diagnostic[];
+}
+
+/** What a write could not record as seen: said when the proxy stops. */
+export interface RecordingReport {
+  /** The ids of the groups recorded as Customer without knowing their environment. */
+  readonly guessed: readonly string[];
+  /** What the fixtures file leaves out or changes so that `serve --fixtures` accepts it, one sentence each. */
+  readonly adjusted: readonly string[];
+}
+
+/** A group as the answers showed it, under its API key. */
+interface KeptGroup {
+  readonly id: string;
+  /** The newest answer within the contract, undefined while none was. */
+  seed: GroupSeed | undefined;
+  keyScope: string | undefined;
+  tagged: boolean;
+  seen: number;
+  /** Why the newest answer about it was not recorded, while it was not. */
+  refused: string | undefined;
 }
 
 /** The placeholder that stands for the API key everywhere in a recording. */
@@ -34,7 +58,7 @@ export interface PactNames {
 }
 
 /** An exchange as kept: its bodies parsed once, when it is added (writes come every few hundred milliseconds). */
-type KeptExchange = Omit<RecordedExchange, 'requestBody' | 'responseBody'> & {
+type KeptExchange = Omit<RecordedExchange, 'requestBody' | 'responseBody' | 'providerDiagnostics'> & {
   /** The request body as JSON (its text when it is not JSON), undefined without one. */
   readonly request: unknown;
   /** The answer's body likewise, undefined when it is empty. */
@@ -45,16 +69,20 @@ type KeptExchange = Omit<RecordedExchange, 'requestBody' | 'responseBody'> & {
  * What a proxy saw, kept for `--record`: the groups the answers showed (the newest answer of each), written as a
  * fixtures file `serve --fixtures` starts from, and the exchanges (the newest `capacity`), written as a Pact V3
  * file. The API keys seen are replaced by `<API_KEY>` in both, wherever they appear.
+ *
+ * The fixtures file always loads: an answer that broke the contract, or whose group the mock's loader would refuse
+ * (`SeedGroupRequest`), is not learnt, and clashes between groups are resolved as `loadableGroups` says.
  */
 export class Recording {
   readonly #exchanges: KeptExchange[] = [];
-  readonly #groups = new Map<string, { seed: GroupSeed; keyScope: string | undefined; tagged: boolean }>();
+  readonly #groups = new Map<string, KeptGroup>();
+  #seen = 0;
   readonly #keys = new Set<string>();
 
   constructor(private readonly capacity = 10_000) {}
 
   add(exchange: RecordedExchange): void {
-    const { requestBody, responseBody, ...rest } = exchange;
+    const { requestBody, responseBody, providerDiagnostics, ...rest } = exchange;
     const kept = {
       ...rest,
       request: json(requestBody),
@@ -63,44 +91,70 @@ export class Recording {
     this.#exchanges.push(kept);
     if (this.#exchanges.length > this.capacity) this.#exchanges.shift();
     if (exchange.apiKey !== undefined) this.#keys.add(exchange.apiKey);
-    this.#learnGroup(kept);
+    this.#learnGroup(kept, providerDiagnostics);
   }
 
   /**
    * Writes the fixtures file at `path` and the Pact file beside it (each written whole, then renamed into place).
    * `environmentOf` gives the environment an API key's answers have shown, the key named by its `keyScope`. Only
    * update and rotation answers carry `api_environment_tag`: a group only ever seen through get-or-create, of a key
-   * never seen in another answer, is recorded as Customer, a guess. Resolves with the ids of the groups so guessed.
+   * never seen in another answer, is recorded as Customer, a guess. Resolves with the ids of the groups so guessed
+   * and what the file records otherwise than seen.
    */
   async write(
     path: string,
     names: PactNames,
     environmentOf: (keyScope: string) => string | undefined,
-  ): Promise<readonly string[]> {
+  ): Promise<RecordingReport> {
     const guessed: string[] = [];
-    const groups = [...this.#groups.values()].map(({ seed, keyScope, tagged }) => {
+    const recorded = [...this.#groups.values()].map(({ id, seed, keyScope, tagged, seen, refused }) => {
+      if (seed === undefined) return { id, seed, seen, refused };
       const learnt = keyScope === undefined ? undefined : environmentOf(keyScope);
       if (!tagged && learnt === undefined) guessed.push(seed.user_group_id);
       const environment = tagged ? seed.environment : ((learnt ?? 'Customer') as Environment);
-      return { ...seed, environment };
+      return { id, seed: { ...seed, environment }, seen, refused };
     });
+    const { groups, notes } = loadableGroups(recorded);
     await writeWhole(path, this.#hideKeys(`${JSON.stringify({ groups }, null, 2)}\n`));
     await writeWhole(pactPathOf(path), this.#hideKeys(`${JSON.stringify(this.#pact(names), null, 2)}\n`));
-    return guessed;
+    return { guessed, adjusted: notes.map((note) => this.#hideKeys(note)) };
   }
 
-  #learnGroup(exchange: KeptExchange): void {
+  /**
+   * Learns the group an answer shows, unless the answer broke the contract or the group is one the mock's loader
+   * would refuse: then the group stays as an earlier answer showed it (if one did), and why is kept for the report.
+   */
+  #learnGroup(exchange: KeptExchange, providerDiagnostics: readonly Diagnostic[]): void {
     if (exchange.status !== 200) return;
     const answer = exchange.response as Loose | undefined;
     const group = answer?.user_group as Loose | undefined;
-    if (answer?.success !== 1 || group === undefined || typeof group !== 'object') return;
+    if (answer?.success !== 1 || group === null || typeof group !== 'object') return;
     const { provided_id: id, name, token, team_id, properties, api_environment_tag: tag } = group;
-    if (typeof id !== 'string' || typeof name !== 'string' || typeof token !== 'string') return;
+    if (typeof id !== 'string') return;
+    const slot = `${exchange.apiKey ?? ''}\0${id}`;
+    const earlier = this.#groups.get(slot);
+    const refuse = (why: string): void => {
+      if (earlier === undefined)
+        this.#groups.set(slot, {
+          id,
+          seed: undefined,
+          keyScope: exchange.keyScope,
+          tagged: false,
+          seen: 0,
+          refused: why,
+        });
+      else earlier.refused = why;
+    };
+    const broken = providerDiagnostics[0];
+    if (broken !== undefined) {
+      refuse(`its answer broke the contract (${broken.code} at ${broken.path})`);
+      return;
+    }
+    if (typeof name !== 'string' || typeof token !== 'string') return;
     const tagged = tag === 'Customer' || tag === 'Testing';
     const environment: Environment = tagged ? (tag as Environment) : 'Customer';
     const request = exchange.request as Loose | undefined;
-    const slot = `${exchange.apiKey ?? ''}\0${id}`;
-    const before = this.#groups.get(slot)?.seed;
+    const before = earlier?.seed;
     const mapping = exchange.operationId === 'rotateUserGroupToken' ? before?.mapping : request?.mapping;
     const kept =
       exchange.operationId === 'rotateUserGroupToken' ? before?.properties : (properties ?? undefined);
@@ -113,7 +167,21 @@ export class Recording {
       ...(isObject(mapping) ? { mapping: mapping as GroupSeed['mapping'] } : {}),
       ...(isObject(kept) ? { properties: kept as GroupSeed['properties'] } : {}),
     };
-    this.#groups.set(slot, { seed, keyScope: exchange.keyScope, tagged });
+    const refused = checkAdminSchema('/components/schemas/SeedGroupRequest', seed, '')[0];
+    if (refused !== undefined) {
+      refuse(
+        `as seen (the answer, with the mapping of the request), serve --fixtures refuses it (${refused.path}: ${refused.message})`,
+      );
+      return;
+    }
+    this.#groups.set(slot, {
+      id,
+      seed,
+      keyScope: exchange.keyScope,
+      tagged,
+      seen: ++this.#seen,
+      refused: undefined,
+    });
   }
 
   #pact(names: PactNames): unknown {

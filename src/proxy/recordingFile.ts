@@ -1,5 +1,11 @@
 import { product } from '../errors.js';
-import { type PactNames, pactPathOf, type RecordedExchange, type Recording } from './recording.js';
+import {
+  type PactNames,
+  pactPathOf,
+  type RecordedExchange,
+  type Recording,
+  type RecordingReport,
+} from './recording.js';
 
 /** The recording could not be written when the proxy stopped: what is lost, and where. */
 export class RecordingLostError extends Error {
@@ -29,8 +35,8 @@ export class RecordingFile {
   #lastWritten: Date | undefined;
   /** Set by `close`: its own failure is its rejection, not a warning. */
   #closing = false;
-  /** The ids of the groups the last write recorded as Customer without knowing their environment. */
-  #guessed: readonly string[] = [];
+  /** What the last write recorded otherwise than seen: guessed environments, groups left out or changed. */
+  #report: RecordingReport = { guessed: [], adjusted: [] };
 
   constructor(
     private readonly recording: Recording,
@@ -50,7 +56,8 @@ export class RecordingFile {
 
   /**
    * Writes what is not written yet and stops; rejects with a RecordingLostError when that last write fails. Says
-   * (through `onWarning`) which groups were recorded as Customer without knowing it.
+   * (through `onWarning`) which groups were recorded as Customer without knowing it, and which were left out or
+   * changed so that `serve --fixtures` accepts the file.
    */
   async close(): Promise<void> {
     this.#closing = true;
@@ -59,7 +66,8 @@ export class RecordingFile {
     await this.#writing;
     await this.#write();
     if (this.#failure !== undefined) throw new RecordingLostError(this.#lost(this.#failure));
-    if (this.#guessed.length > 0) this.onWarning(this.#guesses());
+    if (this.#report.guessed.length > 0) this.onWarning(this.#guesses());
+    if (this.#report.adjusted.length > 0) this.onWarning(this.#adjustments());
   }
 
   #schedule(): void {
@@ -83,7 +91,7 @@ export class RecordingFile {
     const started = performance.now();
     const unwritten = this.#unwritten;
     try {
-      this.#guessed = await this.recording.write(this.path, this.names, this.environmentOf);
+      this.#report = await this.recording.write(this.path, this.names, this.environmentOf);
       this.#unwritten -= unwritten;
       this.#lastWritten = new Date();
       if (this.#failure !== undefined && !this.#closing)
@@ -102,10 +110,16 @@ export class RecordingFile {
   }
 
   #guesses(): string {
-    const shown = this.#guessed.slice(0, 5).map((id) => JSON.stringify(id));
-    const more =
-      this.#guessed.length > shown.length ? ` and ${this.#guessed.length - shown.length} more` : '';
-    return `${product}: ${this.path} records ${this.#guessed.length} group(s) as Customer without knowing their environment (${shown.join(', ')}${more}): their API key was seen only in get-or-create, whose answer does not say it. Where they are Testing groups, change "environment" in the file, or let the client update or rotate once through the proxy before it stops.`;
+    const guessed = this.#report.guessed;
+    const shown = guessed.slice(0, 5).map((id) => JSON.stringify(id));
+    const more = guessed.length > shown.length ? ` and ${guessed.length - shown.length} more` : '';
+    return `${product}: ${this.path} records ${guessed.length} group(s) as Customer without knowing their environment (${shown.join(', ')}${more}): their API key was seen only in get-or-create, whose answer does not say it. Where they are Testing groups, change "environment" in the file, or let the client update or rotate once through the proxy before it stops.`;
+  }
+
+  #adjustments(): string {
+    const adjusted = this.#report.adjusted;
+    const more = adjusted.length > 5 ? `; and ${adjusted.length - 5} more` : '';
+    return `${product}: ${this.path} differs from the traffic in ${adjusted.length} place(s), so that serve --fixtures accepts it: ${adjusted.slice(0, 5).join('; ')}${more}. The answers that broke the contract are in the journal (/__admin/requests?invalid=true).`;
   }
 
   #lost(error: Error): string {

@@ -12,6 +12,23 @@ export interface ObservedExchange {
   readonly responseBody: unknown;
 }
 
+/**
+ * The codes of the traffic rules' diagnostics, all of them the provider's: the table of docs/proxy.md lists each
+ * (test/unit/proxy/trafficRules.test.ts keeps the two in step).
+ */
+export const providerCodes = [
+  'PROVIDER_GROUP_CREATED_AGAIN',
+  'PROVIDER_TOKEN_CHANGED',
+  'PROVIDER_TOKEN_NOT_ROTATED',
+  'PROVIDER_ROTATED_TOKEN_ACCEPTED',
+  'PROVIDER_ENVIRONMENT_CHANGED',
+] as const;
+
+export type ProviderCode = (typeof providerCodes)[number];
+
+/** A diagnostic of the traffic rules: one of their codes, a pointer into the answer, and what to fix. */
+type ProviderDiagnostic = Diagnostic & { readonly code: ProviderCode };
+
 const field = (value: unknown, name: string): unknown =>
   value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Loose)[name] : undefined;
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
@@ -19,7 +36,7 @@ const text = (value: unknown): string | undefined => (typeof value === 'string' 
 /**
  * The service's rules a proxy can check from the traffic alone, over what it has seen through one API key: a
  * get-or-create of a known id returns the same token and `new_user_group: false` (an update keeps the token too);
- * a rotated-away token stops working; the environment follows the key. Memory is bounded: past `capacity` facts of
+ * a rotation answers a new token, and the rotated-away one stops working; the environment follows the key. Memory is bounded: past `capacity` facts of
  * a kind, the oldest are forgotten (a rule then checks less, never wrongly). Keys are kept as digests only.
  */
 export class TrafficRules {
@@ -35,13 +52,13 @@ export class TrafficRules {
   }
 
   /** The provider's breaches of the rules in this exchange (paths point into the answer), then remembers it. */
-  check(exchange: ObservedExchange): Diagnostic[] {
+  check(exchange: ObservedExchange): ProviderDiagnostic[] {
     if (exchange.status !== 200 || field(exchange.responseBody, 'success') !== 1) return [];
     const scope = exchange.scope;
     const group = field(exchange.responseBody, 'user_group');
     const token = text(field(group, 'token'));
     const id = text(field(group, 'provided_id')) ?? text(field(exchange.requestBody, 'user_group_id'));
-    const found: Diagnostic[] = [];
+    const found: ProviderDiagnostic[] = [];
     const known = id === undefined ? undefined : this.#tokens.get(`${scope}\0${id}`);
     const op = exchange.operationId;
     if (op === 'getOrCreateUserGroup' && known !== undefined) {
@@ -60,6 +77,13 @@ export class TrafficRules {
       });
     if (op === 'rotateUserGroupToken') {
       const current = text(field(exchange.requestBody, 'current_token'));
+      if (current !== undefined && token === current)
+        found.push({
+          code: 'PROVIDER_TOKEN_NOT_ROTATED',
+          path: '/body/user_group/token',
+          message:
+            'a rotation must answer a new token; the service answered the current one unchanged (user_group.token is the current_token sent), so the token the client means to retire keeps working',
+        });
       if (current !== undefined && this.#retired.has(`${scope}\0${current}`))
         found.push({
           code: 'PROVIDER_ROTATED_TOKEN_ACCEPTED',

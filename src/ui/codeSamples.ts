@@ -2,8 +2,12 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 import type { ApiKey } from '../runtime/keyRing.js';
 import { type HttpMethod, listOperations } from '../spec/operations.js';
 
-/** What the reference shows of this running mock: its URL, and the keys to copy (undefined: not shown). */
+/**
+ * What the reference shows of the running server: which it is (the mock, or a validating proxy, whose API keys are
+ * its target's), its URL, and the keys to copy (undefined: not shown).
+ */
 export interface MockFacts {
+  readonly server: 'mock' | 'proxy';
   readonly url: string;
   readonly keys: readonly ApiKey[] | undefined;
   readonly adminKeySet: boolean;
@@ -92,7 +96,9 @@ export function referenceDocument(
   facts: MockFacts,
 ): OpenAPIV3_1.Document {
   const document = structuredClone(source);
-  document.servers = [{ url: facts.url, description: 'this mock' }];
+  document.servers = [
+    { url: facts.url, description: facts.server === 'proxy' ? 'this validating proxy' : 'this mock' },
+  ];
   const customerKey =
     facts.keys?.find((k) => k.environment === 'Customer')?.key ?? facts.keys?.[0]?.key ?? '<API_KEY>';
   const headers: Record<string, string> =

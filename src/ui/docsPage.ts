@@ -15,10 +15,15 @@ function fact(id: string, label: string, value: string): string {
   return `<div class="fact"><span class="label" id="${id}-label">${escapeHtml(label)}</span><code id="${id}">${escapeHtml(value)}</code><button type="button" class="copy" data-copy="${id}" aria-describedby="${id}-label">Copy</button></div>`;
 }
 
-/** The facts of this mock: its URL, and the keys a client sends (the admin key is never shown). */
+/**
+ * The facts of this mock: its URL, and the keys a client sends (the admin key is never shown). A validating proxy
+ * has no keys of its own: it forwards the target's.
+ */
 function factsSection(which: Reference, facts: MockFacts): string {
-  const keys =
-    facts.keys === undefined
+  const proxy = facts.server === 'proxy';
+  const keys = proxy
+    ? '<p class="note">This is a validating proxy: it forwards each call to its target, so the API keys are the target\'s. Send the ones the service gave you.</p>'
+    : facts.keys === undefined
       ? '<p class="note">The API keys are not shown: this mock was started with <code>--admin-key</code>. Use the values given with <code>--api-key</code>.</p>'
       : facts.keys.map((k, i) => fact(`fact-key-${i + 1}`, `${k.environment} key`, k.key)).join('');
   const admin =
@@ -29,7 +34,8 @@ function factsSection(which: Reference, facts: MockFacts): string {
             : 'No admin key is set: admin calls need no <code>X-Admin-Key</code>.'
         } Without <code>Authorization</code> a call acts on the default tenant; with a tenant's key, on that tenant.</p>`
       : '';
-  return `<section class="facts" aria-label="This mock">${fact('fact-url', 'Mock URL', facts.url)}${keys}</section>${admin}`;
+  const label = proxy ? 'Proxy URL' : 'Mock URL';
+  return `<section class="facts" aria-label="${proxy ? 'This proxy' : 'This mock'}">${fact('fact-url', label, facts.url)}${keys}</section>${admin}`;
 }
 
 /** Where the document has a GET with a body: why a browser cannot send it, and what to run instead. */

@@ -63,7 +63,7 @@ const files: Readonly<Record<string, { readonly name: string; readonly headers: 
  * What serves the pages: the mock, or a validating proxy (whose inspector shows its one journal of exchanges, with
  * whose fault each verdict is, and none of the mock's groups, tenants or faults).
  */
-export type PagesServer = 'mock' | 'proxy';
+export type PagesServer = MockFacts['server'];
 
 /**
  * The inspector's page; the service's operations (ids, short names) are written into it from the document, and
@@ -105,7 +105,8 @@ const isPagePath = (path: string): boolean =>
  * The three browser pages, served by the mock itself from the built files (nothing is fetched from elsewhere):
  * the inspector (`/__admin/ui`; its data comes from the admin API, with the admin key it asks for), the API
  * reference (`/docs`, `/docs/admin`) and the embed preview (`/embed/{dashboard_id}?token=…`, and the web component
- * `/embed/component.js`). Pages and their files need no admin key: they hold no data of the mock.
+ * `/embed/component.js`; not on a validating proxy, which keeps no groups). Pages and their files need no admin
+ * key: they hold no data of the mock.
  */
 export function createPages(
   context: MockContext,
@@ -121,6 +122,7 @@ export function createPages(
     let found = references.get(cacheKey);
     if (found === undefined) {
       const facts: MockFacts = {
+        server,
         url,
         keys: context.adminKey === undefined ? context.keys.defaults : undefined,
         adminKeySet: context.adminKey !== undefined,
@@ -141,6 +143,7 @@ export function createPages(
 
   /** What a page path answers: a file with its headers (and status), or an error. */
   function answer(req: IncomingMessage, path: string): Served | ApiError | Promise<Served | ApiError> {
+    if (server === 'proxy' && path.startsWith('/embed/')) return embedOnProxy(path);
     const file = files[path];
     if (file !== undefined) {
       const built = assets.get(file.name);
@@ -154,7 +157,7 @@ export function createPages(
       return { file: reference(req, 'service'), headers: referencePage };
     if (path === '/docs/admin') return { file: reference(req, 'admin'), headers: referencePage };
     const dashboard = /^\/embed\/([^/]+)$/.exec(path)?.[1];
-    if (dashboard === undefined || dashboard === 'assets') return noPage(path);
+    if (dashboard === undefined || dashboard === 'assets') return noPage(path, server);
     const query = new URLSearchParams((req.url ?? '').split('?')[1] ?? '');
     const request = {
       token: query.get('token') ?? undefined,
@@ -238,11 +241,27 @@ function safeDecode(segment: string): string {
   }
 }
 
-const pages = ['/__admin/ui', '/docs', '/docs/admin', '/embed/{dashboard_id}?token=…', '/embed/component.js'];
+/** The browser pages a server has: a validating proxy has no embed preview (it keeps no groups to show). */
+export const pagePaths = (server: PagesServer): readonly string[] =>
+  server === 'proxy'
+    ? ['/__admin/ui', '/docs', '/docs/admin']
+    : ['/__admin/ui', '/docs', '/docs/admin', '/embed/{dashboard_id}?token=…', '/embed/component.js'];
 
-function noPage(path: string): ApiError {
-  const message = `no page at "${path}"; the browser pages are ${pages.join(', ')}`;
-  return apiError('ROUTE_NOT_FOUND', message, [{ code: 'ROUTE_NOT_FOUND', path: '/path', message }]);
+const notFound = (message: string): ApiError =>
+  apiError('ROUTE_NOT_FOUND', message, [{ code: 'ROUTE_NOT_FOUND', path: '/path', message }]);
+
+function noPage(path: string, server: PagesServer): ApiError {
+  return notFound(`no page at "${path}"; the browser pages are ${pagePaths(server).join(', ')}`);
+}
+
+/**
+ * The embed preview shows the group a token identifies, from the mock's own groups; a validating proxy keeps none
+ * (its target issued the token), so any answer it gave there would be a guess.
+ */
+function embedOnProxy(path: string): ApiError {
+  return notFound(
+    `no page at "${path}": the embed preview is the mock's, and this is a validating proxy, which keeps no groups, so it cannot tell which group a token identifies (its target issued the token). For the preview, run user-group-mock serve; the browser pages here are ${pagePaths('proxy').join(', ')}`,
+  );
 }
 
 function notBuilt(name: string): ApiError {

@@ -8,6 +8,10 @@ const mocks = useMocks();
 const proxies = useProxies();
 const targets = useTargets();
 
+/** The admin routes a proxy serves: the journal, reset, health and the documents, none over groups or faults. */
+const proxyRoutes =
+  'POST /__admin/reset, GET /__admin/requests, DELETE /__admin/requests, GET /__admin/events, GET /__admin/health, GET /__admin/openapi.json, GET /__admin/openapi.yaml, GET /openapi.json, GET /openapi.yaml';
+
 describe("the proxy's admin API", () => {
   it.each([
     ['GET', '/__admin/groups'],
@@ -19,7 +23,7 @@ describe("the proxy's admin API", () => {
     ['GET', '/__admin/faults'],
     ['POST', '/__admin/faults'],
     ['DELETE', '/__admin/faults'],
-  ])('%s %s answers 404 naming the proxy and its target', async (method, path) => {
+  ])('%s %s answers 404 naming the proxy, its target and what the proxy serves', async (method, path) => {
     const target = await mocks();
     const proxy = await proxies({ target: target.url });
 
@@ -30,6 +34,20 @@ describe("the proxy's admin API", () => {
     expect(answer.body.error.code).toBe('ROUTE_NOT_FOUND');
     expect(answer.body.error.message).toContain(`validating proxy in front of ${target.url}`);
     expect(answer.body.error.message).toContain('user-group-mock serve');
+    expect(answer.body.error.message).toContain(
+      `Here the admin API has ${proxyRoutes}, and the browser pages are /__admin/ui, /docs, /docs/admin;`,
+    );
+  });
+
+  it('answers an admin path it does not have with 404 naming only the routes the proxy serves', async () => {
+    const proxy = await proxies({ target: (await mocks()).url });
+
+    const answer = await call(proxy.url, 'GET', '/__admin/nothing', { headers: {} });
+
+    expect(answer.status).toBe(404);
+    expect(answer.body.error.message).toBe(
+      `no admin operation at "/__admin/nothing"; the admin API has ${proxyRoutes} (see openapi/admin.yaml)`,
+    );
   });
 
   it('lists the verdicts for a call that carries the API key of the proxied traffic', async () => {

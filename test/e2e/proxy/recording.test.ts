@@ -3,11 +3,12 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { call, customerKey, jsonHeaders, testingKey, useMocks } from '../../support/http.js';
-import { useProxies } from '../../support/proxy.js';
+import { answerJson, useProxies, useTargets } from '../../support/proxy.js';
 import { useTempDir } from '../../support/tempDir.js';
 
 const mocks = useMocks();
 const proxies = useProxies();
+const targets = useTargets();
 const tempDir = useTempDir('proxy-record');
 
 describe('a recording of the proxy', () => {
@@ -79,6 +80,116 @@ describe('a recording of the proxy', () => {
       },
       response: { status: 200, body: created.body },
     });
+  });
+});
+
+describe('a recording from a wrong provider', () => {
+  const token = (n: number): string => n.toString(16).padStart(64, '0');
+
+  it('starts the mock all the same: groups of broken answers left out, clashes resolved for the group seen last, each said on close', async () => {
+    const path = join(tempDir(), 'seen.json');
+    // Each id answered as a wrong (or restarted) service would: [team_id, token] per API key.
+    const answers: Record<string, [number, string]> = {
+      'grp-1': [1, token(1)],
+      'grp-9039': [1, token(2)], // after a restart, team_id 1 again
+      'grp-upper': [3, 'ABCDEF'.padEnd(64, '0')], // flagged: INVALID_FORMAT
+      'grp-same-token': [6, token(2)], // the token grp-9039 holds
+    };
+    const target = await targets((req, res) => {
+      const { user_group_id: id } = JSON.parse(req.body.toString());
+      const key = req.rawHeaders[req.rawHeaders.findIndex((h) => h.toLowerCase() === 'authorization') + 1];
+      const [team_id, answered] =
+        id === 'shared'
+          ? key === 'Token key-one'
+            ? [4, token(4)]
+            : [5, token(5)]
+          : (answers[id] ?? [9, token(9)]);
+      answerJson(res, 200, {
+        success: 1,
+        new_user_group: true,
+        user_group: { team_id, token: answered, name: id, provided_id: id, properties: null },
+      });
+    });
+    const warnings: string[] = [];
+    const proxy = await proxies({ target: target.url, record: path, onWarning: (m) => warnings.push(m) });
+    const via = (id: string, key = 'key-one') =>
+      call(proxy.url, 'GET', '/api/user', {
+        headers: jsonHeaders(key),
+        body: { name: id, user_group_id: id },
+      });
+    for (const id of ['grp-1', 'grp-9039', 'grp-upper', 'shared']) await via(id);
+    await via('shared', 'key-two');
+    await via('grp-same-token');
+    expect(proxy.requests({ invalid: true }).map((e) => e.diagnostics[0]?.code)).toEqual(['INVALID_FORMAT']);
+    await proxy.close();
+
+    const replay = await mocks({ fixtures: path });
+    expect(
+      replay
+        .groups()
+        .map((g) => [g.provided_id, g.team_id, g.token === token(2) ? 'token(2)' : g.token.length])
+        .sort(),
+    ).toEqual([
+      ['grp-1', 7, 64],
+      ['grp-9039', 1, 64],
+      ['grp-same-token', 6, 'token(2)'],
+      ['shared', 5, 64],
+    ]);
+    expect(replay.token(token(5))?.provided_id).toBe('shared');
+    expect(replay.token(token(1))?.provided_id).toBe('grp-1');
+    expect(warnings.at(-1)).toBe(
+      `user-group-mock: ${path} differs from the traffic in 4 place(s), so that serve --fixtures accepts it: "grp-1" is recorded without team_id 1, which "grp-9039", seen later, also has (the service reused it): the mock gives it a fresh one; "grp-9039" is recorded without its token, which "grp-same-token", seen later, also holds (tokens are unique): the mock gives it a new one; "grp-upper" is left out: its answer broke the contract (INVALID_FORMAT at /body/user_group/token); "shared" is recorded once in Customer, as the newest answer showed it: two API keys of that environment got a group of this id, and an id is unique within an environment. The answers that broke the contract are in the journal (/__admin/requests?invalid=true).`,
+    );
+  });
+
+  it('keeps a group as its last answer within the contract showed it, when a later one broke it', async () => {
+    const path = join(tempDir(), 'seen.json');
+    let answered = 0;
+    const target = await targets((_req, res) => {
+      answered++;
+      answerJson(res, 200, {
+        success: 1,
+        new_user_group: answered === 1,
+        user_group: { team_id: 1, token: token(answered), name: 'A', provided_id: 'a', properties: null },
+      });
+    });
+    const warnings: string[] = [];
+    const proxy = await proxies({ target: target.url, record: path, onWarning: (m) => warnings.push(m) });
+    for (let i = 0; i < 2; i++)
+      await call(proxy.url, 'GET', '/api/user', {
+        headers: jsonHeaders(),
+        body: { name: 'A', user_group_id: 'a' },
+      });
+    await proxy.close();
+
+    const replay = await mocks({ fixtures: path });
+    expect(replay.groups().map((g) => [g.provided_id, g.token])).toEqual([['a', token(1)]]);
+    expect(warnings.at(-1)).toContain(
+      '"a" is recorded as an earlier exchange showed it: in the newest, its answer broke the contract (PROVIDER_TOKEN_CHANGED at /body/user_group/token)',
+    );
+  });
+
+  it('leaves out a group whose request the service should have refused, as the mock would refuse it from the file', async () => {
+    const path = join(tempDir(), 'seen.json');
+    const target = await targets((_req, res) =>
+      answerJson(res, 200, {
+        success: 1,
+        new_user_group: true,
+        user_group: { team_id: 1, token: token(1), name: 'M', provided_id: 'm', properties: null },
+      }),
+    );
+    const warnings: string[] = [];
+    const proxy = await proxies({ target: target.url, record: path, onWarning: (m) => warnings.push(m) });
+    const badMapping = { name: 'M', user_group_id: 'm', mapping: { '40': 213 } };
+    await call(proxy.url, 'GET', '/api/user', { headers: jsonHeaders(), body: badMapping });
+    expect(proxy.requests({ invalid: true }).map((e) => e.fault)).toEqual(['client']);
+    await proxy.close();
+
+    const replay = await mocks({ fixtures: path });
+    expect(replay.groups()).toEqual([]);
+    expect(warnings.at(-1)).toContain(
+      '"m" is left out: as seen (the answer, with the mapping of the request), serve --fixtures refuses it (/mapping/40: ',
+    );
   });
 });
 

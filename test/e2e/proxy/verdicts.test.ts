@@ -121,6 +121,26 @@ describe('the proxy in front of a wrong provider', () => {
       diagnostic: { code: 'PROVIDER_GROUP_CREATED_AGAIN', path: '/body/new_user_group' },
     },
     {
+      wrong: 'a rotation that answers the current token unchanged',
+      answers: [
+        (req: Received, res: ServerResponse) =>
+          answerJson(res, 200, {
+            success: 1,
+            user_group: group('a', JSON.parse(req.body.toString()).current_token, {
+              api_environment_tag: 'Customer',
+              properties: undefined,
+            }),
+          }),
+      ],
+      requests: [['POST', { current_token: token(1) }]],
+      diagnostic: {
+        code: 'PROVIDER_TOKEN_NOT_ROTATED',
+        path: '/body/user_group/token',
+        message:
+          'a rotation must answer a new token; the service answered the current one unchanged (user_group.token is the current_token sent), so the token the client means to retire keeps working',
+      },
+    },
+    {
       wrong: 'a rotated token that still works',
       answers: [
         (_: Received, res: ServerResponse) =>

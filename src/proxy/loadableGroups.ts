@@ -1,0 +1,91 @@
+import { groupKey } from '../domain/model.js';
+import type { GroupSeed } from '../domain/seed.js';
+
+/** A group as the recording learnt it, with its environment decided. */
+export interface RecordedGroup {
+  readonly id: string;
+  /** The newest answer that showed it and kept the contract; undefined when none did. */
+  readonly seed: GroupSeed | undefined;
+  /** The order of that answer among all the recording saw (higher: later). */
+  readonly seen: number;
+  /** Why the newest exchange about it was not recorded ("its answer broke the contract (…)"), if it was not. */
+  readonly refused: string | undefined;
+}
+
+/** The groups of a fixtures file, and what the file says otherwise than the traffic, one sentence each, in its order. */
+export interface LoadableGroups {
+  readonly groups: readonly GroupSeed[];
+  readonly notes: readonly string[];
+}
+
+const without = (seed: GroupSeed, field: 'token' | 'team_id'): GroupSeed => {
+  const { [field]: _left, ...rest } = seed;
+  return rest;
+};
+
+/**
+ * The recorded groups as `serve --fixtures` accepts them: what the mock's loader refuses is resolved in favour of
+ * the group seen last, as the service stands now. A group no answer showed within the contract is left out; a
+ * second group of one id in one environment (seen through two API keys) is left out; a token or team_id that a
+ * group seen later also holds (the service restarted and reused team ids) is left out of the earlier one, and the
+ * mock gives it a fresh one. Groups keep the order they were first seen in, those without a team_id last (the mock
+ * numbers them after the highest one given, so none can take a number a later entry names).
+ */
+export function loadableGroups(recorded: readonly RecordedGroup[]): LoadableGroups {
+  const notes = new Map<RecordedGroup, string[]>();
+  const note = (group: RecordedGroup, text: string): void => {
+    notes.set(group, [...(notes.get(group) ?? []), text]);
+  };
+  const ids = new Map<string, string>();
+  const tokens = new Map<string, string>();
+  const teams = new Map<number, string>();
+  const kept = new Map<RecordedGroup, GroupSeed>();
+  for (const group of [...recorded].sort((a, b) => b.seen - a.seen)) {
+    const name = JSON.stringify(group.id);
+    const seed = group.seed;
+    if (seed === undefined) {
+      note(group, `${name} is left out: ${group.refused}`);
+      continue;
+    }
+    if (group.refused !== undefined)
+      note(group, `${name} is recorded as an earlier exchange showed it: in the newest, ${group.refused}`);
+    const key = groupKey(seed.environment, seed.user_group_id);
+    const twin = ids.get(key);
+    if (twin !== undefined) {
+      note(
+        group,
+        `${name} is recorded once in ${seed.environment}, as the newest answer showed it: two API keys of that environment got a group of this id, and an id is unique within an environment`,
+      );
+      continue;
+    }
+    ids.set(key, name);
+    let loadable = seed;
+    const holder = seed.token === undefined ? undefined : tokens.get(seed.token);
+    if (holder !== undefined) {
+      loadable = without(loadable, 'token');
+      note(
+        group,
+        `${name} is recorded without its token, which ${holder}, seen later, also holds (tokens are unique): the mock gives it a new one`,
+      );
+    }
+    const teamHolder = seed.team_id === undefined ? undefined : teams.get(seed.team_id);
+    if (teamHolder !== undefined) {
+      loadable = without(loadable, 'team_id');
+      note(
+        group,
+        `${name} is recorded without team_id ${seed.team_id}, which ${teamHolder}, seen later, also has (the service reused it): the mock gives it a fresh one`,
+      );
+    }
+    if (loadable.token !== undefined) tokens.set(loadable.token, name);
+    if (loadable.team_id !== undefined) teams.set(loadable.team_id, name);
+    kept.set(group, loadable);
+  }
+  const inOrder = recorded.flatMap((group) => kept.get(group) ?? []);
+  return {
+    groups: [
+      ...inOrder.filter((seed) => seed.team_id !== undefined),
+      ...inOrder.filter((seed) => seed.team_id === undefined),
+    ],
+    notes: recorded.flatMap((group) => notes.get(group) ?? []),
+  };
+}
