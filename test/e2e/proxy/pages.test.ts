@@ -33,6 +33,15 @@ describe("the proxy's browser pages", () => {
     },
   );
 
+  it('answers a browser asking for /favicon.ico with 204, not forwarded and not journaled', async () => {
+    const target = await mocks();
+    const proxy = await proxies({ target: target.url });
+    const answer = await call(proxy.url, 'GET', '/favicon.ico', { headers: {} });
+    expect(answer.status).toBe(204);
+    expect(proxy.requests()).toEqual([]);
+    expect(target.requests()).toEqual([]);
+  });
+
   it('names only its own pages for a page it does not have', async () => {
     const proxy = await proxies({ target: (await mocks()).url });
     const answer = await call(proxy.url, 'GET', '/docs/nothing', { headers: {} });
