@@ -51,6 +51,8 @@ function asWritten(found: Diagnostic, value: CallParameters, types: ParameterChe
   if (found.code !== 'WRONG_TYPE' || (where !== 'path' && where !== 'query') || name === undefined)
     return found;
   const sent = value[where][name];
+  if (Array.isArray(sent))
+    return { ...found, message: `${where} parameter ${name} is given ${sent.length} times; give it once` };
   const type = types.get(`${where}:${name}`);
   const wanted =
     type === 'boolean'

@@ -69,7 +69,11 @@ async function noBodyExpected(
   const text = new TextDecoder().decode(read.value).trim();
   if (text === '' || /^\{\s*\}$/.test(text)) return ok(undefined);
   const name = `${operation.method} ${operation.path}`;
-  const message = `${name} takes no body and would ignore this one; send it without a body (its parameters, if any, go in the path or query: see openapi/admin.yaml)`;
+  const what =
+    operation.operationId === 'reset'
+      ? '; a reset empties every environment of its tenant, and a test that needs a state of its own takes a tenant (POST /__admin/tenants)'
+      : ' (openapi/admin.yaml lists what it takes)';
+  const message = `${name} takes no body and would ignore this one; send it without a body${what}`;
   return failure(
     errorFromDiagnostics('VALIDATION_FAILED', [diagnostic('VALIDATION_FAILED', '/body', message)]),
   );

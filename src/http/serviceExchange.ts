@@ -257,7 +257,7 @@ export class ServiceExchange implements PipelineRequest, BodySink {
             this.fail(served.result.error, false);
           } else if (served.journaled && prepared !== undefined) {
             shared.runtime.recorded(owner.tenant).catch((error: Error) => {
-              this.context.logger.error({ err: error }, 'journal trim failed');
+              logStoreError(this.context, error, 'journal trim failed');
             });
             this.#deliver(prepared);
           } else {
@@ -315,7 +315,7 @@ export class ServiceExchange implements PipelineRequest, BodySink {
     const written = shared.runtime
       .record(this.owner?.tenant ?? defaultTenantId, record)
       .catch((error: Error) => {
-        context.logger.error({ err: error }, 'journal write failed');
+        logStoreError(context, error, 'journal write failed');
       });
     if (reply === undefined) this.#deliver(record);
     else void written.then(() => this.#deliver(record));
@@ -355,9 +355,17 @@ export class ServiceExchange implements PipelineRequest, BodySink {
 /** The answer when PostgreSQL failed: 503 when it is out of reach (nothing was kept), else a bug (500); logged. */
 export function storeFailure(context: MockContext, error: Error): ApiError {
   if (!(error instanceof StoreUnavailableError)) return internalError(context, error);
-  // Expected while PostgreSQL is away, once per request: one line with the reason, not a stack trace each time.
-  context.logger.error({ reason: error.message }, 'database unavailable');
+  logStoreError(context, error, 'database unavailable');
   return apiError('STORE_UNAVAILABLE', error.message, [], { headers: { 'retry-after': '1' } });
+}
+
+/**
+ * Logs a failure of the store. PostgreSQL out of reach is expected while it is away, on every request: one line with
+ * the reason, not a stack trace each time; anything else with its stack.
+ */
+function logStoreError(context: MockContext, error: Error, what: string): void {
+  if (error instanceof StoreUnavailableError) context.logger.error({ reason: error.message }, what);
+  else context.logger.error({ err: error }, what);
 }
 
 /** The answer to a bug in the mock itself, logged with its stack. */

@@ -10,12 +10,16 @@ export interface RecordedGroup {
   readonly seen: number;
   /** Why the newest exchange about it was not recorded ("its answer broke the contract (…)"), if it was not. */
   readonly refused: string | undefined;
+  /** Its environment is a guess (Customer): no answer to its API key said which (see `Recording.write`). */
+  readonly guessed?: boolean;
 }
 
 /** The groups of a fixtures file, and what the file says otherwise than the traffic, one sentence each, in its order. */
 export interface LoadableGroups {
   readonly groups: readonly GroupSeed[];
   readonly notes: readonly string[];
+  /** The ids of the groups written whose environment is a guess. */
+  readonly guessed: readonly string[];
 }
 
 const without = (seed: GroupSeed, field: 'token' | 'team_id'): GroupSeed => {
@@ -36,11 +40,14 @@ export function loadableGroups(recorded: readonly RecordedGroup[]): LoadableGrou
   const note = (group: RecordedGroup, text: string): void => {
     notes.set(group, [...(notes.get(group) ?? []), text]);
   };
-  const ids = new Map<string, string>();
+  /** Per environment and id, the group kept and whether its environment is a guess. */
+  const ids = new Map<string, { name: string; guessed: boolean }>();
   const tokens = new Map<string, string>();
   const teams = new Map<number, string>();
   const kept = new Map<RecordedGroup, GroupSeed>();
-  for (const group of [...recorded].sort((a, b) => b.seen - a.seen)) {
+  // A group of known environment first, then the newest: a guess never displaces what an answer showed.
+  const order = (group: RecordedGroup): number => (group.guessed === true ? 0 : 1e15) + group.seen;
+  for (const group of [...recorded].sort((a, b) => order(b) - order(a))) {
     const name = JSON.stringify(group.id);
     const seed = group.seed;
     if (seed === undefined) {
@@ -54,11 +61,15 @@ export function loadableGroups(recorded: readonly RecordedGroup[]): LoadableGrou
     if (twin !== undefined) {
       note(
         group,
-        `${name} is recorded once in ${seed.environment}, as the newest answer showed it: two API keys of that environment got a group of this id, and an id is unique within an environment`,
+        group.guessed !== true
+          ? `${name} is recorded once in ${seed.environment}, as the newest answer showed it: two API keys of that environment got a group of this id, and an id is unique within an environment`
+          : twin.guessed
+            ? `${name} is recorded once, as the newest answer showed it: two API keys whose environment no answer showed got a group of this id`
+            : `${name} is recorded once in ${seed.environment}, as an answer to a key of that environment showed it; another API key, whose environment no answer showed, also got a group of this id: if that key is a Testing key, add its group with "environment": "Testing"`,
       );
       continue;
     }
-    ids.set(key, name);
+    ids.set(key, { name, guessed: group.guessed === true });
     let loadable = seed;
     const holder = seed.token === undefined ? undefined : tokens.get(seed.token);
     if (holder !== undefined) {
@@ -87,5 +98,6 @@ export function loadableGroups(recorded: readonly RecordedGroup[]): LoadableGrou
       ...inOrder.filter((seed) => seed.team_id === undefined),
     ],
     notes: recorded.flatMap((group) => notes.get(group) ?? []),
+    guessed: recorded.flatMap((group) => (group.guessed === true && kept.has(group) ? [group.id] : [])),
   };
 }

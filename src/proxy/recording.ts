@@ -106,15 +106,14 @@ export class Recording {
     names: PactNames,
     environmentOf: (keyScope: string) => string | undefined,
   ): Promise<RecordingReport> {
-    const guessed: string[] = [];
     const recorded = [...this.#groups.values()].map(({ id, seed, keyScope, tagged, seen, refused }) => {
       if (seed === undefined) return { id, seed, seen, refused };
       const learnt = keyScope === undefined ? undefined : environmentOf(keyScope);
-      if (!tagged && learnt === undefined) guessed.push(seed.user_group_id);
+      const guessed = !tagged && learnt === undefined;
       const environment = tagged ? seed.environment : ((learnt ?? 'Customer') as Environment);
-      return { id, seed: { ...seed, environment }, seen, refused };
+      return { id, seed: { ...seed, environment }, seen, refused, guessed };
     });
-    const { groups, notes } = loadableGroups(recorded);
+    const { groups, notes, guessed } = loadableGroups(recorded);
     await writeWhole(path, this.#hideKeys(`${JSON.stringify({ groups }, null, 2)}\n`));
     await writeWhole(pactPathOf(path), this.#hideKeys(`${JSON.stringify(this.#pact(names), null, 2)}\n`));
     return { guessed, adjusted: notes.map((note) => this.#hideKeys(note)) };

@@ -99,6 +99,7 @@ const isPagePath = (path: string): boolean =>
   path.startsWith('/__admin/ui/') ||
   path === '/docs' ||
   path.startsWith('/docs/') ||
+  path === '/embed' ||
   path.startsWith('/embed/');
 
 /**
@@ -143,7 +144,7 @@ export function createPages(
 
   /** What a page path answers: a file with its headers (and status), or an error. */
   function answer(req: IncomingMessage, path: string): Served | ApiError | Promise<Served | ApiError> {
-    if (server === 'proxy' && path.startsWith('/embed/')) return embedOnProxy(path);
+    if (server === 'proxy' && (path === '/embed' || path.startsWith('/embed/'))) return embedOnProxy(path);
     const file = files[path];
     if (file !== undefined) {
       const built = assets.get(file.name);

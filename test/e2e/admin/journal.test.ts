@@ -114,10 +114,11 @@ describe('GET /__admin/requests (the journal)', () => {
     expect((await admin(mock.url, 'GET', '/__admin/requests')).body).toEqual([]);
   });
 
-  it('answers a browser asking for /favicon.ico with 204 and does not journal it', async () => {
+  it('answers a browser asking for /favicon.ico with 204 and does not journal it, nor /embed', async () => {
     const mock = await start();
     const icon = await call(mock.url, 'GET', '/favicon.ico', { headers: {} });
     expect(icon.status).toBe(204);
+    expect((await call(mock.url, 'GET', '/embed', { headers: {} })).status).toBe(404);
     expect((await admin(mock.url, 'GET', '/__admin/requests')).body).toEqual([]);
   });
 

@@ -155,7 +155,7 @@ const cases: readonly Case[] = [
     status: 400,
     code: 'VALIDATION_FAILED',
     details: ['WRONG_TYPE /query/limit'],
-    hint: 'must be an integer, not an array',
+    hint: 'query parameter limit is given 2 times; give it once',
   },
   {
     why: 'the query names __proto__ twice',
@@ -285,7 +285,7 @@ describe('admin request checks', () => {
       expect(answer.body.error).toMatchObject({
         code: 'VALIDATION_FAILED',
         message:
-          'POST /__admin/reset takes no body and would ignore this one; send it without a body (its parameters, if any, go in the path or query: see openapi/admin.yaml)',
+          'POST /__admin/reset takes no body and would ignore this one; send it without a body; a reset empties every environment of its tenant, and a test that needs a state of its own takes a tenant (POST /__admin/tenants)',
         details: [{ code: 'VALIDATION_FAILED', path: '/body' }],
       });
     }

@@ -10,7 +10,7 @@ const documentOf = (html: string) =>
   JSON.parse(/<script type="application\/json" id="openapi">(.*?)<\/script>/s.exec(html)?.[1] ?? 'null');
 
 describe("the proxy's browser pages", () => {
-  it.each(['/embed/sales-overview?token=TOKEN', '/embed/component.js', '/embed/assets/embed.js'])(
+  it.each(['/embed/sales-overview?token=TOKEN', '/embed/component.js', '/embed/assets/embed.js', '/embed'])(
     '%s answers 404 saying the embed preview is the mock’s, even for a token the target issued',
     async (page) => {
       const target = await mocks();

@@ -138,7 +138,7 @@ describe('a recording from a wrong provider', () => {
     expect(replay.token(token(5))?.provided_id).toBe('shared');
     expect(replay.token(token(1))?.provided_id).toBe('grp-1');
     expect(warnings.at(-1)).toBe(
-      `user-group-mock: ${path} differs from the traffic in 4 place(s), so that serve --fixtures accepts it: "grp-1" is recorded without team_id 1, which "grp-9039", seen later, also has (the service reused it): the mock gives it a fresh one; "grp-9039" is recorded without its token, which "grp-same-token", seen later, also holds (tokens are unique): the mock gives it a new one; "grp-upper" is left out: its answer broke the contract (INVALID_FORMAT at /body/user_group/token); "shared" is recorded once in Customer, as the newest answer showed it: two API keys of that environment got a group of this id, and an id is unique within an environment. The answers that broke the contract are in the journal (/__admin/requests?invalid=true).`,
+      `user-group-mock: ${path} differs from the traffic in 4 place(s), so that serve --fixtures accepts it: "grp-1" is recorded without team_id 1, which "grp-9039", seen later, also has (the service reused it): the mock gives it a fresh one; "grp-9039" is recorded without its token, which "grp-same-token", seen later, also holds (tokens are unique): the mock gives it a new one; "grp-upper" is left out: its answer broke the contract (INVALID_FORMAT at /body/user_group/token); "shared" is recorded once, as the newest answer showed it: two API keys whose environment no answer showed got a group of this id. The answers that broke the contract are in the journal (/__admin/requests?invalid=true).`,
     );
   });
 

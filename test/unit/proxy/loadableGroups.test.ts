@@ -43,6 +43,19 @@ describe('loadableGroups', () => {
     ]);
   });
 
+  it('never lets a group whose environment is a guess displace one an answer placed, and names only the guesses written', () => {
+    const known = seen('x', 1);
+    const guess = { ...seen('x', 2, { name: 'other key' }), guessed: true };
+    const { groups, notes, guessed } = loadableGroups([known, guess]);
+    expect(groups).toEqual([known.seed]);
+    expect(guessed).toEqual([]);
+    expect(notes).toEqual([
+      '"x" is recorded once in Customer, as an answer to a key of that environment showed it; another API key, whose environment no answer showed, also got a group of this id: if that key is a Testing key, add its group with "environment": "Testing"',
+    ]);
+    const alone = loadableGroups([{ ...seen('y', 1), guessed: true }]);
+    expect(alone.guessed).toEqual(['y']);
+  });
+
   it('leaves out a group no answer showed within the contract, saying why', () => {
     const refused = {
       id: 'x',
@@ -53,6 +66,7 @@ describe('loadableGroups', () => {
     expect(loadableGroups([refused, seen('y', 1)])).toEqual({
       groups: [seen('y', 1).seed],
       notes: ['"x" is left out: its answer broke the contract (INVALID_FORMAT at /body/user_group/token)'],
+      guessed: [],
     });
   });
 });
