@@ -32,7 +32,8 @@ const TAIL = ['target', 'status', 'note'];
 
 export const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms = (n: number) => (!Number.isFinite(n) ? 'none' : n < 10 ? n.toFixed(2) : n.toFixed(0));
-const ratio = (n?: number) => (n === undefined ? '' : `${n.toFixed(2)}×`);
+// Below 1, three decimals: 0.847× rounded to 0.85× would read as meeting a ≥0.85× target it missed.
+const ratio = (n?: number) => (n === undefined ? '' : `${n.toFixed(n < 1 ? 3 : 2)}×`);
 const figure = (n: number) => (n < 10 ? n.toFixed(2) : n < 1_000 ? n.toFixed(1) : int(n));
 
 export function status(row: Row): string {
