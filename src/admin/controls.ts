@@ -111,10 +111,11 @@ export const tenantMissing = (id: string): ApiError =>
   );
 
 /**
- * Why tenant `id` cannot be removed by a call acting for `scope`, or undefined when it can: the default tenant never
- * (it is reset instead), another tenant's only from the default scope or its own, and one that does not exist.
+ * Why a call acting for `scope` may not remove tenant `id`, or undefined when it may (whether `id` exists is the
+ * caller's to check): the default tenant never (it is reset instead), another tenant only from the default scope or
+ * its own.
  */
-export function tenantRemovalRefused(id: string, scope: string, exists: boolean): ApiError | undefined {
+export function tenantRemovalRefused(id: string, scope: string): ApiError | undefined {
   if (id === defaultTenantId)
     return apiError(
       'TENANT_NOT_FOUND',
@@ -125,7 +126,7 @@ export function tenantRemovalRefused(id: string, scope: string, exists: boolean)
       'TENANT_NOT_FOUND',
       `tenant "${id}" can be removed only by itself (Authorization: Token <one of its keys>) or from the default scope (no Authorization header); this call acts for tenant "${scope}"`,
     );
-  return exists ? undefined : tenantMissing(id);
+  return undefined;
 }
 
 /** The fixture controls over one mock's store and runtime state. */
@@ -196,7 +197,8 @@ export function createControls(context: MockContext): Controls {
     },
 
     async deleteTenant(id: string, scope = defaultTenantId): Promise<Result<void>> {
-      const refused = tenantRemovalRefused(id, scope, store.world.tenants.has(id));
+      const refused =
+        tenantRemovalRefused(id, scope) ?? (store.world.tenants.has(id) ? undefined : tenantMissing(id));
       if (refused !== undefined) return failure(refused);
       const change: Change = { op: 'deleteTenant', tenant: id };
       await store.commit([change]);

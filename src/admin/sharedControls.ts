@@ -85,8 +85,7 @@ export function createSharedControls(context: MockContext, shared: SharedState):
 
     async deleteTenant(id: string, scope = defaultTenantId): Promise<Result<void>> {
       const refused =
-        tenantRemovalRefused(id, scope, true) ??
-        ((await store.deleteTenant(id)) ? undefined : tenantMissing(id));
+        tenantRemovalRefused(id, scope) ?? ((await store.deleteTenant(id)) ? undefined : tenantMissing(id));
       if (refused !== undefined) return failure(refused);
       context.runtimes.delete(id);
       context.keys.forget(id);

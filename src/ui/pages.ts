@@ -99,8 +99,10 @@ const isPagePath = (path: string): boolean =>
   path.startsWith('/__admin/ui/') ||
   path === '/docs' ||
   path.startsWith('/docs/') ||
-  path === '/embed' ||
-  path.startsWith('/embed/');
+  isEmbedPath(path);
+
+/** The embed preview and its files: `/embed`, `/embed/{dashboard_id}`, `/embed/component.js`, `/embed/assets/…`. */
+const isEmbedPath = (path: string): boolean => path === '/embed' || path.startsWith('/embed/');
 
 /**
  * The three browser pages, served by the mock itself from the built files (nothing is fetched from elsewhere):
@@ -144,7 +146,7 @@ export function createPages(
 
   /** What a page path answers: a file with its headers (and status), or an error. */
   function answer(req: IncomingMessage, path: string): Served | ApiError | Promise<Served | ApiError> {
-    if (server === 'proxy' && (path === '/embed' || path.startsWith('/embed/'))) return embedOnProxy(path);
+    if (server === 'proxy' && isEmbedPath(path)) return embedOnProxy(path);
     const file = files[path];
     if (file !== undefined) {
       const built = assets.get(file.name);
