@@ -57,7 +57,7 @@ export const serveFlags = {
   'rate-limit': {
     type: 'string',
     env: 'USER_GROUP_MOCK_RATE_LIMIT',
-    help: 'N/min per API key, then 429 with Retry-After (the real service: 180/min)',
+    help: 'N/min per API key, then 429 with Retry-After (default: no limit; the real service allows 180/min)',
   },
   'admin-key': sharedFlags['admin-key'],
   help: sharedFlags.help,

@@ -94,12 +94,12 @@ export class ChangeLog {
 export async function readChangeLog(
   files: FileSystem,
   path: string,
-): Promise<{ changes: Change[]; bytes: number; records: number }> {
+): Promise<{ changes: Change[]; bytes: number; records: number; torn: number }> {
   let buffer: Buffer;
   try {
     buffer = await files.readFile(path);
   } catch (error) {
-    if (isMissing(error)) return { changes: [], bytes: 0, records: 0 };
+    if (isMissing(error)) return { changes: [], bytes: 0, records: 0, torn: 0 };
     throw error;
   }
   const end = buffer.lastIndexOf(0x0a) + 1;
@@ -118,5 +118,6 @@ export async function readChangeLog(
       );
     }
   }
-  return { changes, bytes: end, records: changes.length };
+  // Bytes after the last newline: a line whose write a crash cut off (never acknowledged), dropped on open.
+  return { changes, bytes: end, records: changes.length, torn: buffer.length - end };
 }

@@ -76,6 +76,10 @@ export async function openFilePersistence(
     for (const g of logs.filter((g) => g >= firstGeneration)) {
       const log = await readChangeLog(files, logPath(dbPath, g));
       applyChanges(world, log.changes);
+      if (log.torn > 0)
+        onWarning(
+          `user-group-mock: dropped the last ${log.torn} bytes of ${logPath(dbPath, g)}: a change whose write was cut off (by a crash or a kill), never acknowledged to a client`,
+        );
       generation = g;
       replayed = log;
     }

@@ -271,9 +271,19 @@ describe('damaged database files', () => {
   it('drops a torn last line (a write cut short by a crash, never acknowledged) and starts', async () => {
     dir = await tempDir('torn');
     const log = `${dir.db}.log.1`;
-    await writeFile(log, `${validLog()}{"op":"putGroup","tenant":"default","group":{"environment":"Cus`);
-    const mock = await start();
+    const torn = '{"op":"putGroup","tenant":"default","group":{"environment":"Cus';
+    await writeFile(log, `${validLog()}${torn}`);
+    const warnings: string[] = [];
+    const mock = await start({ onWarning: (message) => warnings.push(message) });
     expect(mock.groups().map((g) => g.provided_id)).toEqual(['a']);
+    // Said, not silent: the operator learns that the log lost an unacknowledged write.
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `dropped the last ${torn.length} bytes of .*db\\.json\\.log\\.1: a change whose write was cut off`,
+        ),
+      ),
+    ]);
     expect((await readFile(log, 'utf8')).endsWith('}\n')).toBe(true);
     expect((await mock.api('GET', { user_group_id: 'b', name: 'B' })).status).toBe(200);
   });

@@ -192,6 +192,17 @@ export async function start(): Promise<MockServer> {
     }
     expect(broken).toEqual([]);
   });
+
+  it('ships no compiled module whose source is gone (the build starts from an empty dist/)', () => {
+    // tsc's output mirrors src/; a declaration without its source is left over from an earlier layout.
+    const orphans = packed.files
+      .map((file) => file.path)
+      .filter((path) => /^dist\/.*\.d\.ts$/.test(path) && !path.startsWith('dist/cjs/'))
+      .filter(
+        (path) => !existsSync(join(repoRoot, path.replace(/^dist\//, 'src/').replace(/\.d\.ts$/, '.ts'))),
+      );
+    expect(orphans).toEqual([]);
+  });
 });
 
 describe('docs/install.md', () => {
