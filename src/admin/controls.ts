@@ -66,7 +66,10 @@ export interface Controls {
   requests(query?: JournalQuery, tenant?: string): JournalEntry[];
   /** Empties the journal of a scope. */
   clearRequests(tenant?: string): void;
-  /** A new tenant with its own pair of API keys (Customer and Testing), sharing nothing with the others. */
+  /**
+   * A new tenant with its own pair of API keys (Customer and Testing), groups, journal and faults, which no other
+   * tenant sees. `team_id`s and (with `seed`) tokens come from one sequence for the whole mock.
+   */
   createTenant(): Promise<TenantHandle>;
   /** Removes a tenant and its groups; from a tenant's own scope only that tenant can be removed. */
   deleteTenant(id: string, scope?: string): Promise<Result<void>>;
