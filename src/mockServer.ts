@@ -15,7 +15,12 @@ import { answerClientError } from './http/clientError.js';
 import { closeServer, holdRequests, listen } from './http/listen.js';
 import { type ApiKey, defaultApiKeys, KeyRing } from './runtime/keyRing.js';
 import { createLog } from './runtime/log.js';
-import type { MockContext, SharedState } from './runtime/mockContext.js';
+import {
+  type MockContext,
+  retiredAnywhere,
+  type SharedState,
+  type TenantRuntime,
+} from './runtime/mockContext.js';
 import { RateLimiter } from './runtime/rateLimiter.js';
 import { SharedRuntime } from './runtime/sharedRuntime.js';
 import type { FileSystem } from './store/fileSystem.js';
@@ -125,17 +130,22 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
             ...(options.onWarning ? { onWarning: options.onWarning } : {}),
           });
     store = new Store(persistence, options.onWarning);
+    const runtimes = new Map<string, TenantRuntime>();
     const context: MockContext = {
       store,
       storeKind: shared !== undefined ? 'postgres' : options.db === undefined ? 'memory' : 'file',
       shared,
-      keys: new KeyRing(apiKeys, persistence.world),
+      keys: new KeyRing(
+        apiKeys,
+        persistence.world,
+        (token) => retiredAnywhere(runtimes, token) !== undefined,
+      ),
       ids: options.seed === undefined ? cryptoIds : seededIds(options.seed),
       logger: await createLog(options.logLevel ?? 'silent'),
       bodyLimit: options.bodyLimit ?? 1024 * 1024,
       rateLimiter: options.rateLimit === undefined ? undefined : new RateLimiter(options.rateLimit),
       adminKey: options.adminKey === '' ? undefined : options.adminKey,
-      runtimes: new Map(),
+      runtimes,
       stopping: stopping.signal,
     };
     const controls = createControls(context);

@@ -37,7 +37,7 @@ export function getOrCreate(
     const notice =
       differing.length === 0
         ? undefined
-        : `group "${existing.provided_id}" already exists and was returned unchanged; its ${differing.join(', ')} ${differing.length === 1 ? 'differs' : 'differ'} from the request. Use PUT /api/user to update it.`;
+        : `group "${existing.provided_id}" already exists and was returned unchanged; its ${fieldList(differing)} ${differing.length === 1 && differing[0] !== 'properties' ? 'differs' : 'differ'} from the request. Use PUT /api/user to update it.`;
     return ok({
       body: getOrCreateBody(existing, false),
       changes: [],
@@ -60,25 +60,32 @@ export function getOrCreate(
   });
 }
 
-/** Update: fields present replace the stored ones whole; absent fields stay. */
+/**
+ * Update: fields present replace the stored ones whole; absent fields stay. An unknown id is refused, naming the
+ * other environment of the caller's tenant when the id is there (the key picks the environment).
+ */
 export function update(
   caller: Caller,
   request: RequestBodies['updateUserGroup'],
 ): Result<Decision<SuccessBodies['updateUserGroup']>> {
   const existing = caller.tenant.groups.get(groupKey(caller.environment, request.user_group_id));
   if (existing === undefined) {
+    const id = JSON.stringify(request.user_group_id);
+    const other = otherEnvironment(caller.environment);
+    const elsewhere = caller.tenant.groups.has(groupKey(other, request.user_group_id));
+    const message = elsewhere
+      ? `no group with user_group_id ${id} in the ${caller.environment} environment of this API key, but the ${other} environment has one: the API key decides the environment, so update it with this tenant's ${other} key (a GET /api/user with this key would create a second group in ${caller.environment})`
+      : `no group with user_group_id ${id} in the ${caller.environment} environment of this API key; create it first with GET /api/user`;
     return failure(
-      apiError(
-        'GROUP_NOT_FOUND',
-        `no group with user_group_id "${request.user_group_id}" in the ${caller.environment} environment of this API key; create it first with GET /api/user`,
-        [
-          {
-            code: 'GROUP_NOT_FOUND',
-            path: '/body/user_group_id',
-            message: `no group "${request.user_group_id}" in ${caller.environment}`,
-          },
-        ],
-      ),
+      apiError('GROUP_NOT_FOUND', message, [
+        {
+          code: 'GROUP_NOT_FOUND',
+          path: '/body/user_group_id',
+          message: elsewhere
+            ? `no group ${id} in ${caller.environment}; it is in ${other}`
+            : `no group ${id} in ${caller.environment}`,
+        },
+      ]),
     );
   }
   const group: Group = {
@@ -90,7 +97,10 @@ export function update(
   return ok({ body: updateBody(group), changes: [{ op: 'putGroup', tenant: caller.tenant.id, group }] });
 }
 
-/** Rotate: the current token must belong to a group of the caller's environment; the old token dies at once. */
+/**
+ * Rotate: the current token must belong to a group of the caller's environment; the old token dies at once. A
+ * current token of the caller's other environment is refused as such (the key picks the environment).
+ */
 export function rotate(
   world: World,
   caller: Caller,
@@ -103,17 +113,31 @@ export function rotate(
     found.tenant !== caller.tenant ||
     found.group.environment !== caller.environment
   ) {
+    const other = found?.tenant === caller.tenant ? found.group : undefined;
+    const message =
+      other !== undefined
+        ? `current_token is the token of group ${JSON.stringify(other.provided_id)} in the ${other.environment} environment, not in the ${caller.environment} environment of this API key: the API key decides the environment, so rotate it with this tenant's ${other.environment} key`
+        : `no group in the ${caller.environment} environment of this API key holds current_token; it may have been rotated already: use the token from the latest response`;
     return failure(
-      apiError(
-        'TOKEN_NOT_FOUND',
-        `no group in the ${caller.environment} environment of this API key holds current_token; it may have been rotated already: use the token from the latest response`,
-        [{ code: 'TOKEN_NOT_FOUND', path: '/body/current_token', message: 'no group holds this token now' }],
-      ),
+      apiError('TOKEN_NOT_FOUND', message, [
+        {
+          code: 'TOKEN_NOT_FOUND',
+          path: '/body/current_token',
+          message:
+            other !== undefined
+              ? `the token of a group in ${other.environment}, not in ${caller.environment}`
+              : 'no group holds this token now',
+        },
+      ]),
     );
   }
   const group: Group = { ...found.group, token: ids.token() };
   return ok({ body: rotateBody(group), changes: [{ op: 'putGroup', tenant: caller.tenant.id, group }] });
 }
+
+/** `name`, `name and properties`, `name, mapping and properties`. */
+const fieldList = (fields: readonly string[]): string =>
+  fields.length < 2 ? fields.join('') : `${fields.slice(0, -1).join(', ')} and ${fields.at(-1)}`;
 
 /** The fields a get-or-create sends that differ from the stored group (none, almost always: checked first). */
 function differingFields(request: RequestBodies['getOrCreateUserGroup'], existing: Group): string[] {
@@ -123,6 +147,9 @@ function differingFields(request: RequestBodies['getOrCreateUserGroup'], existin
     (field) => request[field] !== undefined && !isDeepStrictEqual(request[field], existing[field]),
   );
 }
+
+const otherEnvironment = (environment: Environment): Environment =>
+  environment === 'Customer' ? 'Testing' : 'Customer';
 
 const getOrCreateBody = (group: Group, isNew: boolean): SuccessBodies['getOrCreateUserGroup'] => ({
   success: 1,

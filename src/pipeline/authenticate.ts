@@ -12,9 +12,11 @@ const path = '/headers/authorization';
  * alone, before any body is read. Given the mock's keys (and its world, to recognise a group token sent in the
  * key's place), the key must also be known; it then sets `owner`. Without them (the validator library) only the
  * form is checked. A malformed header that still carries a known key is refused with `owner` set to the key's owner.
+ * An empty header is told from a missing one: it was sent, with no value.
  */
 export function authenticate(request: PipelineRequest, keys?: KeyRing, world?: World): ApiError | undefined {
   const values = request.authorization;
+  if (values.length === 1 && (values[0] as string).trim() === '') return emptyHeader();
   const read = readApiKey(values.length > 1 ? values : values[0]);
   if (!read.ok) {
     // A known key in a malformed header (`Bearer <key>`, the key without `Token`): refused, but the key's owner is
@@ -30,6 +32,7 @@ export function authenticate(request: PipelineRequest, keys?: KeyRing, world?: W
     return undefined;
   }
   if (world?.tokens.has(key) === true) return groupTokenAsKey();
+  if (keys.retiredToken(key)) return groupTokenAsKey('retired');
   const unquoted = /^(["'])(.+)\1$/.exec(key)?.[2];
   // `Token token="KEY"`, the form of other Token-scheme APIs (Rails): a name and "=" before the key.
   const named = /^(token|key|api_?key)=/i.exec(key)?.[0];
@@ -44,10 +47,23 @@ export function authenticate(request: PipelineRequest, keys?: KeyRing, world?: W
   });
 }
 
-/** The refusal of a user group token sent in the API key's place. */
-export function groupTokenAsKey(): ApiError {
+/** `Authorization:` sent with no value (a client that sets the header from an unset variable, say). */
+function emptyHeader(): ApiError {
   const message =
-    'Authorization carries a user group token, not an API key. The group token only identifies the viewing group in an embedded dashboard; send "Authorization: Token <API_KEY>"';
+    'Authorization header is empty (sent with no value, as when the variable meant to hold the key is unset); send "Authorization: Token <API_KEY>"';
+  return apiError('AUTH_MISSING', message, [{ code: 'AUTH_MISSING', path, message }], { headers: challenge });
+}
+
+/**
+ * The refusal of a user group token sent in the API key's place: a group's current token, or one a rotation has
+ * replaced (`retired`, when the mock remembers that rotation).
+ */
+export function groupTokenAsKey(token: 'current' | 'retired' = 'current'): ApiError {
+  const which =
+    token === 'retired'
+      ? 'a user group token (one a rotation has since replaced), not an API key'
+      : 'a user group token, not an API key';
+  const message = `Authorization carries ${which}. The group token only identifies the viewing group in an embedded dashboard; the API key is a different credential: send "Authorization: Token <API_KEY>"`;
   return apiError('AUTH_GROUP_TOKEN_AS_KEY', message, [{ code: 'AUTH_GROUP_TOKEN_AS_KEY', path, message }], {
     headers: challenge,
   });

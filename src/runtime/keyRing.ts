@@ -31,6 +31,11 @@ export class KeyRing {
   constructor(
     private readonly defaultKeys: readonly ApiKey[],
     world: World,
+    /**
+     * Whether a credential is a group token a rotation replaced (the tenants' `RetiredTokens`): not a key, but
+     * recognised so that one sent in a key's place is refused as a group token rather than as an unknown key.
+     */
+    private readonly isRetiredToken: (credential: string) => boolean = () => false,
   ) {
     this.rebuild(world);
   }
@@ -64,6 +69,11 @@ export class KeyRing {
   forget(tenant: string): void {
     for (const [digested, owner] of this.#owners) if (owner.tenant === tenant) this.#owners.delete(digested);
     this.#generation++;
+  }
+
+  /** Whether a credential that is no key is a group token a rotation replaced, while that rotation is remembered. */
+  retiredToken(credential: string): boolean {
+    return this.isRetiredToken(credential);
   }
 
   owner(key: string): KeyOwner | undefined {

@@ -7,7 +7,7 @@ import { Journal } from './journal.js';
 import type { KeyRing } from './keyRing.js';
 import type { Log } from './log.js';
 import type { RateLimiter } from './rateLimiter.js';
-import { RetiredTokens } from './retiredTokens.js';
+import { type RetiredToken, RetiredTokens } from './retiredTokens.js';
 import type { SharedRuntime } from './sharedRuntime.js';
 
 /**
@@ -44,6 +44,18 @@ export interface MockContext {
   readonly runtimes: Map<string, TenantRuntime>;
   /** Aborted when the mock starts closing: long-lived answers (the journal's event stream) end then. */
   readonly stopping: AbortSignal;
+}
+
+/** The group a token belonged to before a rotation replaced it, in any tenant's memory of its rotations. */
+export function retiredAnywhere(
+  runtimes: ReadonlyMap<string, TenantRuntime>,
+  token: string,
+): RetiredToken | undefined {
+  for (const runtime of runtimes.values()) {
+    const retired = runtime.retired.find(token);
+    if (retired !== undefined) return retired;
+  }
+  return undefined;
 }
 
 export function runtimeOf(context: MockContext, tenant: string): TenantRuntime {

@@ -100,7 +100,7 @@ function errorCard(request: EmbedRequest, outcome: Exclude<EmbedOutcome, { kind:
       return card(
         404,
         'Unknown token',
-        `No group holds the token ${code(shortToken(token))}: this mock never issued it, or its group was removed (a reset empties the groups).`,
+        `No group holds the token ${code(shortToken(token))}: this mock never issued it, its group was removed (a reset empties the groups), or a rotation replaced it before the mock last started (the preview remembers rotations only while the mock runs).`,
         `Get the group's token with ${getOrCreate} and use the ${code('token')} of the answer.`,
       );
     case 'rotated': {

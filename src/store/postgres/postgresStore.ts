@@ -35,7 +35,10 @@ export interface Owner {
   readonly environment: Environment;
 }
 
-/** What a key is to the database: a tenant's key, a group token sent in its place, or unknown. */
+/**
+ * What a key is to the database: a tenant's key, a group token sent in its place (a group's current token, or one
+ * a rotation the journal still lists replaced), or unknown.
+ */
 export type KeyLookup = Owner | 'group-token' | undefined;
 
 export interface TenantRow {
@@ -219,9 +222,9 @@ export class PostgresStore {
     }
   }
 
-  #update(owner: Owner, request: RequestBodies['updateUserGroup'], serving: Serving): Promise<Served> {
+  async #update(owner: Owner, request: RequestBodies['updateUserGroup'], serving: Serving): Promise<Served> {
     const id = toText(request.user_group_id);
-    return this.#changeLocked(
+    const served = await this.#changeLocked(
       owner,
       serving,
       { where: 'tenant = $1 AND environment = $3 AND provided_id = $4', values: [owner.environment, id] },
@@ -234,6 +237,13 @@ export class PostgresStore {
         };
       },
     );
+    if (served.fault !== undefined || served.result.ok || served.result.error.code !== 'GROUP_NOT_FOUND')
+      return served;
+    // Not in the key's environment: the rule is asked again over the same id in the other one, which it names.
+    const other = owner.environment === 'Customer' ? 'Testing' : 'Customer';
+    const elsewhere = await this.#groupById({ tenant: owner.tenant, environment: other }, id);
+    if (elsewhere === undefined) return served;
+    return { result: update(over([elsewhere], owner)[1], request), journaled: false };
   }
 
   #rotate(
@@ -414,7 +424,17 @@ export class PostgresStore {
     const row = rows[0];
     if (row !== undefined) return { tenant: row.id, environment: row.customer ? 'Customer' : 'Testing' };
     const token = await this.query('SELECT 1 FROM groups WHERE token = $1', [key]);
-    return token.rowCount === 1 ? 'group-token' : undefined;
+    if (token.rowCount === 1) return 'group-token';
+    // A token a rotation replaced, while the journal keeps that rotation (the CASE parses only an answered one's
+    // request, which is JSON).
+    const retired = await this.query(
+      `SELECT 1 FROM journal WHERE operation_id = 'rotateUserGroupToken' AND position($1 IN record) > 0
+         AND CASE WHEN record::jsonb->>'status' = '200'
+           THEN (record::jsonb->>'requestText')::jsonb->>'current_token' = $1 ELSE false END
+       LIMIT 1`,
+      [key],
+    );
+    return retired.rowCount === 1 ? 'group-token' : undefined;
   }
 
   /** Whether the database answers now. */

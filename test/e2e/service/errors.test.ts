@@ -36,6 +36,16 @@ const cases: Case[] = [
     status: 401,
     code: 'AUTH_MISSING',
     header: ['www-authenticate', 'Token'],
+    message: /^Authorization header is missing; send "Authorization: Token <API_KEY>"$/,
+  },
+  {
+    name: 'an empty Authorization',
+    headers: { ...auth, Authorization: '' },
+    body: valid,
+    status: 401,
+    code: 'AUTH_MISSING',
+    header: ['www-authenticate', 'Token'],
+    message: /^Authorization header is empty \(sent with no value.*; send "Authorization: Token <API_KEY>"$/,
   },
   {
     name: 'Bearer',
@@ -251,6 +261,31 @@ describe('bad requests get the error envelope with the right status', () => {
     expect(answer.status).toBe(401);
     expect(answer.body.error.code).toBe('AUTH_GROUP_TOKEN_AS_KEY');
     expect(answer.body.error.message).toMatch(/user group token, not an API key/);
+  });
+
+  it('says so when a group token a rotation replaced is sent as the API key', async () => {
+    const made = await mock.seedGroup({ environment: 'Testing', user_group_id: 'rotated', name: 'R' });
+    if (!made.ok) throw new Error('seed failed');
+    const rotation = await sendRaw(
+      mock.url,
+      rawRequest(
+        'POST',
+        '/api/user',
+        { ...auth, Authorization: 'Token dev-testing-key' },
+        JSON.stringify({ current_token: made.value.token }),
+      ),
+    );
+    expect(rotation.status).toBe(200);
+    const answer = await sendRaw(
+      mock.url,
+      rawRequest('GET', '/api/user', { ...auth, Authorization: `Token ${made.value.token}` }, valid),
+    );
+    expect(answer.status).toBe(401);
+    expect(answer.headers['www-authenticate']).toBe('Token');
+    expect(answer.body.error.code).toBe('AUTH_GROUP_TOKEN_AS_KEY');
+    expect(answer.body.error.message).toMatch(
+      /user group token \(one a rotation has since replaced\), not an API key/,
+    );
   });
 
   it('decides 401 before reading the body', async () => {

@@ -121,6 +121,46 @@ describe.each(stores)('the store contract with $name', (store) => {
     expect((await admin(restarted.url, 'GET', '/__admin/groups')).body).toEqual(groups);
   });
 
+  it('names the other environment when a key of one updates or rotates a group of the other', async () => {
+    const mock = await start(await store.fresh());
+    const testing = await api(mock, 'GET', { name: 'T', user_group_id: 'g-t' }, testingKey);
+    const put = await api(mock, 'PUT', { user_group_id: 'g-t', name: 'U' });
+    expect(put.status).toBe(404);
+    expect(put.body.error.code).toBe('GROUP_NOT_FOUND');
+    expect(put.body.error.message).toContain(
+      "but the Testing environment has one: the API key decides the environment, so update it with this tenant's Testing key",
+    );
+    const nowhere = await api(mock, 'PUT', { user_group_id: 'g-none', name: 'U' });
+    expect(nowhere.body.error.message).toContain('create it first with GET /api/user');
+    const rotation = await api(mock, 'POST', { current_token: testing.body.user_group.token });
+    expect(rotation.status).toBe(404);
+    expect(rotation.body.error.code).toBe('TOKEN_NOT_FOUND');
+    expect(rotation.body.error.message).toContain(
+      'current_token is the token of group "g-t" in the Testing environment, not in the Customer environment of this API key',
+    );
+    expect((await admin(mock.url, 'GET', '/__admin/groups')).body).toEqual([
+      expect.objectContaining({ provided_id: 'g-t', name: 'T', token: testing.body.user_group.token }),
+    ]);
+  });
+
+  it('refuses a group token a rotation replaced, sent as the API key, as a group token', async () => {
+    const options = await store.fresh();
+    const mock = await start(options);
+    const created = await api(mock, 'GET', { name: 'One', user_group_id: 'g-1' });
+    const old = created.body.user_group.token as string;
+    expect((await api(mock, 'POST', { current_token: old })).status).toBe(200);
+    const refused = await api(mock, 'GET', { name: 'One', user_group_id: 'g-1' }, old);
+    expect(refused.status).toBe(401);
+    expect(refused.body.error.code).toBe('AUTH_GROUP_TOKEN_AS_KEY');
+    if (store.kind !== 'postgres') return;
+    // Another replica never saw the rotation: the journal the replicas share tells it.
+    const replica = await start(options);
+    const there = await api(replica, 'GET', { name: 'One', user_group_id: 'g-1' }, old);
+    expect(there.body.error.code).toBe('AUTH_GROUP_TOKEN_AS_KEY');
+    const unknown = await api(replica, 'GET', { name: 'One', user_group_id: 'g-1' }, 'f'.repeat(64));
+    expect(unknown.body.error.code).toBe('AUTH_UNKNOWN_KEY');
+  });
+
   it('compares ids exactly as sent: NFC and NFD are two groups, a backslash is kept', async () => {
     const mock = await start(await store.fresh());
     const ids = ['caf\u00e9', 'cafe\u0301', 'back\\slash', '__proto__'];

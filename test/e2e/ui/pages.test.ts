@@ -289,6 +289,21 @@ describe.each(embedStores)('the embed preview, $name', ({ postgres }) => {
     );
   });
 
+  it('names a rotation before the mock last started among the reasons a token is unknown', async () => {
+    // The store keeps the groups across the restart; the memory of rotations is the process's.
+    const options = { db: cluster === undefined ? `${tempDir()}/db.json` : await cluster.createDatabase() };
+    const mock = await start(options);
+    const g = await group(mock, 'customer-a');
+    await service(mock, 'POST', { current_token: g.token });
+    expect((await preview(mock, { token: g.token })).status).toBe(410);
+    await mock.close();
+    const page = await preview(await start(options), { token: g.token });
+    expect(page.status).toBe(404);
+    expect(visible(page.text)).toContain(
+      'or a rotation replaced it before the mock last started (the preview remembers rotations only while the mock runs)',
+    );
+  });
+
   it('refuses a token of another environment or another tenant, naming the way out', async () => {
     const mock = await fresh();
     const testing = await group(mock, 'test-a', testingKey);
