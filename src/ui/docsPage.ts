@@ -12,8 +12,15 @@ const titles: Readonly<Record<Reference, string>> = {
 
 /** A value to copy, with its button. */
 function fact(id: string, label: string, value: string): string {
-  return `<div class="fact"><span class="label" id="${id}-label">${escapeHtml(label)}</span><code id="${id}">${escapeHtml(value)}</code><button type="button" class="copy" data-copy="${id}" aria-describedby="${id}-label">Copy</button></div>`;
+  return `<div class="fact"><span class="label" id="${id}-label">${escapeHtml(label)}</span><code id="${id}">${escapeHtml(value)}</code>${copyButton(
+    id,
+    label.replace(/^(Mock|Proxy) /, (word) => word.toLowerCase()),
+  )}</div>`;
 }
+
+/** The Copy button of the element `id`, described by its label (`${id}-label`); `name` is what the status says was copied. */
+const copyButton = (id: string, name: string): string =>
+  `<button type="button" class="copy" data-copy="${id}" data-copy-name="${escapeHtml(name)}" aria-describedby="${id}-label">Copy</button>`;
 
 /**
  * The facts of this mock: its URL, and the keys a client sends (the admin key is never shown). A validating proxy
@@ -57,10 +64,11 @@ function getWithBodySection(document: OpenAPIV3_1.Document, facts: MockFacts): s
 <h2 id="get-body-title">Browsers cannot send a GET with a body</h2>
 <p>${escapeHtml(operation.shortName)} is <code>GET ${escapeHtml(operation.path)}</code> with a JSON body. <code>fetch</code> and <code>XMLHttpRequest</code> refuse or drop a GET body, so this reference offers no "try it" button. Send it from a terminal or from Node:</p>
 <div class="samples">${samples
-    .map(
-      (s) =>
-        `<figure><figcaption>${escapeHtml(s.label)}</figcaption><pre><code>${escapeHtml(s.source)}</code></pre></figure>`,
-    )
+    .map((s, i) => {
+      const id = `sample-${i + 1}`;
+      // Focusable, so that a keyboard reaches it (and scrolls it, should a line still not fit).
+      return `<figure><div class="sample-head"><figcaption id="${id}-label">${escapeHtml(s.label)}</figcaption>${copyButton(id, `${s.label} sample`)}</div><pre tabindex="0" role="region" aria-labelledby="${id}-label"><code id="${id}">${escapeHtml(s.source)}</code></pre></figure>`;
+    })
     .join('')}</div>
 </section>`;
 }

@@ -61,6 +61,9 @@ export function App(): VNode {
     [adminKey, tenant?.id, tenant?.api_keys.Customer],
   );
 
+  // A message is about the view it came from: another view starts without it.
+  useEffect(() => setMessage(''), [route.view, route.tenant]);
+
   useEffect(() => {
     const changed = (): void => setRoute(readHash());
     window.addEventListener('hashchange', changed);
@@ -132,7 +135,7 @@ export function App(): VNode {
 
   return html`<div class="shell">
     <header class="top">
-      <p class="brand"><strong>user-group-mock</strong> <span>${onProxy ? 'Inspector · validating proxy' : 'Inspector'}</span></p>
+      <h1 class="brand"><strong>user-group-mock</strong> <span>${onProxy ? 'Inspector · validating proxy' : 'Inspector'}</span></h1>
       ${
         onProxy
           ? ''
@@ -169,16 +172,20 @@ export function App(): VNode {
           }</a>`,
       )}
     </nav>
-    <p class="announce" role="status" aria-live="polite">${message}</p>
     <main id="main">
       ${
         route.view === 'requests'
-          ? html`<${Requests} entries=${entries} selected=${selected} onSelect=${setSelected} onClear=${clearJournal} />`
+          ? html`<${Requests} entries=${entries} selected=${selected} onSelect=${setSelected} onClear=${clearJournal}
+              scope=${onProxy ? 'this proxy' : `tenant ${tenant?.id ?? 'default'}`} />`
           : route.view === 'groups'
             ? html`<${Groups} key=${tenant?.id} session=${session} revision=${revision} announce=${setMessage} onChange=${loadTenants} />`
             : html`<${Faults} key=${tenant?.id} session=${session} revision=${revision} announce=${setMessage} />`
       }
     </main>
+    <div class=${`announce${message === '' ? ' quiet-now' : ''}`}>
+      <p role="status" aria-live="polite" aria-atomic="true">${message}</p>
+      ${message === '' ? '' : html`<button type="button" class="quiet" aria-label="Dismiss the message" onClick=${() => setMessage('')}>×</button>`}
+    </div>
   </div>`;
 }
 

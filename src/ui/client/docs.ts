@@ -71,7 +71,10 @@ const status = document.getElementById('copy-status');
 for (const button of document.querySelectorAll<HTMLButtonElement>('button[data-copy]')) {
   button.addEventListener('click', async () => {
     const text = document.getElementById(button.dataset.copy ?? '')?.textContent ?? '';
-    const label = document.getElementById(`${button.dataset.copy}-label`)?.textContent ?? 'value';
+    const label =
+      button.dataset.copyName ??
+      document.getElementById(`${button.dataset.copy}-label`)?.textContent ??
+      'value';
     let copied = false;
     try {
       await navigator.clipboard.writeText(text);
@@ -87,8 +90,6 @@ for (const button of document.querySelectorAll<HTMLButtonElement>('button[data-c
       }
     }
     if (status !== null)
-      status.textContent = copied
-        ? `Copied the ${label.toLowerCase()}.`
-        : `Select the ${label.toLowerCase()} and copy it.`;
+      status.textContent = copied ? `Copied the ${label}.` : `Select the ${label} and copy it.`;
   });
 }

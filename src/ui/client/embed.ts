@@ -7,7 +7,9 @@ const post = (): void => {
   const message = {
     type: 'user-group-mock:embed',
     outcome: document.body.dataset.outcome ?? 'unknown',
-    height: document.documentElement.scrollHeight,
+    // The card's own height, not the document's scrollHeight: that is never less than the frame, so a frame once
+    // grown for a tall card would never shrink to a shorter one.
+    height: document.body.getBoundingClientRect().height,
   };
   window.parent.postMessage(message, '*');
 };

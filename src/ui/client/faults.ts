@@ -28,6 +28,20 @@ function faultBody(form: FaultForm): Record<string, unknown> {
   };
 }
 
+/** What a planned fault does: "the next call of update will answer 503", "the next 2 calls of any operation will…". */
+function plannedFault(fault: Fault): string {
+  const one = fault.remaining === 1;
+  const calls = `the next ${one ? 'call' : `${fault.remaining} calls`} of ${
+    fault.operationId === null ? 'any operation' : shortNameOf(fault.operationId)
+  }`;
+  const after = fault.delay_ms > 0 ? ` after ${fault.delay_ms} ms` : '';
+  if (fault.action === 'reset-connection')
+    return `${calls} will lose ${one ? 'its' : 'their'} connection${after}`;
+  if (fault.status === null)
+    return `${calls} will wait ${fault.delay_ms} ms before ${one ? 'it is' : 'they are'} answered`;
+  return `${calls} will answer ${fault.status}${after}`;
+}
+
 export interface FaultsProps {
   readonly session: Session;
   readonly revision: number;
@@ -64,11 +78,7 @@ export function Faults(props: FaultsProps): VNode {
     const answer = await admin(session, 'POST', '/__admin/faults', body);
     if (answer.status === 201) {
       const fault = answer.body as Fault;
-      props.announce(
-        `Planned fault ${fault.id}: the next ${fault.remaining === 1 ? 'call' : `${fault.remaining} calls`} of ${
-          fault.operationId === null ? 'any operation' : shortNameOf(fault.operationId)
-        } ${fault.action === 'reset-connection' ? 'lose their connection' : fault.status === null ? `wait ${fault.delay_ms} ms` : `answer ${fault.status}`}.`,
-      );
+      props.announce(`Planned fault ${fault.id}: ${plannedFault(fault)}.`);
       setReload((n) => n + 1);
     } else {
       setFormProblems(problems(answer));
@@ -77,6 +87,7 @@ export function Faults(props: FaultsProps): VNode {
 
   const clear = async (): Promise<void> => {
     const answer = await admin(session, 'DELETE', '/__admin/faults');
+    if (answer.status === 204) setFormProblems([]);
     props.announce(
       answer.status === 204 ? 'Cleared the pending faults.' : `Clearing refused (${answer.status}).`,
     );
@@ -84,7 +95,12 @@ export function Faults(props: FaultsProps): VNode {
   };
 
   const errorsOf = (field: string): Diagnostic[] => formProblems.filter((d) => fieldOf(d) === field);
-  const set = (change: Partial<FaultForm>): void => setForm({ ...form, ...change });
+  /** A change of the form makes the problems of what was checked or sent before stale: those of the fields changed go. */
+  const set = (change: Partial<FaultForm>): void => {
+    setForm({ ...form, ...change });
+    const changed = Object.keys(change).map((field) => (field === 'reset' ? 'action' : field));
+    setFormProblems(formProblems.filter((d) => fieldOf(d) !== '' && !changed.includes(fieldOf(d))));
+  };
 
   return html`<div class="faults-view">
     <section class="card" aria-labelledby="plan-title">

@@ -4,7 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { Diagnostic, StoredGroup } from '../../spec/types.js';
 import { admin, problems, type Session, service } from './api.js';
 import { checkSeed, fieldOf } from './checks.js';
-import { compactJson, copyText, Field, FormProblems, shortToken } from './ui.js';
+import { Confirm, compactJson, copyText, Field, FormProblems, focusSoon, shortToken } from './ui.js';
 
 type Environment = 'Customer' | 'Testing';
 
@@ -72,7 +72,11 @@ export function Groups(props: GroupsProps): VNode {
   const [groups, setGroups] = useState<StoredGroup[] | undefined>(undefined);
   const [form, setForm] = useState<SeedForm>(emptyForm('Customer'));
   const [formProblems, setFormProblems] = useState<Diagnostic[]>([]);
+  /** Whether formProblems are the mock's answer to the form as it was sent (stale once anything in it changes). */
+  const [refused, setRefused] = useState(false);
   const [confirmReset, setConfirmReset] = useState(false);
+  /** The group whose rotation waits for a yes (its provided_id). */
+  const [confirmRotate, setConfirmRotate] = useState<string | undefined>(undefined);
   const [reload, setReload] = useState(0);
 
   useEffect(() => {
@@ -100,16 +104,25 @@ export function Groups(props: GroupsProps): VNode {
   );
   const keyOf = (g: StoredGroup): string | undefined => tenant?.api_keys[g.environment];
 
+  const rotateButton = (group: StoredGroup): string => `rotate-${group.provided_id}`;
   const rotate = async (group: StoredGroup): Promise<void> => {
+    setConfirmRotate(undefined);
+    focusSoon(rotateButton(group));
     const key = keyOf(group);
     if (key === undefined) return;
     const answer = await service('POST', key, { current_token: group.token });
+    if (answer.status === 200) clearFormProblems();
     props.announce(
       answer.status === 200
         ? `Rotated the token of ${group.provided_id}: the old one now answers 404, and the embed preview says it was rotated.`
         : `Rotation refused (${answer.status}): ${problems(answer)[0]?.message ?? ''}`,
     );
     setReload((n) => n + 1);
+  };
+
+  const clearFormProblems = (): void => {
+    setFormProblems([]);
+    setRefused(false);
   };
 
   const seed = async (event: Event): Promise<void> => {
@@ -120,6 +133,7 @@ export function Groups(props: GroupsProps): VNode {
       ...checkSeed(body).filter((d) => !parseProblems.some((p) => p.path === d.path)),
     ];
     setFormProblems(found);
+    setRefused(false);
     if (found.length > 0) {
       props.announce(
         `The group was not sent: ${found.length} problem${found.length > 1 ? 's' : ''} with the form.`,
@@ -137,6 +151,7 @@ export function Groups(props: GroupsProps): VNode {
       props.onChange();
     } else {
       setFormProblems(problems(answer));
+      setRefused(true);
       props.announce(`The mock refused the group (${answer.status}).`);
     }
   };
@@ -151,7 +166,12 @@ export function Groups(props: GroupsProps): VNode {
       id: `seed-${name}`,
       label,
       value: form[name],
-      onInput: (value: string) => setForm({ ...form, [name]: value }),
+      onInput: (value: string) => {
+        setForm({ ...form, [name]: value });
+        // The mock's refusal was of the form as sent; the checks' problems of this field, of the form as it was.
+        if (refused) clearFormProblems();
+        else setFormProblems(formProblems.filter((d) => fieldOf(d) !== name && fieldOf(d) in form));
+      },
       errors: errorsOf(name),
       ...extra,
     });
@@ -159,6 +179,8 @@ export function Groups(props: GroupsProps): VNode {
   const reset = async (): Promise<void> => {
     const answer = await admin(session, 'POST', '/__admin/reset');
     setConfirmReset(false);
+    focusSoon('reset-tenant');
+    if (answer.status === 204) clearFormProblems();
     props.announce(
       answer.status === 204
         ? `Reset tenant ${tenant?.id}: no groups, journal or faults left.`
@@ -198,7 +220,7 @@ export function Groups(props: GroupsProps): VNode {
                 <thead><tr><th scope="col">ID</th><th scope="col">Name</th><th scope="col">Team</th><th scope="col">Token</th>
                   <th scope="col">Mapping</th><th scope="col">Properties</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
                 <tbody>${shown.map(
-                  (g) => html`<tr key=${g.token}>
+                  (g) => html`<tr key=${g.provided_id}>
                     <th scope="row" data-label="ID"><code>${g.provided_id}</code></th>
                     <td data-label="Name">${g.name}</td>
                     <td data-label="Team">${g.team_id}</td>
@@ -208,9 +230,19 @@ export function Groups(props: GroupsProps): VNode {
                     <td data-label="Mapping"><code class="compact">${compactJson(g.mapping)}</code></td>
                     <td data-label="Properties"><code class="compact">${compactJson(g.properties)}</code></td>
                     <td data-label="Actions" class="actions">
-                      <button type="button" class="small" disabled=${keyOf(g) === undefined}
-                        title=${keyOf(g) === undefined ? `no ${g.environment} API key in this tenant` : 'POST /api/user with the current token'}
-                        aria-label=${`Rotate the token of ${g.provided_id}`} onClick=${() => rotate(g)}>Rotate</button>
+                      ${
+                        confirmRotate === g.provided_id
+                          ? html`<${Confirm} yes=${`Yes, rotate ${g.provided_id}`} onYes=${() => rotate(g)}
+                              onCancel=${() => {
+                                setConfirmRotate(undefined);
+                                focusSoon(rotateButton(g));
+                              }}>
+                              Rotate the token of <code>${g.provided_id}</code>? The current one stops working at once; this cannot be undone.
+                            </${Confirm}>`
+                          : html`<button type="button" class="small" id=${rotateButton(g)} disabled=${keyOf(g) === undefined}
+                              title=${keyOf(g) === undefined ? `no ${g.environment} API key in this tenant` : 'POST /api/user with the current token'}
+                              aria-label=${`Rotate the token of ${g.provided_id}…`} onClick=${() => setConfirmRotate(g.provided_id)}>Rotate…</button>`
+                      }
                       <a class="small-link" target="_blank" rel="noopener"
                         href=${`/embed/preview?${new URLSearchParams({ token: g.token, environment: g.environment, tenant: tenant?.id ?? 'default' })}`}
                         aria-label=${`Preview the embed as ${g.provided_id} (new tab)`}>Preview</a>
@@ -247,10 +279,14 @@ export function Groups(props: GroupsProps): VNode {
       <p>Empties the groups (both environments), the journal and the faults of tenant <code>${tenant?.id}</code>.</p>
       ${
         confirmReset
-          ? html`<p role="alert">Reset <code>${tenant?.id}</code> now? This cannot be undone.</p>
-              <button type="button" class="danger" onClick=${reset}>Yes, reset ${tenant?.id}</button>
-              <button type="button" onClick=${() => setConfirmReset(false)}>Cancel</button>`
-          : html`<button type="button" class="danger" onClick=${() => setConfirmReset(true)}>Reset tenant…</button>`
+          ? html`<${Confirm} yes=${`Yes, reset ${tenant?.id}`} onYes=${reset}
+              onCancel=${() => {
+                setConfirmReset(false);
+                focusSoon('reset-tenant');
+              }}>
+              Reset <code>${tenant?.id}</code> now? This cannot be undone.
+            </${Confirm}>`
+          : html`<button type="button" class="danger" id="reset-tenant" onClick=${() => setConfirmReset(true)}>Reset tenant…</button>`
       }
     </section>
   </div>`;

@@ -1,9 +1,9 @@
 import { html } from 'htm/preact';
 import type { VNode } from 'preact';
-import { useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Diagnostic, JournalEntry } from '../../spec/types.js';
 import { JsonBody, type Mark } from './json.js';
-import { onProxy, operations, shortNameOf } from './ui.js';
+import { Confirm, clock, dateAndClock, focusSoon, onProxy, operations, shortNameOf } from './ui.js';
 
 type StatusClass = '' | '2xx' | '4xx' | '5xx' | 'none';
 type Fault = NonNullable<JournalEntry['fault']>;
@@ -77,11 +77,8 @@ function matches(entry: JournalEntry, filters: Filters): boolean {
   return text === '' || textOf(entry).includes(text);
 }
 
-const clock = (time: string): string => {
-  const date = new Date(time);
-  const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
-  return `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}.${pad(date.getMilliseconds(), 3)}`;
-};
+/** The list and the detail side by side (inspector.css); below, the detail is under the list, out of sight. */
+const sideBySide = (): boolean => window.matchMedia('(min-width: 1100px)').matches;
 
 const describeEntry = (entry: JournalEntry): string =>
   [
@@ -99,7 +96,10 @@ export interface RequestsProps {
   readonly entries: readonly JournalEntry[];
   readonly selected: number | undefined;
   readonly onSelect: (id: number | undefined) => void;
+  /** Clears the journal (asked first). */
   readonly onClear: () => void;
+  /** Whose journal it is, as the question before clearing names it ("tenant t-1"). */
+  readonly scope: string;
 }
 
 /** The journal, newest first, with filters; the selected request's bodies beside it. */
@@ -114,6 +114,24 @@ export function Requests(props: RequestsProps): VNode {
   const shown = useMemo(() => props.entries.filter((e) => matches(e, filters)), [props.entries, filters]);
   const set = (change: Partial<Filters>): void => setFilters({ ...filters, ...change });
   const selected = props.entries.find((e) => e.id === props.selected);
+  const [confirmClear, setConfirmClear] = useState(false);
+  /** A row was chosen here (not kept selected from before): on a narrow layout the detail is brought to it. */
+  const [chosen, setChosen] = useState(0);
+  const detail = useRef<HTMLElement>(null);
+  useEffect(() => {
+    if (chosen === 0 || sideBySide()) return;
+    detail.current?.scrollIntoView({ block: 'start' });
+    detail.current?.focus({ preventScroll: true });
+  }, [chosen]);
+  const choose = (id: number): void => {
+    props.onSelect(id);
+    setChosen((n) => n + 1);
+  };
+  const backToList = (): void => {
+    const row = document.querySelector<HTMLElement>(`.request-row[data-id="${props.selected}"]`);
+    row?.scrollIntoView({ block: 'center' });
+    (row ?? document.getElementById('filter-operation'))?.focus({ preventScroll: row !== null });
+  };
   return html`<div class="requests-view">
     <section class="list-pane" aria-labelledby="requests-title">
       <h2 id="requests-title" class="visually-hidden">Requests</h2>
@@ -157,8 +175,24 @@ export function Requests(props: RequestsProps): VNode {
           <input type="search" id="filter-text" value=${filters.text} placeholder="id, name, token, message…"
             onInput=${(e: Event) => set({ text: (e.target as HTMLInputElement).value })} />
         </div>
-        <button type="button" class="quiet" onClick=${props.onClear}>Clear journal</button>
+        ${confirmClear ? '' : html`<button type="button" class="quiet" id="clear-journal" onClick=${() => setConfirmClear(true)}>Clear journal…</button>`}
       </form>
+      ${
+        confirmClear
+          ? html`<${Confirm} yes="Yes, clear the journal"
+              onYes=${() => {
+                setConfirmClear(false);
+                focusSoon('clear-journal');
+                props.onClear();
+              }}
+              onCancel=${() => {
+                setConfirmClear(false);
+                focusSoon('clear-journal');
+              }}>
+              Clear the journal of ${props.scope}? Its ${props.entries.length} request${props.entries.length === 1 ? '' : 's'} cannot be brought back.
+            </${Confirm}>`
+          : ''
+      }
       <p class="count" aria-live="polite">${shown.length} of ${props.entries.length} requests</p>
       ${
         props.entries.length === 0
@@ -167,21 +201,22 @@ export function Requests(props: RequestsProps): VNode {
               <div class="request-head" aria-hidden="true">
                 <span>Time</span><span>Method</span><span>Operation</span><span>Status</span><span>Duration</span><span>Key</span><span>Contract</span>
               </div>
-              ${shown.map((entry) => Row({ entry, selected: entry.id === props.selected, onSelect: props.onSelect }))}
+              ${shown.map((entry) => Row({ entry, selected: entry.id === props.selected, onSelect: choose }))}
             </div>`
       }
     </section>
-    <section class="detail-pane" aria-label="Selected request">
-      ${selected === undefined ? html`<p class="empty">Choose a request to see what was sent and answered.</p>` : Detail({ entry: selected })}
+    <section class="detail-pane" aria-label="Selected request" id="detail" tabindex="-1" ref=${detail}>
+      ${
+        selected === undefined
+          ? html`<p class="empty">Choose a request to see what was sent and answered.</p>`
+          : html`<button type="button" class="link back-to-list" onClick=${backToList}>↑ Back to the list</button>
+              ${Detail({ entry: selected })}`
+      }
     </section>
   </div>`;
 }
 
-function Row(props: {
-  entry: JournalEntry;
-  selected: boolean;
-  onSelect: (id: number | undefined) => void;
-}): VNode {
+function Row(props: { entry: JournalEntry; selected: boolean; onSelect: (id: number) => void }): VNode {
   const { entry } = props;
   const fault = faultOf(entry);
   const broke = fault !== undefined;
@@ -189,7 +224,7 @@ function Row(props: {
     <button type="button" class=${`request-row${props.selected ? ' selected' : ''}${broke ? ' broke' : ''}`}
       aria-pressed=${props.selected ? 'true' : 'false'} aria-label=${describeEntry(entry)} data-id=${entry.id}
       onClick=${() => props.onSelect(entry.id)}>
-      <span class="time">${clock(entry.time)}</span>
+      <span class="time"><time datetime=${entry.time} title=${dateAndClock(entry.time)}>${clock(entry.time)}</time></span>
       <span class="method">${entry.method}</span>
       <span class="op">${shortNameOf(entry.operationId)}</span>
       <span class=${`status s${statusClassOf(entry.status)}`}>${entry.status === 0 ? '—' : entry.status}</span>
@@ -240,7 +275,7 @@ function Detail(props: { entry: JournalEntry }): VNode {
   };
   return html`<article class="detail" aria-labelledby="detail-title">
     <h2 id="detail-title">${entry.method} ${entry.path} <span class="muted">· ${shortNameOf(entry.operationId)} ·</span>${' '}<span class=${`status s${statusClassOf(entry.status)}`}>${entry.status === 0 ? 'no answer' : entry.status}</span></h2>
-    <p class="summary">${new Date(entry.time).toLocaleString()} · ${entry.durationMs} ms · ${
+    <p class="summary"><time datetime=${entry.time}>${dateAndClock(entry.time)}</time> · ${entry.durationMs} ms · ${
       entry.keyEnvironment === null ? unknownKey : `API key of ${entry.keyEnvironment}`
     } (the key itself is never recorded)</p>
     ${

@@ -1,5 +1,6 @@
 import { html } from 'htm/preact';
-import type { VNode } from 'preact';
+import type { ComponentChildren, VNode } from 'preact';
+import { useEffect, useId, useRef } from 'preact/hooks';
 import type { Diagnostic } from '../../spec/types.js';
 
 /** Copies text to the clipboard; where the Clipboard API is missing (plain HTTP beyond loopback), by selection. */
@@ -101,3 +102,52 @@ export const shortNameOf = (operationId: string | null): string =>
  */
 export const onProxy: boolean =
   (JSON.parse(document.getElementById('server')?.textContent ?? '{}') as { kind?: string }).kind === 'proxy';
+
+export interface ConfirmProps {
+  /** The question, naming what is lost. */
+  readonly children: ComponentChildren;
+  /** The confirming button's text ("Yes, rotate customer-a"). */
+  readonly yes: string;
+  readonly onYes: () => void;
+  readonly onCancel: () => void;
+}
+
+/**
+ * The question asked before an action that cannot be undone (reset, rotate, clear the journal), with the confirming
+ * button and Cancel. Focus moves to Cancel when it appears, so that Enter does not confirm by accident; Escape cancels.
+ */
+export function Confirm(props: ConfirmProps): VNode {
+  const cancel = useRef<HTMLButtonElement>(null);
+  const question = useId();
+  useEffect(() => cancel.current?.focus(), []);
+  // A group named by its question: moving focus to Cancel reads the question out first.
+  return html`<div class="confirm" role="group" aria-labelledby=${question}
+    onKeyDown=${(e: KeyboardEvent) => {
+      if (e.key === 'Escape') props.onCancel();
+    }}>
+    <p id=${question}>${props.children}</p>
+    <div class="confirm-actions">
+      <button type="button" class="danger" onClick=${props.onYes}>${props.yes}</button>
+      <button type="button" ref=${cancel} onClick=${props.onCancel}>Cancel</button>
+    </div>
+  </div>`;
+}
+
+const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
+
+/** A journal time as the list shows it, local: `20:21:02.654`. */
+export const clock = (time: string): string => {
+  const date = new Date(time);
+  return `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}.${pad(date.getMilliseconds(), 3)}`;
+};
+
+/** A journal time with its date, in the same format: `2026-11-23 20:21:02.654`. */
+export const dateAndClock = (time: string): string => {
+  const date = new Date(time);
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${clock(time)}`;
+};
+
+/** Moves focus to the element `id` once the page has rendered the change just made (a trigger back after Cancel). */
+export const focusSoon = (id: string): void => {
+  requestAnimationFrame(() => document.getElementById(id)?.focus());
+};

@@ -162,9 +162,56 @@ describe.skipIf(executable === undefined)(
       await page.locator('.request-row').nth(3).waitFor();
       await page.locator('.request-row[data-id="1"]').click();
       await shot(page, 'inspector-requests');
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('user-group-mock Inspector');
+      // One format for times: the list's clock, with the date in the detail.
+      const listed = (await page.locator('.request-row[data-id="1"] .time').textContent()) as string;
+      expect(listed).toMatch(/^\d{2}:\d{2}:\d{2}\.\d{3}$/);
+      expect(await page.locator('.detail .summary time').textContent()).toMatch(
+        new RegExp(`^\\d{4}-\\d{2}-\\d{2} ${listed.replace('.', '\\.')}$`),
+      );
+
+      // Clearing the journal asks first, as Reset does; Cancel keeps it and gives focus back.
+      await page.getByRole('button', { name: 'Clear journal…' }).click();
+      expect(await page.evaluate('document.activeElement.textContent')).toBe('Cancel');
+      await page.getByRole('button', { name: 'Cancel' }).click();
+      await page.locator('#clear-journal:focus').waitFor();
+      expect(mock.requests()).toHaveLength(4);
+      await page.getByRole('button', { name: 'Clear journal…' }).click();
+      await page.getByRole('button', { name: 'Yes, clear the journal' }).click();
+      await page.getByRole('status').filter({ hasText: 'Cleared the journal.' }).waitFor();
+      await page.getByText('No request yet.').waitFor();
+      expect(mock.requests()).toEqual([]);
 
       expect(await page.content()).not.toContain(customerKey);
       expect(outside).toEqual([]);
+      expect(page.errors).toEqual([]);
+    });
+
+    it('on a phone, brings the chosen request into view with focus, and goes back to the list', async () => {
+      const mock = await start();
+      for (let i = 0; i < 6; i++)
+        await service(mock, 'GET', { user_group_id: `customer-${i}`, name: `Customer ${i}` });
+      const page = await openInspector(mock);
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.locator('.request-row').nth(5).waitFor();
+      const row = page.locator('.request-row[data-id="2"]');
+      await row.click();
+      await page.locator('#detail:focus').waitFor();
+      const top = await page.locator('.detail h2').evaluate((e) => e.getBoundingClientRect().top);
+      expect(top).toBeGreaterThanOrEqual(0);
+      expect(top).toBeLessThan(844);
+      await shot(page, 'inspector-request-phone', '#detail');
+      await page.getByRole('button', { name: 'Back to the list' }).click();
+      await page.locator('.request-row[data-id="2"]:focus').waitFor();
+      const rowTop = await row.evaluate((e) => e.getBoundingClientRect().top);
+      expect(rowTop).toBeGreaterThanOrEqual(0);
+      expect(rowTop).toBeLessThan(844);
+      // Side by side there is nothing to bring into view: focus stays on the row.
+      await page.setViewportSize({ width: 1280, height: 720 });
+      await row.focus();
+      await page.keyboard.press('Enter');
+      expect(await page.evaluate('document.activeElement.dataset.id')).toBe('2');
+      expect(await page.getByRole('button', { name: 'Back to the list' }).isVisible()).toBe(false);
       expect(page.errors).toEqual([]);
     });
 
@@ -212,13 +259,32 @@ describe.skipIf(executable === undefined)(
       });
       await shot(page, 'inspector-groups');
 
+      // Seeding it again is refused beside the form, until the form changes or another action succeeds.
+      const refusal = page.locator('#seed-form .error, #seed-form .problems');
+      await page.getByLabel('user_group_id').fill('customer-b');
+      await page.getByLabel('Name').fill('Customer B');
+      await page.getByRole('button', { name: 'Seed group' }).click();
+      await refusal.first().waitFor();
+      await page.getByLabel('Name').fill('Customer B again');
+      expect(await refusal.count()).toBe(0);
+      await page.getByRole('button', { name: 'Seed group' }).click();
+      await refusal.first().waitFor();
+
+      // Rotating asks first, as Reset does: Cancel leaves the token working and focus on Rotate.
       await page.getByRole('button', { name: 'Rotate the token of customer-b' }).click();
-      await page.locator('.announce', { hasText: 'Rotated the token of customer-b' }).waitFor();
+      expect(await page.evaluate('document.activeElement.textContent')).toBe('Cancel');
+      await page.keyboard.press('Escape');
+      await page.locator('#rotate-customer-b:focus').waitFor();
+      expect(mock.token(seeded?.token as string)).toBeDefined();
+      await page.getByRole('button', { name: 'Rotate the token of customer-b' }).click();
+      await page.getByRole('button', { name: 'Yes, rotate customer-b' }).click();
+      await page.getByRole('status').filter({ hasText: 'Rotated the token of customer-b' }).waitFor();
       expect(mock.token(seeded?.token as string)).toBeUndefined();
+      expect(await refusal.count()).toBe(0);
 
       await page.getByRole('button', { name: 'Reset tenant…' }).click();
       await page.getByRole('button', { name: 'Yes, reset default' }).click();
-      await page.locator('.announce', { hasText: 'Reset tenant default' }).waitFor();
+      await page.getByRole('status').filter({ hasText: 'Reset tenant default' }).waitFor();
       expect(mock.groups()).toEqual([]);
       expect(page.errors).toEqual([]);
     });
@@ -232,9 +298,19 @@ describe.skipIf(executable === undefined)(
       expect(mock.faults()).toEqual([]);
 
       await page.getByLabel('Operation', { exact: true }).selectOption('getOrCreateUserGroup');
+      expect(await page.locator('#fault-status-error').count()).toBe(1); // another field changed: still true
       await page.getByLabel('Status', { exact: true }).fill('503');
+      expect(await page.locator('#fault-status-error').count()).toBe(0);
+      const formTop = (): Promise<number> =>
+        page.locator('#fault-form').evaluate((e) => e.getBoundingClientRect().top);
+      const before = await formTop();
       await page.getByRole('button', { name: 'Plan fault' }).click();
       await page.locator('table.faults tbody tr').waitFor();
+      await page
+        .getByRole('status')
+        .filter({ hasText: 'Planned fault 1: the next call of get-or-create will answer 503.' })
+        .waitFor();
+      expect(await formTop()).toBe(before); // the message moves nothing
       await shot(page, 'inspector-faults');
       const failed = await service(mock, 'GET', { user_group_id: 'a', name: 'A' });
       expect([failed.status, failed.body.error.code]).toEqual([503, 'INJECTED_FAULT']);
@@ -273,6 +349,23 @@ describe.skipIf(executable === undefined)(
       await page.locator('body[data-rendered="true"]').waitFor();
       expect(await page.getByText('undici.request').count()).toBeGreaterThan(1);
       expect(await page.getByText('Browsers cannot send this request.').count()).toBe(1);
+      // The samples above the reference: within the page (wrapped), reachable by keyboard, each with Copy.
+      for (const width of [390, 800, 1280]) {
+        await page.setViewportSize({ width, height: 800 });
+        const sideways = await page.evaluate(
+          "[...document.querySelectorAll('.samples pre')].map((p) => p.scrollWidth - p.clientWidth)",
+        );
+        expect(sideways, `samples at ${width}`).toEqual([0, 0]);
+      }
+      await page.setViewportSize({ width: 1280, height: 720 });
+      expect(await page.locator('.samples pre').evaluateAll((pres) => pres.map((p) => p.tabIndex))).toEqual([
+        0, 0,
+      ]);
+      expect(await page.getByRole('region', { name: 'curl' }).count()).toBe(1);
+      await page.locator('.samples button', { hasText: 'Copy' }).first().click();
+      await page.locator('#copy-status', { hasText: /the curl sample/ }).waitFor();
+      await page.locator('button[data-copy="fact-url"]').click();
+      await page.locator('#copy-status', { hasText: /the mock URL/ }).waitFor();
       await shot(page, 'docs');
       await shot(page, 'docs-get-or-create', `h2:has-text("${summaries(serviceDocument())[0]}")`);
       // Not even the Redocly logo of Redoc's side menu, which its bundle takes from a CDN (the build replaces it).
@@ -328,6 +421,37 @@ describe.skipIf(executable === undefined)(
         .evaluate((element, token) => element.setAttribute('token', token), next);
       await card.filter({ hasText: 'Viewing as' }).waitFor();
       expect(await heard()).toEqual(['rotated', 'viewing']); // one event per card since the reload
+
+      // The frame follows the card's height both ways: down to a shorter card, up again (on a phone's width).
+      await page.setViewportSize({ width: 390, height: 844 });
+      const frame = page.locator('user-group-dashboard iframe');
+      const cardHeight = (): Promise<number> =>
+        page
+          .frameLocator('user-group-dashboard iframe')
+          .locator('body')
+          .evaluate((body) => body.getBoundingClientRect().height);
+      /** Waits until the frame is as tall as its card (both taken from the host page, the card in the frame). */
+      const fits = async (): Promise<void> => {
+        await expect
+          .poll(async () => Math.abs(((await frame.boundingBox())?.height ?? 0) - (await cardHeight())), {
+            timeout: 5000,
+          })
+          .toBeLessThanOrEqual(1);
+      };
+      await fits();
+      const tall = (await frame.boundingBox())?.height as number;
+      await page
+        .locator('user-group-dashboard')
+        .evaluate((element) => element.setAttribute('token', 'e'.repeat(64)));
+      await card.filter({ hasText: 'Unknown token' }).waitFor();
+      await fits();
+      expect((await frame.boundingBox())?.height).toBeLessThan(tall);
+      await page
+        .locator('user-group-dashboard')
+        .evaluate((element, token) => element.setAttribute('token', token), next);
+      await card.filter({ hasText: 'Viewing as' }).waitFor();
+      await fits();
+      expect((await frame.boundingBox())?.height).toBe(tall);
       expect(outside.filter((r) => !r.url.startsWith(integrator))).toEqual([]);
       expect(page.errors).toEqual([]);
     });
