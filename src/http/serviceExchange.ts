@@ -189,7 +189,11 @@ export class ServiceExchange implements PipelineRequest, BodySink {
    */
   #abandon(): void {
     this.res.destroy();
-    logExchange(this.context.logger, { method: this.method, path: this.path, status: 0, ms: 0 }, noWarnings);
+    logExchange(
+      this.context.logger,
+      { method: this.method, path: this.path, status: 0, ms: elapsedMs(this.#started) },
+      noWarnings,
+    );
   }
 
   /** A planned fault: the connection lost, an error status, or (a delay alone) the normal answer. */
@@ -325,7 +329,8 @@ export class ServiceExchange implements PipelineRequest, BodySink {
       return;
     }
     this.payload ??= reply === undefined ? undefined : payloadOf(reply.body);
-    const record = this.#journalRecord(this.payload?.text ?? null);
+    // A client gone before its answer (during a planned delay) is journaled with status 0.
+    const record = this.#journalRecord(this.payload?.text ?? null, !this.res.destroyed);
     const written = shared.runtime
       .record(this.#journalOwner()?.tenant ?? defaultTenantId, record)
       .catch((error: Error) => {
