@@ -13,6 +13,7 @@ import { product } from './errors.js';
 import { createApp } from './http/app.js';
 import { answerClientError } from './http/clientError.js';
 import { closeServer, holdRequests, listen } from './http/listen.js';
+import { defaultJournalLimit, maxJournalLimit } from './runtime/journal.js';
 import { type ApiKey, defaultApiKeys, KeyRing } from './runtime/keyRing.js';
 import { createLog } from './runtime/log.js';
 import {
@@ -55,6 +56,11 @@ export interface MockServerOptions {
   readonly requestTimeout?: number;
   /** Requests per minute per API key; over it, 429. */
   readonly rateLimit?: number;
+  /**
+   * How many entries each tenant's journal keeps (default 1000); older ones are dropped and counted
+   * (`droppedRequests()`, the `X-Journal-Dropped` header of `GET /__admin/requests`).
+   */
+  readonly journalLimit?: number;
   /** Required on `/__admin` calls when set; must be set when `host` is not loopback. */
   readonly adminKey?: string;
   /** The store's file-system seam (tests inject disk faults here). */
@@ -78,7 +84,11 @@ export interface MockServer extends Controls {
   readonly host: string;
   readonly port: number;
   readonly apiKeys: readonly ApiKey[];
-  /** Stops accepting, finishes in-flight requests, flushes the store and releases its lock (again: a no-op). */
+  /**
+   * Stops accepting, finishes in-flight requests, flushes the store and releases its lock (again: a no-op). A request
+   * still waiting on a planned fault's `delay_ms` is cut at once (its connection closed, not journaled): the test
+   * planned that delay, and close() does not wait it out.
+   */
   close(): Promise<void>;
 }
 
@@ -97,6 +107,11 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
       `${product}: listening on ${host} (beyond loopback) needs --admin-key, so that nobody else can reset or read the mock`,
     );
   }
+  const journalLimit = options.journalLimit ?? defaultJournalLimit;
+  if (!Number.isInteger(journalLimit) || journalLimit < 1 || journalLimit > maxJournalLimit)
+    throw new Error(
+      `${product}: journalLimit ${String(options.journalLimit)} is not a whole number of entries from 1 to ${maxJournalLimit}; the default is ${defaultJournalLimit} (--journal-limit)`,
+    );
   // The port first: a port in use is refused before the store creates or locks any file.
   const server = createServer({
     headersTimeout: options.headersTimeout ?? 10_000,
@@ -119,7 +134,7 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
         ...(options.poolSize ? { poolSize: options.poolSize } : {}),
         ...(options.onWarning ? { onWarning: options.onWarning } : {}),
       });
-      shared = { store: opened, runtime: new SharedRuntime(opened) };
+      shared = { store: opened, runtime: new SharedRuntime(opened, journalLimit) };
     }
     const persistence =
       options.db === undefined || postgres
@@ -146,6 +161,7 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
       rateLimiter: options.rateLimit === undefined ? undefined : new RateLimiter(options.rateLimit),
       adminKey: options.adminKey === '' ? undefined : options.adminKey,
       runtimes,
+      journalLimit,
       stopping: stopping.signal,
     };
     const controls = createControls(context);
@@ -190,6 +206,7 @@ function inProcessControls(shared: AdminControls): Controls {
     token: useAdminApi('token'),
     requests: useAdminApi('requests'),
     clearRequests: useAdminApi('clearRequests'),
+    droppedRequests: useAdminApi('droppedRequests'),
     injectFault: useAdminApi('injectFault'),
     faults: useAdminApi('faults'),
     clearFaults: useAdminApi('clearFaults'),

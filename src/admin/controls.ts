@@ -17,7 +17,7 @@ import {
   type RequestWatcher,
   watcherListener,
 } from '../runtime/journal.js';
-import { type MockContext, runtimeOf } from '../runtime/mockContext.js';
+import { abandonScope, type MockContext, runtimeOf } from '../runtime/mockContext.js';
 import type { Health, TenantHandle, TenantSummary, TokenOwner } from '../spec/types.js';
 import { checkAdminSchema } from './adminDocument.js';
 
@@ -50,7 +50,10 @@ export function unknownTenant(tenant: unknown, control: string): Error {
  * exist (`seedGroup` and `deleteTenant` answer `TENANT_NOT_FOUND`), and a database file that cannot be written.
  */
 export interface Controls {
-  /** Empties the groups, the journal and the pending faults of a scope. */
+  /**
+   * Empties the groups, the journal and the pending faults of a scope, and starts the rate limit of its keys again;
+   * its requests still waiting on a planned delay end without an answer and are not journaled.
+   */
   reset(tenant?: string): Promise<void>;
   /**
    * Stores a group as given (a given token and team_id are kept); an error when it breaks `SeedGroupRequest` of
@@ -66,6 +69,12 @@ export interface Controls {
   requests(query?: JournalQuery, tenant?: string): JournalEntry[];
   /** Empties the journal of a scope. */
   clearRequests(tenant?: string): void;
+  /**
+   * How many of the scope's oldest journal entries were dropped to keep the journal within its limit
+   * (`journalLimit`, default 1000) since the last reset or clear: when it is not 0, `requests()` did not see every
+   * request. Over HTTP, the `X-Journal-Dropped` header of `GET /__admin/requests`.
+   */
+  droppedRequests(tenant?: string): number;
   /**
    * A new tenant with its own pair of API keys (Customer and Testing), groups, journal and faults, which no other
    * tenant sees. `team_id`s and (with `seed`) tokens come from one sequence for the whole mock.
@@ -147,6 +156,7 @@ export function createControls(context: MockContext): Controls {
   return {
     async reset(tenant = defaultTenantId): Promise<void> {
       const runtime = runtimeOf(context, known(tenant, 'reset'));
+      abandonScope(context, tenant);
       runtime.journal.clear();
       runtime.faults.clear();
       if (store.world.tenants.get(tenant)?.groups.size) await store.commit([{ op: 'clearTenant', tenant }]);
@@ -191,6 +201,10 @@ export function createControls(context: MockContext): Controls {
       runtimeOf(context, known(tenant, 'clearRequests')).journal.clear();
     },
 
+    droppedRequests(tenant = defaultTenantId): number {
+      return runtimeOf(context, known(tenant, 'droppedRequests')).journal.dropped;
+    },
+
     async createTenant(): Promise<TenantHandle> {
       const id = context.ids.tenantId();
       const api_keys: TenantKeys = { Customer: context.ids.apiKey(), Testing: context.ids.apiKey() };
@@ -204,6 +218,7 @@ export function createControls(context: MockContext): Controls {
         tenantRemovalRefused(id, scope) ?? (store.world.tenants.has(id) ? undefined : tenantMissing(id));
       if (refused !== undefined) return failure(refused);
       const change: Change = { op: 'deleteTenant', tenant: id };
+      abandonScope(context, id);
       await store.commit([change]);
       context.runtimes.delete(id);
       context.keys.rebuild(store.world);

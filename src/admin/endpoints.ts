@@ -67,8 +67,11 @@ export const endpoints: { readonly [K in AdminOperationId]: Endpoint } = {
     );
   },
 
-  listRequests: async ({ controls, tenant, params }) =>
-    json(200, await controls.requests(params.query as JournalQuery, tenant)),
+  listRequests: async ({ controls, tenant, params }) => {
+    const entries = await controls.requests(params.query as JournalQuery, tenant);
+    const dropped = await controls.droppedRequests(tenant);
+    return { status: 200, body: entries, headers: { 'x-journal-dropped': String(dropped) } };
+  },
 
   clearRequests: async ({ controls, tenant }) => {
     await controls.clearRequests(tenant);

@@ -5,7 +5,7 @@ import { failure, ok, type Result } from '../result.js';
 import type { FaultSpec } from '../runtime/faults.js';
 import { type JournalQuery, type RequestWatcher, watcherListener } from '../runtime/journal.js';
 import type { MockContext } from '../runtime/mockContext.js';
-import { runtimeOf, type SharedState } from '../runtime/mockContext.js';
+import { abandonScope, runtimeOf, type SharedState } from '../runtime/mockContext.js';
 import type { Health, TenantSummary, TokenOwner } from '../spec/types.js';
 import { checkAdminSchema } from './adminDocument.js';
 import {
@@ -33,6 +33,7 @@ export function createSharedControls(context: MockContext, shared: SharedState):
   return {
     async reset(tenant = defaultTenantId) {
       const id = await known(tenant, 'reset');
+      abandonScope(context, id);
       runtimeOf(context, id).journal.clear();
       await runtime.clear(id);
       await runtime.clearFaults(id);
@@ -74,6 +75,10 @@ export function createSharedControls(context: MockContext, shared: SharedState):
       await runtime.clear(id);
     },
 
+    async droppedRequests(tenant = defaultTenantId) {
+      return runtime.dropped(await known(tenant, 'droppedRequests'));
+    },
+
     async createTenant() {
       const id = context.ids.tenantId();
       const api_keys: TenantKeys = { Customer: context.ids.apiKey(), Testing: context.ids.apiKey() };
@@ -87,6 +92,7 @@ export function createSharedControls(context: MockContext, shared: SharedState):
       const refused =
         tenantRemovalRefused(id, scope) ?? ((await store.deleteTenant(id)) ? undefined : tenantMissing(id));
       if (refused !== undefined) return failure(refused);
+      abandonScope(context, id);
       context.runtimes.delete(id);
       context.keys.forget(id);
       return ok(undefined);

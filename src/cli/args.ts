@@ -1,6 +1,7 @@
 import type { Environment } from '../domain/model.js';
 import { product } from '../errors.js';
 import type { MockServerOptions } from '../mockServer.js';
+import { defaultJournalLimit, maxJournalLimit } from '../runtime/journal.js';
 import type { ApiKey } from '../runtime/keyRing.js';
 import { parseRateLimit } from '../runtime/rateLimiter.js';
 import {
@@ -59,6 +60,11 @@ export const serveFlags = {
     env: 'USER_GROUP_MOCK_RATE_LIMIT',
     help: 'N/min per API key, then 429 with Retry-After (default: no limit; the real service allows 180/min)',
   },
+  'journal-limit': {
+    type: 'string',
+    env: 'USER_GROUP_MOCK_JOURNAL_LIMIT',
+    help: `entries each tenant's journal keeps (default ${defaultJournalLimit}); older ones are dropped and counted in X-Journal-Dropped`,
+  },
   'admin-key': sharedFlags['admin-key'],
   help: sharedFlags.help,
 } as const satisfies Readonly<Record<string, FlagSpec>>;
@@ -113,6 +119,12 @@ export function parseServeArgs(
     headersTimeout: integer('headers-timeout', get('headers-timeout') ?? '10000', 1, 3_600_000),
     requestTimeout: integer('request-timeout', get('request-timeout') ?? '30000', 1, 3_600_000),
     ...(rateLimit === undefined ? {} : { rateLimit: parseRateLimit(rateLimit) }),
+    journalLimit: integer(
+      'journal-limit',
+      get('journal-limit') ?? String(defaultJournalLimit),
+      1,
+      maxJournalLimit,
+    ),
     ...(adminKey === undefined ? {} : { adminKey }),
   };
 }

@@ -174,8 +174,26 @@ export class ServiceExchange implements PipelineRequest, BodySink {
   /** Strikes the planned fault that is due, if any, else runs the operation. */
   #planned(fault: Fault | undefined): void {
     if (fault === undefined) this.#operate();
-    else if (fault.delay_ms > 0) setTimeout(() => this.#guarded(() => this.#strike(fault)), fault.delay_ms);
+    else if (fault.delay_ms > 0)
+      (this.runtime ?? runtimeOf(this.context, defaultTenantId)).delays.wait(
+        fault.delay_ms,
+        () => this.#guarded(() => this.#strike(fault)),
+        () => this.#abandon(),
+      );
     else this.#strike(fault);
+  }
+
+  /**
+   * The scope was reset or removed, or the mock is closing, while the request waited on its planned delay: it ends
+   * without an answer (the connection closed) and is not journaled, so that it touches nothing of the next test.
+   */
+  #abandon(): void {
+    this.res.destroy();
+    logExchange(
+      this.context.logger,
+      { method: this.method, path: this.path, status: 0, ms: elapsedMs(this.#started) },
+      noWarnings,
+    );
   }
 
   /** A planned fault: the connection lost, an error status, or (a delay alone) the normal answer. */
@@ -311,9 +329,10 @@ export class ServiceExchange implements PipelineRequest, BodySink {
       return;
     }
     this.payload ??= reply === undefined ? undefined : payloadOf(reply.body);
-    const record = this.#journalRecord(this.payload?.text ?? null);
+    // A client gone before its answer (during a planned delay) is journaled with status 0.
+    const record = this.#journalRecord(this.payload?.text ?? null, !this.res.destroyed);
     const written = shared.runtime
-      .record(this.owner?.tenant ?? defaultTenantId, record)
+      .record(this.#journalOwner()?.tenant ?? defaultTenantId, record)
       .catch((error: Error) => {
         logStoreError(context, error, 'journal write failed');
       });
@@ -321,14 +340,26 @@ export class ServiceExchange implements PipelineRequest, BodySink {
     else void written.then(() => this.#deliver(record));
   }
 
-  #journalRecord(responseText: string | null): JournalRecord {
-    const owner = this.owner;
+  /**
+   * Whose journal the request goes to: its key's tenant, even when the request was refused before the key was checked
+   * (a wrong path or method): the test that holds a tenant's key finds every request it sent in that tenant's
+   * journal. No key, or one no tenant has: the default tenant's.
+   */
+  #journalOwner(): KeyOwner | undefined {
+    if (this.owner !== undefined || this.authorization.length !== 1) return this.owner;
+    const read = readApiKey(this.authorization[0]);
+    return read.ok ? this.context.keys.owner(read.value) : undefined;
+  }
+
+  /** The journal record; `delivered` false when the client had gone before the answer (status 0). */
+  #journalRecord(responseText: string | null, delivered = true): JournalRecord {
+    const owner = this.#journalOwner();
     return {
       method: this.method,
       path: this.path,
       operationId: (this.operation?.operationId as OperationId | undefined) ?? null,
       keyEnvironment: owner?.environment ?? null,
-      status: this.reply?.status ?? 0,
+      status: delivered ? (this.reply?.status ?? 0) : 0,
       durationMs: elapsedMs(this.#started),
       requestText: this.text,
       requestBody: this.text === undefined ? (this.body ?? null) : null,
@@ -342,8 +373,9 @@ export class ServiceExchange implements PipelineRequest, BodySink {
     const { context, reply, res, method, path } = this;
     const sent = reply === undefined ? undefined : send(res, reply, this.payload);
     if (reply === undefined && !res.headersSent) res.destroy();
-    const record = journaled ?? this.#journalRecord(sent ?? null);
-    (this.runtime ?? runtimeOf(context, 'default')).journal.record(record);
+    const record = journaled ?? this.#journalRecord(sent ?? null, sent !== undefined);
+    const tenant = this.runtime === undefined ? (this.#journalOwner()?.tenant ?? defaultTenantId) : undefined;
+    (this.runtime ?? runtimeOf(context, tenant as string)).journal.record(record);
     logExchange(
       context.logger,
       { method, path, status: record.status, ms: record.durationMs },

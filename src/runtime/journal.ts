@@ -28,8 +28,14 @@ export type JournalRecord = Omit<
   readonly fault?: 'client' | 'provider';
 };
 
+/** How many entries a journal keeps unless told otherwise (`journalLimit`, `--journal-limit`). */
+export const defaultJournalLimit = 1000;
+/** The largest journal a tenant may keep: each entry holds its bodies, up to the body limit each. */
+export const maxJournalLimit = 100_000;
+
 /**
- * A bounded, in-memory journal (the newest `capacity` entries), newest last. Recording is on every request's
+ * A bounded, in-memory journal (the newest `capacity` entries), newest last; it counts the older entries it drops
+ * to make room (`dropped`), so that a check of the whole journal knows when it did not see every request. Recording is on every request's
  * path, so it keeps each record as given, with its id and clock reading in typed arrays beside it; bodies are
  * parsed and times formatted when it is read. (Keeping parsed bodies alive for a thousand requests made every
  * young-generation GC copy them, which cost more than all the validation of a request.)
@@ -40,9 +46,10 @@ export class Journal {
   readonly #times: Float64Array;
   #next = 0;
   #nextId = 1;
+  #dropped = 0;
   readonly #listeners = new Set<JournalListener>();
 
-  constructor(private readonly capacity = 1000) {
+  constructor(readonly capacity = defaultJournalLimit) {
     this.#ring = new Array(capacity);
     this.#ids = new Float64Array(capacity);
     this.#times = new Float64Array(capacity);
@@ -52,6 +59,7 @@ export class Journal {
     const slot = this.#next;
     const id = this.#nextId++;
     const at = Date.now();
+    if (this.#ring[slot] !== undefined) this.#dropped++;
     this.#ring[slot] = entry;
     this.#ids[slot] = id;
     this.#times[slot] = at;
@@ -86,9 +94,15 @@ export class Journal {
     };
   }
 
+  /** The entries dropped to make room since the journal was created or last emptied. */
+  get dropped(): number {
+    return this.#dropped;
+  }
+
   clear(): void {
     this.#ring = new Array(this.capacity);
     this.#next = 0;
+    this.#dropped = 0;
     for (const listener of this.#listeners) listener.cleared?.();
   }
 }

@@ -3,9 +3,10 @@ import type { Health } from '../spec/types.js';
 import type { PostgresStore } from '../store/postgres/postgresStore.js';
 import type { Store } from '../store/store.js';
 import { Faults } from './faults.js';
-import { Journal } from './journal.js';
+import { defaultJournalLimit, Journal } from './journal.js';
 import type { KeyRing } from './keyRing.js';
 import type { Log } from './log.js';
+import { PendingDelays } from './pendingDelays.js';
 import type { RateLimiter } from './rateLimiter.js';
 import { type RetiredToken, RetiredTokens } from './retiredTokens.js';
 import type { SharedRuntime } from './sharedRuntime.js';
@@ -25,6 +26,8 @@ export interface TenantRuntime {
   readonly faults: Faults;
   /** Learned from the journal, for the embed preview's "this token was rotated". */
   readonly retired: RetiredTokens;
+  /** The requests waiting on a planned delay: cancelled when the scope is reset or removed, or the mock closes. */
+  readonly delays: PendingDelays;
 }
 
 /** Everything a request handler needs, passed in: no module-level state. */
@@ -42,6 +45,8 @@ export interface MockContext {
   /** Required on admin calls when set (always set when listening beyond loopback). */
   readonly adminKey: string | undefined;
   readonly runtimes: Map<string, TenantRuntime>;
+  /** How many entries each tenant's journal keeps (`journalLimit`; default 1000). */
+  readonly journalLimit?: number;
   /** Aborted when the mock starts closing: long-lived answers (the journal's event stream) end then. */
   readonly stopping: AbortSignal;
 }
@@ -61,9 +66,36 @@ export function retiredAnywhere(
 export function runtimeOf(context: MockContext, tenant: string): TenantRuntime {
   let runtime = context.runtimes.get(tenant);
   if (runtime === undefined) {
-    runtime = { journal: new Journal(), faults: new Faults(), retired: new RetiredTokens() };
+    runtime = {
+      journal: new Journal(context.journalLimit ?? defaultJournalLimit),
+      faults: new Faults(),
+      retired: new RetiredTokens(),
+      delays: new PendingDelays(context.stopping),
+    };
     runtime.journal.subscribe(runtime.retired);
+    cancelDelaysOnStopping(context);
     context.runtimes.set(tenant, runtime);
   }
   return runtime;
+}
+
+/** The contexts whose `stopping` signal cancels their pending delays: one listener per mock, however many tenants. */
+const stoppingWatched = new WeakSet<MockContext>();
+
+function cancelDelaysOnStopping(context: MockContext): void {
+  if (stoppingWatched.has(context)) return;
+  stoppingWatched.add(context);
+  const cancel = (): void => {
+    for (const runtime of context.runtimes.values()) runtime.delays.cancelAll();
+  };
+  context.stopping.addEventListener('abort', cancel, { once: true });
+}
+
+/**
+ * Ends what a tenant's scope left running when it is reset or removed: the requests waiting on a planned delay end
+ * without an answer and are not journaled, and the rate limit counts of its keys start again.
+ */
+export function abandonScope(context: MockContext, tenant: string): void {
+  context.runtimes.get(tenant)?.delays.cancelAll();
+  context.rateLimiter?.forgetTenant(tenant);
 }

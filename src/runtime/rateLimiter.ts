@@ -24,6 +24,12 @@ export class RateLimiter {
   clear(): void {
     this.#windows.clear();
   }
+
+  /** Forgets the counts of one tenant's keys (its scope was reset or removed): its next request starts a window. */
+  forgetTenant(tenant: string): void {
+    const prefix = `${tenant}/`;
+    for (const caller of this.#windows.keys()) if (caller.startsWith(prefix)) this.#windows.delete(caller);
+  }
 }
 
 export function parseRateLimit(text: string): number {

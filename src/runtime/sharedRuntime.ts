@@ -2,7 +2,13 @@ import type { FaultRow } from '../store/postgres/faultRows.js';
 import type { PostgresStore } from '../store/postgres/postgresStore.js';
 import type { JournalLine } from '../store/postgres/statements.js';
 import type { Fault, FaultSpec } from './faults.js';
-import { type JournalEntry, type JournalQuery, type JournalRecord, journalEntry } from './journal.js';
+import {
+  defaultJournalLimit,
+  type JournalEntry,
+  type JournalQuery,
+  type JournalRecord,
+  journalEntry,
+} from './journal.js';
 
 /**
  * The journal and the planned faults of every tenant, kept in PostgreSQL beside the groups when it is the store,
@@ -11,10 +17,12 @@ import { type JournalEntry, type JournalQuery, type JournalRecord, journalEntry 
  */
 export class SharedRuntime {
   #recorded = 0;
+  /** Per tenant, the entries this replica's trims deleted since this replica last emptied the journal. */
+  readonly #trimmed = new Map<string, number>();
 
   constructor(
     private readonly store: PostgresStore,
-    private readonly capacity = 1000,
+    private readonly capacity = defaultJournalLimit,
   ) {}
 
   async record(tenant: string, record: JournalRecord): Promise<void> {
@@ -58,6 +66,20 @@ export class SharedRuntime {
 
   async clear(tenant: string): Promise<void> {
     await this.store.query('DELETE FROM journal WHERE tenant = $1', [tenant]);
+    this.#trimmed.delete(tenant);
+  }
+
+  /**
+   * The entries dropped past the limit: those kept but beyond the newest `capacity` (awaiting a trim), and those
+   * this replica's trims deleted since it last emptied the journal (a trim by another replica is counted there).
+   */
+  async dropped(tenant: string): Promise<number> {
+    const { rows } = await this.store.query<{ kept: string }>(
+      'SELECT count(*) AS kept FROM journal WHERE tenant = $1',
+      [tenant],
+    );
+    const beyond = Math.max(0, Number(rows[0]?.kept ?? 0) - this.capacity);
+    return beyond + (this.#trimmed.get(tenant) ?? 0);
   }
 
   async addFault(tenant: string, spec: FaultSpec): Promise<Fault> {
@@ -88,10 +110,12 @@ export class SharedRuntime {
   }
 
   async #trim(table: 'journal' | 'faults', tenant: string): Promise<void> {
-    await this.store.query(
+    const trimmed = await this.store.query(
       `DELETE FROM ${table} WHERE tenant = $1 AND id < (SELECT id FROM ${table} WHERE tenant = $1 ORDER BY id DESC OFFSET $2 LIMIT 1)`,
       [tenant, this.capacity - 1],
     );
+    if (table === 'journal' && (trimmed.rowCount ?? 0) > 0)
+      this.#trimmed.set(tenant, (this.#trimmed.get(tenant) ?? 0) + (trimmed.rowCount ?? 0));
   }
 }
 

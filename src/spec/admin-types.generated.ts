@@ -78,9 +78,12 @@ export interface paths {
         };
         /**
          * Read the journal
-         * @description What the scope's keys sent to `/api/user` and how the mock answered, newest last. Requests whose key is
-         *     missing or unknown cannot be attributed to a tenant and are journaled in the default scope. Admin calls
-         *     are not journaled. The raw API key is never recorded, only its environment.
+         * @description What the scope's keys sent and how the mock answered, newest last. A request whose `Authorization` carries
+         *     a key of the scope is journaled here whatever its path or method (a wrong path's 404 or a wrong method's 405
+         *     too); requests whose key is missing or unknown cannot be attributed to a tenant and are journaled in the
+         *     default scope. Admin calls are not journaled. The raw API key is never recorded, only its environment. The
+         *     journal keeps the newest `--journal-limit` entries (default 1000); `X-Journal-Dropped` says how many older
+         *     ones it dropped.
          */
         get: operations["listRequests"];
         put?: never;
@@ -790,6 +793,13 @@ export interface operations {
             /** @description The journal entries, oldest first. */
             200: {
                 headers: {
+                    /**
+                     * @description How many of the scope's oldest entries were dropped to keep the journal within its limit
+                     *     (`--journal-limit`, default 1000) since the last reset or clear. When it is not 0, this list is not
+                     *     every request the scope sent: a check that "no request was invalid" saw only the newest ones. Reset
+                     *     between tests, or raise the limit.
+                     */
+                    "X-Journal-Dropped"?: number;
                     [name: string]: unknown;
                 };
                 content: {

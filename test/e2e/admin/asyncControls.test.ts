@@ -45,6 +45,31 @@ describe.each(stores)('server.admin, $name', ({ postgres }) => {
     expect(await mock.admin.requests()).toEqual([]);
   });
 
+  it("journals a tenant key's wrong path in that tenant, and counts the entries dropped past journalLimit", async () => {
+    const mock =
+      cluster === undefined
+        ? await start({ journalLimit: 2 })
+        : await start({ journalLimit: 2, db: await cluster.createDatabase() });
+    const tenant = await mock.admin.createTenant();
+    const headers = jsonHeaders(tenant.api_keys.Customer);
+    for (const path of ['/api/users', '/api/user/', '/api/users'])
+      expect(
+        (await call(mock.url, 'GET', path, { body: { name: 'A', user_group_id: 'a' }, headers })).status,
+      ).toBe(404);
+    expect((await mock.admin.requests({ invalid: true }, tenant.id)).map((e) => e.path)).toEqual([
+      '/api/user/',
+      '/api/users',
+    ]);
+    expect(await mock.admin.requests()).toEqual([]);
+    expect(await mock.admin.droppedRequests(tenant.id)).toBe(1);
+    const listed = await call(mock.url, 'GET', '/__admin/requests', {
+      headers: { authorization: `Token ${tenant.api_keys.Testing}` },
+    });
+    expect(listed.headers['x-journal-dropped']).toBe('1');
+    await mock.admin.reset(tenant.id);
+    expect(await mock.admin.droppedRequests(tenant.id)).toBe(0);
+  });
+
   // PostgreSQL's alone: the memory and file stores answer the synchronous reads.
   if (postgres)
     it('refuses the synchronous reads, naming their awaitable form on server.admin', async () => {

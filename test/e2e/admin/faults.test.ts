@@ -1,6 +1,7 @@
+import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { admin, type Mock, service, useMocks } from '../../support/admin.js';
-import { customerKey, testingKey } from '../../support/http.js';
+import { customerKey, jsonHeaders, testingKey } from '../../support/http.js';
 
 const start = useMocks();
 
@@ -136,5 +137,99 @@ describe('--rate-limit N/min', () => {
   it('does not limit admin calls', async () => {
     const mock = await start({ rateLimit: 1 });
     for (let i = 0; i < 3; i++) expect((await admin(mock.url, 'GET', '/__admin/groups')).status).toBe(200);
+  });
+});
+
+/** Waits (bounded) until the planned faults of the scope are taken: the request is then waiting on its delay. */
+async function untilTaken(mock: Mock, tenant?: string): Promise<void> {
+  for (let i = 0; i < 500 && mock.faults(tenant).length > 0; i++)
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  expect(mock.faults(tenant)).toEqual([]);
+}
+
+/** Waits (bounded) until the scope's journal holds `count` entries. */
+async function untilJournaled(mock: Mock, count: number): Promise<void> {
+  for (let i = 0; i < 500 && mock.requests().length < count; i++)
+    await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+describe('requests waiting on a planned delay', () => {
+  it('end without an answer on reset, and neither create their group nor journal themselves', async () => {
+    const mock = await start();
+    await inject(mock, { delay_ms: 2_000 });
+    const abandoned = getOrCreate(mock, 'late');
+    await untilTaken(mock);
+    await mock.reset();
+    await expect(abandoned).rejects.toThrow();
+    expect([mock.groups(), mock.requests()]).toEqual([[], []]);
+    expect((await getOrCreate(mock, 'next')).status).toBe(200);
+    expect(mock.requests().map((e) => (e.requestBody as { user_group_id: string }).user_group_id)).toEqual([
+      'next',
+    ]);
+  });
+
+  it('end without an answer when their tenant is removed; other scopes keep theirs', async () => {
+    const mock = await start();
+    const tenant = await mock.createTenant();
+    mock.injectFault({ delay_ms: 2_000 }, tenant.id);
+    await inject(mock, { delay_ms: 300 });
+    const removed = getOrCreate(mock, 'gone', tenant.api_keys.Customer);
+    const kept = getOrCreate(mock, 'kept');
+    await untilTaken(mock, tenant.id);
+    await untilTaken(mock);
+    expect((await mock.deleteTenant(tenant.id)).ok).toBe(true);
+    await expect(removed).rejects.toThrow();
+    expect((await kept).status).toBe(200);
+  });
+
+  it('are cut when the mock closes, rather than holding close() for their delay', {
+    timeout: 4_000,
+  }, async () => {
+    const mock = await start();
+    await inject(mock, { delay_ms: 60_000 });
+    const cut = getOrCreate(mock, 'late');
+    await untilTaken(mock);
+    await mock.close();
+    await expect(cut).rejects.toThrow();
+    expect(mock.requests()).toEqual([]);
+  });
+
+  it('are journaled with status 0 when the client went away during the delay', async () => {
+    const mock = await start();
+    mock.injectFault({ delay_ms: 300 });
+    const gone = new AbortController();
+    const abandoned = request(`${mock.url}/api/user`, {
+      method: 'GET',
+      headers: jsonHeaders(),
+      body: JSON.stringify({ user_group_id: 'a', name: 'A' }),
+      signal: gone.signal,
+    });
+    await untilTaken(mock);
+    gone.abort();
+    await expect(abandoned).rejects.toThrow();
+    await untilJournaled(mock, 1);
+    expect(mock.requests().map((e) => [e.status, e.responseBody])).toEqual([[0, null]]);
+  });
+});
+
+describe('reset and the rate limit', () => {
+  it('starts the rate limit of the scope keys again on reset', async () => {
+    const mock = await start({ rateLimit: 1 });
+    expect((await getOrCreate(mock, 'a')).status).toBe(200);
+    expect((await getOrCreate(mock, 'b')).status).toBe(429);
+    await mock.reset();
+    expect((await getOrCreate(mock, 'c')).status).toBe(200);
+  });
+
+  it('leaves the counts of other scopes as they are, over HTTP too', async () => {
+    const mock = await start({ rateLimit: 1 });
+    const tenant = await mock.createTenant();
+    const key = tenant.api_keys.Customer;
+    expect((await getOrCreate(mock, 'a')).status).toBe(200);
+    expect((await getOrCreate(mock, 'a', key)).status).toBe(200);
+    expect((await getOrCreate(mock, 'b', key)).status).toBe(429);
+    expect((await admin(mock.url, 'POST', '/__admin/reset', { key })).status).toBe(204);
+    expect((await getOrCreate(mock, 'c', key)).status).toBe(200);
+    expect((await getOrCreate(mock, 'd')).status).toBe(429);
   });
 });

@@ -172,3 +172,85 @@ describe('GET /__admin/requests (the journal)', () => {
     expect(faults.list()[0]?.id).toBe(4);
   });
 });
+
+describe('the journal of the key a request carries', () => {
+  const body = JSON.stringify({ user_group_id: 'a', name: 'A' });
+
+  it.each([
+    ['GET', '/api/user/', 404],
+    ['GET', '/api/users', 404],
+    ['DELETE', '/api/user', 405],
+  ])(
+    'journals %s %s (%i) with a tenant key in that tenant, not the default',
+    async (method, path, status) => {
+      const mock = await start();
+      const tenant = await mock.createTenant();
+      const headers = {
+        authorization: `Token ${tenant.api_keys.Testing}`,
+        'content-type': 'application/json',
+      };
+      expect((await call(mock.url, method, path, { headers: headers, raw: body })).status).toBe(status);
+      const invalid = mock.requests({ invalid: true }, tenant.id);
+      expect(invalid.map((e) => [e.method, e.path, e.status, e.keyEnvironment])).toEqual([
+        [method, path, status, 'Testing'],
+      ]);
+      expect(mock.requests()).toEqual([]);
+      const overHttp = await admin(mock.url, 'GET', '/__admin/requests?invalid=true', {
+        key: tenant.api_keys.Customer,
+      });
+      expect(overHttp.body).toHaveLength(1);
+    },
+  );
+
+  it('journals a wrong path with no key or an unknown key in the default journal', async () => {
+    const mock = await start();
+    const tenant = await mock.createTenant();
+    await call(mock.url, 'GET', '/api/users', { headers: { 'content-type': 'application/json' }, raw: body });
+    await call(mock.url, 'GET', '/api/users', { headers: { authorization: 'Token no-such-key' }, raw: body });
+    expect(mock.requests().map((e) => [e.path, e.status, e.keyEnvironment])).toEqual([
+      ['/api/users', 404, null],
+      ['/api/users', 404, null],
+    ]);
+    expect(mock.requests({}, tenant.id)).toEqual([]);
+  });
+});
+
+describe('journalLimit and the entries dropped', () => {
+  it('keeps the newest journalLimit entries and counts the dropped ones until reset or clear', async () => {
+    const mock = await start({ journalLimit: 3 });
+    for (const id of ['a', 'b', 'c', 'd', 'e']) await service(mock, 'GET', { user_group_id: id, name: id });
+    expect(mock.requests().map((e) => (e.requestBody as { user_group_id: string }).user_group_id)).toEqual([
+      'c',
+      'd',
+      'e',
+    ]);
+    expect(mock.droppedRequests()).toBe(2);
+    const listed = await admin(mock.url, 'GET', '/__admin/requests?invalid=true');
+    expect([listed.body, listed.headers['x-journal-dropped']]).toEqual([[], '2']);
+    mock.clearRequests();
+    expect(mock.droppedRequests()).toBe(0);
+    for (const id of ['f', 'g', 'h', 'i']) await service(mock, 'GET', { user_group_id: id, name: id });
+    expect(mock.droppedRequests()).toBe(1);
+    await mock.reset();
+    expect((await admin(mock.url, 'GET', '/__admin/requests')).headers['x-journal-dropped']).toBe('0');
+  });
+
+  it('counts the drops of each tenant in its own scope', async () => {
+    const mock = await start({ journalLimit: 1 });
+    const tenant = await mock.createTenant();
+    for (const id of ['a', 'b', 'c'])
+      await service(mock, 'GET', { user_group_id: id, name: id }, tenant.api_keys.Customer);
+    expect([mock.droppedRequests(tenant.id), mock.droppedRequests()]).toEqual([2, 0]);
+    const listed = await admin(mock.url, 'GET', '/__admin/requests', { key: tenant.api_keys.Testing });
+    expect(listed.headers['x-journal-dropped']).toBe('2');
+  });
+
+  it.each([0, -1, 1.5, 100_001])(
+    'refuses journalLimit %s, naming the range and the default',
+    async (limit) => {
+      await expect(start({ journalLimit: limit })).rejects.toThrow(
+        /journalLimit .* from 1 to 100000; the default is 1000/,
+      );
+    },
+  );
+});

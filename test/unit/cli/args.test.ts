@@ -94,3 +94,17 @@ describe('serve --api-key', () => {
     expect(parseApiKey('k:Testing')).toEqual({ key: 'k', environment: 'Testing' });
   });
 });
+
+describe('serve --journal-limit', () => {
+  it('reads the flag, else USER_GROUP_MOCK_JOURNAL_LIMIT, else keeps 1000 entries', () => {
+    expect(parseServeArgs(['--journal-limit', '5000'], {}).journalLimit).toBe(5000);
+    expect(parseServeArgs([], { USER_GROUP_MOCK_JOURNAL_LIMIT: '20' }).journalLimit).toBe(20);
+    expect(parseServeArgs([], {}).journalLimit).toBe(1000);
+  });
+
+  it.each(['0', 'many', '100001'])('refuses %j, naming the flag and its range', (limit) => {
+    expect(() => parseServeArgs(['--journal-limit', limit], {})).toThrow(
+      `--journal-limit must be an integer from 1 to 100000, not "${limit}"`,
+    );
+  });
+});

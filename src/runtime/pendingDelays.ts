@@ -1,0 +1,49 @@
+/**
+ * The requests of one scope waiting on a planned fault's `delay_ms`. They belong to the test that planned the delay:
+ * a reset or the removal of the scope cancels them (`cancelAll`), and so does the mock closing (`stopping`), so that
+ * an abandoned request neither touches the next test's state nor holds `close()` for the length of its delay.
+ */
+export class PendingDelays {
+  readonly #pending = new Set<PendingDelay>();
+
+  /** `stopping`: aborted when the mock closes; a delay asked for after that is cancelled at once. */
+  constructor(private readonly stopping?: AbortSignal) {}
+
+  /**
+   * Calls `done` after `ms`, unless the scope is reset or removed, or the mock closes first: then `cancelled` is
+   * called at once instead (and `done` never).
+   */
+  wait(ms: number, done: () => void, cancelled: () => void): void {
+    if (this.stopping?.aborted === true) {
+      cancelled();
+      return;
+    }
+    const delay: PendingDelay = {
+      timer: setTimeout(() => {
+        this.#pending.delete(delay);
+        done();
+      }, ms),
+      cancelled,
+    };
+    this.#pending.add(delay);
+  }
+
+  /** How many requests are waiting. */
+  get size(): number {
+    return this.#pending.size;
+  }
+
+  cancelAll(): void {
+    const pending = [...this.#pending];
+    this.#pending.clear();
+    for (const delay of pending) {
+      clearTimeout(delay.timer);
+      delay.cancelled();
+    }
+  }
+}
+
+interface PendingDelay {
+  readonly timer: NodeJS.Timeout;
+  readonly cancelled: () => void;
+}

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { Journal, type JournalRecord } from '../../../src/runtime/journal.js';
+
+const record = (n: number): JournalRecord => ({
+  method: 'GET',
+  path: '/api/user',
+  operationId: null,
+  keyEnvironment: null,
+  status: 200,
+  durationMs: 1,
+  requestText: String(n),
+  requestBody: null,
+  responseText: null,
+  diagnostics: [],
+  warnings: [],
+});
+
+describe('Journal', () => {
+  it('counts each entry dropped past its capacity, and starts again from 0 when cleared', () => {
+    const journal = new Journal(2);
+    for (let i = 0; i < 2; i++) journal.record(record(i));
+    expect(journal.dropped).toBe(0);
+    for (let i = 2; i < 7; i++) journal.record(record(i));
+    expect([journal.dropped, journal.list().map((e) => e.requestBody)]).toEqual([5, [5, 6]]);
+    journal.clear();
+    expect(journal.dropped).toBe(0);
+    journal.record(record(7));
+    journal.record(record(8));
+    expect(journal.dropped).toBe(0);
+  });
+});
