@@ -34,7 +34,7 @@ export async function readAdminBody(
   const request = pipelineRequest({
     method: operation.method,
     path: operation.path,
-    contentType: head.contentType,
+    contentType: head.contentTypes ?? head.contentType,
     contentEncoding: head.contentEncoding,
     bodySent: announcesBody(head),
     contentLength: head.contentLength,

@@ -11,9 +11,13 @@ export interface RequestHead {
   readonly authorization: readonly string[];
   /** Node's parser has checked it is a number (and refused a request that repeats it with other values). */
   readonly contentLength: number | undefined;
+  /** The first Content-Type; `contentTypes` holds every value when the header is repeated (a client mistake). */
   readonly contentType: string | undefined;
+  readonly contentTypes: readonly string[] | undefined;
   readonly contentEncoding: string | undefined;
   readonly transferEncoding: string | undefined;
+  /** The query string after `?` in the request target, or undefined without a `?`. */
+  readonly query: string | undefined;
 }
 
 export function readHead(req: IncomingMessage): RequestHead {
@@ -21,6 +25,7 @@ export function readHead(req: IncomingMessage): RequestHead {
   const authorization: string[] = [];
   let contentLength: number | undefined;
   let contentType: string | undefined;
+  let contentTypes: string[] | undefined;
   let contentEncoding: string | undefined;
   let transferEncoding: string | undefined;
   const raw = req.rawHeaders;
@@ -32,7 +37,10 @@ export function readHead(req: IncomingMessage): RequestHead {
         if (host === undefined && named(name, 'host', 'Host')) host = value;
         break;
       case 12:
-        if (contentType === undefined && named(name, 'content-type', 'Content-Type')) contentType = value;
+        if (named(name, 'content-type', 'Content-Type')) {
+          if (contentType === undefined) contentType = value;
+          else contentTypes = [...(contentTypes ?? [contentType]), value];
+        }
         break;
       case 13:
         if (named(name, 'authorization', 'Authorization')) authorization.push(value);
@@ -51,7 +59,19 @@ export function readHead(req: IncomingMessage): RequestHead {
         break;
     }
   }
-  return { host, authorization, contentLength, contentType, contentEncoding, transferEncoding };
+  const url = req.url ?? '';
+  const mark = url.indexOf('?');
+  const query = mark === -1 ? undefined : url.slice(mark + 1);
+  return {
+    host,
+    authorization,
+    contentLength,
+    contentType,
+    contentTypes,
+    contentEncoding,
+    transferEncoding,
+    query,
+  };
 }
 
 /**

@@ -6,6 +6,7 @@ import { answer, errorReply, type Reply } from '../pipeline/answer.js';
 import { groupTokenAsKey } from '../pipeline/authenticate.js';
 import { checkLimits } from '../pipeline/checkLimits.js';
 import { checkMediaType } from '../pipeline/checkMediaType.js';
+import { checkQuery } from '../pipeline/checkQuery.js';
 import { checkSchema } from '../pipeline/checkSchema.js';
 import { checkValues } from '../pipeline/checkValues.js';
 import { findOperation } from '../pipeline/findOperation.js';
@@ -41,8 +42,9 @@ import { type Payload, payloadOf, send } from './respond.js';
  */
 export class ServiceExchange implements PipelineRequest, BodySink {
   readonly authorization: readonly string[];
-  readonly contentType: string | undefined;
+  readonly contentType: string | readonly string[] | undefined;
   readonly contentEncoding: string | undefined;
+  readonly query: string | undefined;
   readonly bodySent: boolean;
   readonly contentLength: number | undefined;
   operation: Operation | undefined = undefined;
@@ -69,7 +71,8 @@ export class ServiceExchange implements PipelineRequest, BodySink {
     head: RequestHead,
   ) {
     this.authorization = head.authorization;
-    this.contentType = head.contentType;
+    this.contentType = head.contentTypes ?? head.contentType;
+    this.query = head.query;
     this.contentEncoding = head.contentEncoding;
     this.bodySent = announcesBody(head);
     this.contentLength = head.contentLength;
@@ -86,6 +89,7 @@ export class ServiceExchange implements PipelineRequest, BodySink {
     const { context } = this;
     const refused =
       authenticateOnConnection(this, this.req.socket, context) ??
+      checkQuery(this) ??
       checkLimits(this, context.rateLimiter, context.bodyLimit) ??
       checkMediaType(this);
     if (refused?.code === 'AUTH_UNKNOWN_KEY' && context.shared !== undefined && this.owner === undefined) {

@@ -9,9 +9,12 @@ import type { PipelineRequest } from './pipelineRequest.js';
  */
 export function checkMediaType(request: PipelineRequest): ApiError | undefined {
   if (!request.bodySent) {
-    // Only a GET's body is lost to the client itself: fetch and browsers refuse to send one.
+    // Only a GET's body is lost to the client itself: fetch and browsers refuse to send one, and node:http sends
+    // what is written to a GET without Content-Length or chunked framing, so the server cannot read it as a body.
     const getBody =
-      request.method === 'GET' ? ' (fetch cannot send a GET body: use undici.request or node:http)' : '';
+      request.method === 'GET'
+        ? ' (fetch cannot send a GET body: use undici.request or node:http; node:http sends a GET body given to write() unframed, without Content-Length or Transfer-Encoding: chunked, so it is not read as the body: set the Content-Length header, Buffer.byteLength(body), or pass the body to end(body), which sets it)'
+        : '';
     const message = `${request.method} ${request.path} needs a JSON body and arrived without one; send it with "Content-Type: application/json" and a Content-Length header${getBody}`;
     return errorFromDiagnostics('BODY_MISSING', [{ code: 'BODY_MISSING', path: '/body', message }]);
   }
@@ -21,5 +24,9 @@ export function checkMediaType(request: PipelineRequest): ApiError | undefined {
   const found: Diagnostic[] = [];
   if (type !== undefined) found.push(type);
   if (encoding !== undefined) found.push(encoding);
-  return errorFromDiagnostics('UNSUPPORTED_MEDIA_TYPE', found);
+  // Two Content-Type headers are a malformed request (400), not a media type refused (415).
+  return errorFromDiagnostics(
+    type?.code === 'HTTP_MALFORMED' ? 'HTTP_MALFORMED' : 'UNSUPPORTED_MEDIA_TYPE',
+    found,
+  );
 }

@@ -13,8 +13,11 @@ export interface PipelineRequest {
   readonly path: string;
   /** Every `Authorization` value as sent, in order (a repeated header is a mistake to report). */
   readonly authorization: readonly string[];
-  readonly contentType: string | undefined;
+  /** The Content-Type as sent; every value when the header is repeated (a mistake to report). */
+  readonly contentType: string | readonly string[] | undefined;
   readonly contentEncoding: string | undefined;
+  /** The query string after `?` (the service takes none), or undefined when the target has no `?`. */
+  readonly query: string | undefined;
   /** Whether a body was sent at all (over HTTP: Content-Length above zero, or chunked). */
   readonly bodySent: boolean;
   /** The declared Content-Length, when there is one. */
@@ -40,8 +43,9 @@ export interface ArrivedRequest {
   readonly method: string;
   readonly path: string;
   readonly authorization?: readonly string[];
-  readonly contentType?: string | undefined;
+  readonly contentType?: string | readonly string[] | undefined;
   readonly contentEncoding?: string | undefined;
+  readonly query?: string | undefined;
   readonly bodySent: boolean;
   readonly contentLength?: number | undefined;
 }
@@ -53,6 +57,7 @@ export const pipelineRequest = (arrived: ArrivedRequest): PipelineRequest => ({
   authorization: arrived.authorization ?? [],
   contentType: arrived.contentType,
   contentEncoding: arrived.contentEncoding,
+  query: arrived.query,
   bodySent: arrived.bodySent,
   contentLength: arrived.contentLength,
   operation: undefined,

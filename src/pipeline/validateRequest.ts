@@ -3,6 +3,7 @@ import type { Diagnostic } from '../validate/diagnostic.js';
 import { lowerCaseHeaders } from '../validate/headers.js';
 import { authenticate } from './authenticate.js';
 import { checkMediaType } from './checkMediaType.js';
+import { checkQuery } from './checkQuery.js';
 import { checkSchema } from './checkSchema.js';
 import { checkValues } from './checkValues.js';
 import { findOperation } from './findOperation.js';
@@ -11,7 +12,7 @@ import { type PipelineRequest, pipelineRequest } from './pipelineRequest.js';
 
 export interface RequestToValidate {
   readonly method: string;
-  /** The request path; a query string is ignored. */
+  /** The request path; a query string is refused, as the mock refuses it (the service takes no query parameters). */
   readonly path: string;
   /**
    * Header names in any case; values as strings (or arrays for repeated headers). A plain object, or what HTTP
@@ -37,7 +38,7 @@ export interface RequestValidation {
 }
 
 /**
- * Checks a request the way the mock does, through the same steps (route, `Authorization: Token <key>` form,
+ * Checks a request the way the mock does, through the same steps (route, `Authorization: Token <key>` form, no query,
  * media type, parse, value checks, schema), without a server, key or store. Returns diagnostics; never throws, whatever it is given.
  */
 export function validateRequest(request: RequestToValidate): RequestValidation {
@@ -72,11 +73,14 @@ function check(given: RequestToValidate): RequestValidation {
   const headers = lowerCaseHeaders(given.headers);
   const authorization = headers.authorization;
   const body = given.body;
+  const target = String(given?.path ?? '');
+  const mark = target.indexOf('?');
   const request = pipelineRequest({
     method: String(given?.method ?? '').toUpperCase(),
-    path: String(given?.path ?? '').split('?')[0] as string,
+    path: mark === -1 ? target : target.slice(0, mark),
+    query: mark === -1 ? undefined : target.slice(mark + 1),
     authorization: authorization === undefined ? [] : [authorization].flat(),
-    contentType: first(headers['content-type']),
+    contentType: headers['content-type'],
     contentEncoding: [headers['content-encoding'] ?? []].flat().join(',') || undefined,
     bodySent: body !== undefined,
   });
@@ -90,6 +94,7 @@ function check(given: RequestToValidate): RequestValidation {
     return error === undefined;
   };
   add(authenticate(request));
+  add(checkQuery(request));
   const media = checkMediaType(request);
   add(media);
   if (media?.code !== 'BODY_MISSING') {
@@ -112,6 +117,3 @@ const taken = (request: PipelineRequest, body: unknown): undefined => {
   request.body = body;
   return undefined;
 };
-
-const first = (value: string | readonly string[] | undefined): string | undefined =>
-  typeof value === 'string' ? value : value?.[0];

@@ -1,6 +1,6 @@
 import type { Diagnostic } from '../validate/diagnostic.js';
 import { parseJsonBody } from '../validate/jsonText.js';
-import { checkResponseBody } from '../validate/schemaChecks.js';
+import { checkResponseBody, checkUnroutedAnswer } from '../validate/schemaChecks.js';
 import { findOperation } from './findOperation.js';
 import { pipelineRequest } from './pipelineRequest.js';
 
@@ -26,7 +26,10 @@ export interface ResponseValidation {
   readonly diagnostics: readonly Diagnostic[];
 }
 
-/** Checks a response against the document's schema for its operation and status. Never throws. */
+/**
+ * Checks a response against the document's schema for its operation and status; the answer to a method or path
+ * without an operation, against what the document gives for one (405, 404). Never throws.
+ */
 export function validateResponse(
   response: ResponseToValidate,
   options: ResponseValidationOptions = {},
@@ -49,9 +52,9 @@ export function validateResponse(
       path: String(response?.path ?? '').split('?')[0] as string,
       bodySent: false,
     });
-    const routed = findOperation(request);
+    findOperation(request);
     const operation = request.operation;
-    if (operation === undefined) return { ok: false, diagnostics: routed?.details ?? [] };
+    const operationId = operation?.operationId;
     const raw = response.body;
     let body = raw;
     if (typeof raw === 'string' || raw instanceof Uint8Array) {
@@ -59,18 +62,19 @@ export function validateResponse(
       if (!parsed.ok)
         return {
           ok: false,
-          operationId: operation.operationId,
+          ...(operationId === undefined ? {} : { operationId }),
           diagnostics: parsed.error.details.map((d) => notJson(d, response, raw)),
         };
       body = parsed.value.value;
     }
     const status = Number(response.status);
-    const diagnostics = checkResponseBody(
-      operation,
-      status,
-      body,
-      options.allowAdditionalProperties === true,
-    );
+    const lenient = options.allowAdditionalProperties === true;
+    if (operation === undefined) {
+      // No operation: the answer to a method or path the document does not have, judged by what it documents for one.
+      const diagnostics = checkUnroutedAnswer(request.method, request.path, status, body, lenient);
+      return { ok: diagnostics.length === 0, diagnostics };
+    }
+    const diagnostics = checkResponseBody(operation, status, body, lenient);
     return { ok: diagnostics.length === 0, operationId: operation.operationId, diagnostics };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);

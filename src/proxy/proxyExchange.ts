@@ -7,6 +7,7 @@ import { errorReply } from '../pipeline/answer.js';
 import { authenticate } from '../pipeline/authenticate.js';
 import { checkLimits } from '../pipeline/checkLimits.js';
 import { checkMediaType } from '../pipeline/checkMediaType.js';
+import { checkQuery } from '../pipeline/checkQuery.js';
 import { checkSchema } from '../pipeline/checkSchema.js';
 import { checkValues } from '../pipeline/checkValues.js';
 import { findOperation } from '../pipeline/findOperation.js';
@@ -63,8 +64,9 @@ export function proxyExchange(
     method,
     path,
     authorization: head.authorization,
-    contentType: head.contentType,
+    contentType: head.contentTypes ?? head.contentType,
     contentEncoding: head.contentEncoding,
+    query: head.query,
     bodySent: announcesBody(head),
     contentLength: head.contentLength,
   });
@@ -109,7 +111,7 @@ export function proxyExchange(
   };
 
   const unrouted = findOperation(request);
-  const headFirst = unrouted ?? authenticate(request) ?? checkMediaType(request);
+  const headFirst = unrouted ?? authenticate(request) ?? checkQuery(request) ?? checkMediaType(request);
   const tooLarge = checkLimits(request, undefined, proxy.bodyLimit);
   if (tooLarge !== undefined) {
     refuse(tooLarge);

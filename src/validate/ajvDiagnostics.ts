@@ -11,6 +11,10 @@ export function diagnosticsFromAjv(
   voice: Voice = 'request',
 ): Diagnostic[] {
   const consumed = new Set<ErrorObject>();
+  // "At least one of … besides" is untrue of a body that has one of them and lacks a required field (minProperties
+  // counts every field): only the missing field is said.
+  for (const error of errors)
+    if (error.keyword === 'minProperties' && hasOptionalField(error)) consumed.add(error);
   // An empty string fails `minLength` and, vacuously, a pattern of allowed characters: the first says it all.
   for (const error of errors)
     if (error.keyword === 'pattern' && error.data === '')
@@ -25,9 +29,23 @@ export function diagnosticsFromAjv(
     const inside = errors.some((e) => e.instancePath.startsWith(`${error.instancePath}/`));
     folded.set(error, foldCombinator(error, children, base, voice, inside));
   });
-  return errors.flatMap((error) =>
+  // Ajv checks minProperties before required: a missing required field leads, it is the first thing to fix.
+  const ordered = [
+    ...errors.filter((e) => e.keyword !== 'minProperties'),
+    ...errors.filter((e) => e.keyword === 'minProperties'),
+  ];
+  return ordered.flatMap((error) =>
     consumed.has(error) ? [] : (folded.get(error) ?? [describe(error, base, voice)]),
   );
+}
+
+/** Whether the object a `minProperties` error is about has a field besides the required ones. */
+function hasOptionalField(error: ErrorObject): boolean {
+  const data = error.data;
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return false;
+  const schema = (error.parentSchema ?? {}) as Record<string, unknown>;
+  const required = new Set((schema.required as string[] | undefined) ?? []);
+  return Object.keys(data).some((key) => !required.has(key));
 }
 
 /**
@@ -143,7 +161,7 @@ function describe(error: ErrorObject, base: string, voice: Voice): Diagnostic {
       return diagnostic(
         'TOO_LONG',
         path,
-        `${at} must have at most ${params.limit} characters, not ${String(error.data).length}${was}`,
+        `${at} must have at most ${params.limit} characters, not ${characters(String(error.data))}${was}`,
       );
     case 'pattern': {
       const rule = String(schema['x-pattern-message'] ?? `must match ${params.pattern}`);
@@ -180,6 +198,13 @@ function describe(error: ErrorObject, base: string, voice: Voice): Diagnostic {
   }
 }
 
+/** Characters as `maxLength` counts them (JSON Schema, and so Ajv): code points, not UTF-16 units. */
+const characters = (text: string): number => {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+};
+
 const squash = (name: string): string => name.toLowerCase().replaceAll(/[^a-z0-9]/g, '');
 
 /** `; did you mean "user_group_id"?` when the unknown field is a known one spelled another way. */
@@ -188,7 +213,7 @@ function suggest(
   known: readonly string[],
   properties?: Readonly<Record<string, unknown>>,
 ): string {
-  const match = known.find((k) => squash(k) === squash(field));
+  const match = nearest(field, known);
   if (match !== undefined) return `; did you mean "${match}"?`;
   // A field the answers name otherwise (`x-listed-as`: a seed's user_group_id is a listing's provided_id).
   const renamed = known.find(
@@ -196,4 +221,42 @@ function suggest(
   );
   if (renamed !== undefined) return `; did you mean "${renamed}"? (answers and listings call it "${field}")`;
   return known.length > 0 ? `; allowed fields are ${known.map((k) => `"${k}"`).join(', ')}` : '';
+}
+
+/** A word's stem for comparing names: squashed, a plural ending dropped (`properties` and `property` meet). */
+const stem = (name: string): string =>
+  squash(name)
+    .replace(/ies$/, 'y')
+    .replace(/(?<!s)s$/, '');
+
+/**
+ * The known name an unknown field most likely meant: the same name spelled another way (`userGroupID`), its
+ * singular or plural (`mappings`, `property`), a shortening (`props`), its tail (`group_id`), or a typo.
+ */
+function nearest(field: string, known: readonly string[]): string | undefined {
+  const word = stem(field);
+  if (word === '') return undefined;
+  return (
+    known.find((k) => squash(k) === squash(field)) ??
+    known.find((k) => stem(k) === word) ??
+    (word.length >= 4 ? known.find((k) => stem(k).startsWith(word)) : undefined) ??
+    (word.length >= 5 ? known.find((k) => stem(k).endsWith(word)) : undefined) ??
+    known.find((k) => editDistance(stem(k), word) <= (word.length < 4 ? 1 : 2))
+  );
+}
+
+/** Levenshtein distance, for the few short names of a schema. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++)
+      current[j] = Math.min(
+        (previous[j] as number) + 1,
+        (current[j - 1] as number) + 1,
+        (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    previous = current;
+  }
+  return previous[b.length] as number;
 }

@@ -58,8 +58,19 @@ const fail = (code: ApiError['code'], message: string): Result<never> =>
 
 /** `undefined` when the Content-Type is JSON in UTF-8, else the diagnostic. */
 export function checkContentType(value: HeaderValue): Diagnostic | undefined {
-  const header = Array.isArray(value) ? value[0] : (value as string | undefined);
   const path = '/headers/content-type';
+  if (Array.isArray(value) && value.length > 1) {
+    // Content-Type is a singleton field (RFC 9110, section 8.3): which one the body is in cannot be known.
+    return diagnostic(
+      'HTTP_MALFORMED',
+      path,
+      `the request carries ${value.length} Content-Type headers (${value.map((v) => JSON.stringify(v)).join(', ')}); send exactly one, "Content-Type: application/json"`,
+    );
+  }
+  const sent = Array.isArray(value) ? value[0] : (value as string | undefined);
+  if (sent === 'application/json' || sent === 'application/json; charset=utf-8') return undefined;
+  // An empty parameter (`application/json;`) is allowed: parameters = *( OWS ";" OWS [ parameter ] ).
+  const header = sent?.replace(emptyParameters, '');
   if (header === undefined || header === '') {
     return diagnostic(
       'UNSUPPORTED_MEDIA_TYPE',
@@ -67,7 +78,6 @@ export function checkContentType(value: HeaderValue): Diagnostic | undefined {
       'Content-Type header is missing; send "Content-Type: application/json"',
     );
   }
-  if (header === 'application/json' || header === 'application/json; charset=utf-8') return undefined;
   try {
     const { type, parameters } = parseContentType(header);
     if (type !== 'application/json') {
@@ -82,7 +92,7 @@ export function checkContentType(value: HeaderValue): Diagnostic | undefined {
       return diagnostic(
         'UNSUPPORTED_MEDIA_TYPE',
         path,
-        `Content-Type names charset "${charset}"; JSON is sent in UTF-8 ("application/json; charset=utf-8")`,
+        `Content-Type names charset "${charset}", but JSON over HTTP is UTF-8 (RFC 8259, section 8.1) and the mock reads every body as UTF-8; send "Content-Type: application/json" (or "application/json; charset=utf-8") with the body encoded in UTF-8`,
       );
     }
     return undefined;
@@ -90,10 +100,13 @@ export function checkContentType(value: HeaderValue): Diagnostic | undefined {
     return diagnostic(
       'UNSUPPORTED_MEDIA_TYPE',
       path,
-      `Content-Type "${header}" cannot be parsed; send "Content-Type: application/json"`,
+      `Content-Type "${sent}" cannot be parsed; send "Content-Type: application/json"`,
     );
   }
 }
+
+/** Semicolons with nothing after them but another semicolon or the end (`application/json;`, `a/b;; c=d`). */
+const emptyParameters = /[ \t]*;[ \t]*(?=;|$)/g;
 
 /** `undefined` when the body is not compressed; the mock, like most JSON APIs, takes identity bodies only. */
 export function checkContentEncoding(value: HeaderValue): Diagnostic | undefined {

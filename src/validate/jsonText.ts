@@ -68,6 +68,8 @@ export function parseJsonBody(bytes: Uint8Array | string, voice: Voice = 'reques
       return failed('BODY_MISSING', say.empty);
     }
     const reason = error instanceof Error ? error.message : String(error);
+    if (voice === 'request' && endsEarly(reason, text))
+      return failed('BODY_INVALID_JSON', `body is not valid JSON (${reason}): ${truncated(text)}`);
     return failed('BODY_INVALID_JSON', say.json(reason));
   }
   const scanned = scanStructure(text, say);
@@ -78,6 +80,22 @@ export function parseJsonBody(bytes: Uint8Array | string, voice: Voice = 'reques
   const warnings = clean ? [] : impreciseIntegers(text, value);
   return ok(warnings.length === 0 ? { value, text, clean } : { value, text, clean, warnings });
 }
+
+/** Whether JSON.parse failed because the text stops before the value does (a body cut short). */
+function endsEarly(reason: string, text: string): boolean {
+  if (/Unexpected end of JSON input|Unterminated string/.test(reason)) return true;
+  const at = /at position (\d+)/.exec(reason)?.[1];
+  return at !== undefined && Number(at) >= text.trimEnd().length;
+}
+
+/**
+ * What a body cut short most likely means. A Content-Length counted in characters (`body.length`) is short of
+ * the bytes of a body with non-ASCII characters: the body is cut, and its last bytes arrive as a next request.
+ */
+const truncated = (text: string): string =>
+  /[\u0080-\u{10ffff}]/u.test(text)
+    ? 'the body ends before the JSON does, and it has non-ASCII characters: Content-Length must count bytes (Buffer.byteLength(body)), not characters (body.length); let the HTTP client set it'
+    : 'the body ends before the JSON does; send the whole JSON.stringify(body), with the Content-Length the HTTP client sets';
 
 const failed = (code: ApiError['code'], message: string): Result<never> =>
   failure(errorFromDiagnostics(code, [diagnostic(code, '/body', message)]));

@@ -1,7 +1,7 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { serviceDocument } from '../spec/loadDocument.js';
 import { type Operation, operations } from '../spec/operations.js';
-import { type Diagnostic, diagnostic } from './diagnostic.js';
+import { type Diagnostic, diagnostic, pointer } from './diagnostic.js';
 
 /**
  * Two client mistakes that schema errors alone explain badly, recognised from the document itself:
@@ -32,6 +32,54 @@ export function wrongMethod(operation: Operation, fitting: readonly Operation[])
     '/method',
     `the body fits ${fitting.map((o) => `${o.method} ${o.path} (${o.operationId})`).join(' and ')}, not ${operation.method} (${operation.operationId}): did you mean ${fitting.map(named).join(' or ')}?${curl}`,
   );
+}
+
+/**
+ * A body that wraps the request's fields in one object (`{"user_group": {"name": …, "user_group_id": …}}`): the
+ * fields it holds inside are not reported missing, and the wrapper's diagnostic says to send them at the top level.
+ */
+export function explainWrapper(
+  operation: Operation,
+  body: unknown,
+  diagnostics: readonly Diagnostic[],
+): readonly Diagnostic[] {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return diagnostics;
+  const fields = requestFieldNames(operation);
+  for (const [key, value] of Object.entries(body)) {
+    if (fields.includes(key) || value === null || typeof value !== 'object' || Array.isArray(value)) continue;
+    const inside = Object.keys(value).filter((name) => fields.includes(name));
+    if (inside.length === 0) continue;
+    const path = pointer('/body', key);
+    const named = inside.map((name) => `"${name}"`).join(', ');
+    const wrapper = diagnostic(
+      'UNKNOWN_FIELD',
+      path,
+      `body has ${named} inside "${key}"; send ${inside.length > 1 ? 'these fields' : 'the field'} at the top level of the body, not inside "${key}"`,
+    );
+    const rest = diagnostics.filter(
+      (d) =>
+        d.path !== path &&
+        !(d.code === 'MISSING_FIELD' && inside.some((n) => d.path === pointer('/body', n))),
+    );
+    return [wrapper, ...rest];
+  }
+  return diagnostics;
+}
+
+const fieldNames = new WeakMap<Operation, readonly string[]>();
+
+/** The top-level fields of an operation's request body, as the document names them. */
+export function requestFieldNames(operation: Operation): readonly string[] {
+  let names = fieldNames.get(operation);
+  if (names === undefined) {
+    const document = serviceDocument();
+    let schema = at(document, operation.requestSchema);
+    for (let hops = 0; typeof schema?.$ref === 'string' && hops < 8; hops++)
+      schema = at(document, (schema.$ref as string).slice(1));
+    names = Object.keys((schema?.properties as Node | undefined) ?? {});
+    fieldNames.set(operation, names);
+  }
+  return names;
 }
 
 /** Rewrites the unknown-field diagnostics of fields that only answers carry, with what decides each one. */

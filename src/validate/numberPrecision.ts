@@ -30,7 +30,7 @@ export function impreciseIntegers(text: string, value: unknown, base = '/body'):
       diagnostic(
         impreciseIntegerCode,
         path,
-        `${place(path)} is the integer ${literal}, whose magnitude exceeds 2^53 - 1: JSON.parse, and so every JavaScript client, reads it as ${String(number)}, and so does the mock, which accepts it. Send it as a string if every digit matters`,
+        `${place(path)} is the integer ${literal}, whose magnitude exceeds 2^53 - 1: JSON.parse, and so every JavaScript client, reads it as ${String(number)}, and so does the mock. Send it as a string if every digit matters`,
       ),
     );
   });

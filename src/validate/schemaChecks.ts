@@ -2,7 +2,7 @@ import { serviceDocument } from '../spec/loadDocument.js';
 import { createRouter, type Operation, operations, type Route } from '../spec/operations.js';
 import { diagnosticsFromAjv } from './ajvDiagnostics.js';
 import type { Diagnostic } from './diagnostic.js';
-import { explainAnswerFields, operationsFitting, wrongMethod } from './mistakes.js';
+import { explainAnswerFields, explainWrapper, operationsFitting, wrongMethod } from './mistakes.js';
 import { precompiledChecks } from './precompiled.js';
 import { type SchemaCheck, SchemaRegistry } from './schemas.js';
 
@@ -49,7 +49,11 @@ export function checkRequestSchema(operation: Operation, body: unknown): readonl
   if (operation.requestSchema === undefined) return none;
   const errors = requestCheck(operation, operation.requestSchema)(body);
   if (errors.length === 0) return none;
-  const diagnostics = explainAnswerFields(diagnosticsFromAjv(errors, '/body'));
+  const diagnostics = explainWrapper(
+    operation,
+    body,
+    explainAnswerFields(diagnosticsFromAjv(errors, '/body')),
+  );
   const fitting = operationsFitting(
     operation,
     (other) => requestCheck(other, other.requestSchema as string)(body).length === 0,
@@ -80,6 +84,49 @@ export function checkResponseBody(
   }
   return diagnosticsFromAjv(schemas().check(documentId, schema, { lenient })(body), '/body', 'answer');
 }
+
+/**
+ * Checks the answer to a request that has no operation: a method the path does not take is answered 405, as every
+ * operation of the path documents (their 405 schema); a path the document does not have, 404 with the error
+ * envelope. Any other status is said plainly: no operation documents it, so the answer cannot be checked further.
+ */
+export function checkUnroutedAnswer(
+  method: string,
+  path: string,
+  status: number,
+  body: unknown,
+  lenient: boolean,
+): Diagnostic[] {
+  const found = route(method, path);
+  if (found.kind === 'operation') throw new Error('checkUnroutedAnswer takes a request without an operation');
+  const ofPath = operations().find((o) => o.path === path);
+  if (found.kind === 'method-not-allowed' && ofPath !== undefined) {
+    if (status === 405) return checkResponseBody(ofPath, status, body, lenient);
+    return [
+      {
+        code: 'UNDOCUMENTED_STATUS',
+        path: '/status',
+        message: `the service answered status ${status} to ${method} ${path}, a method the document does not give this path (it gives ${found.allow.join(', ')}); the document's answer to it is 405 with the error envelope`,
+      },
+    ];
+  }
+  if (status === 404)
+    return diagnosticsFromAjv(
+      schemas().check(documentId, errorEnvelope, { lenient })(body),
+      '/body',
+      'answer',
+    );
+  return [
+    {
+      code: 'NO_OPERATION',
+      path: '/path',
+      message: `the document has no operation at ${method} ${path}, so it documents no answer to check this one against; a path the service does not have is answered 404 with the error envelope, and the service answered ${status}`,
+    },
+  ];
+}
+
+/** The error envelope every error answer of the document carries. */
+const errorEnvelope = '/components/schemas/ErrorResponse';
 
 /**
  * Compiles the request schemas now rather than on the first request (servers call this before listening); says

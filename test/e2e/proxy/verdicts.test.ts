@@ -250,21 +250,29 @@ describe('a buggy client through the proxy', () => {
       code: 'BODY_INVALID_JSON',
       status: 400,
     },
+    {
+      mistake: 'a field sent in the query string',
+      path: '/api/user?user_group_id=a',
+      headers: jsonHeaders(),
+      body: getA,
+      code: 'UNKNOWN_QUERY_PARAMETER',
+      status: 400,
+    },
   ])(
     'flags $mistake as the client’s fault, forwarded, and with --block-invalid answers it without forwarding',
-    async ({ headers, body, raw, code, status }) => {
+    async ({ path = '/api/user', headers, body, raw, code, status }) => {
       const target = await correct();
       const watching = await proxies({ target: target.url });
       const blocking = await proxies({ target: target.url, blockInvalid: true });
       const options = { headers, ...(raw === undefined ? { body } : { raw }) };
-      const forwarded = await call(watching.url, 'GET', '/api/user', options);
+      const forwarded = await call(watching.url, 'GET', path, options);
       expect(forwarded.status).toBe(400); // the target's answer
       expect(target.received).toHaveLength(1);
       const [seen] = watching.requests({ invalid: true });
       expect(seen?.fault).toBe('client');
       expect(seen?.diagnostics.map((d) => d.code)).toContain(code);
 
-      const blocked = await call(blocking.url, 'GET', '/api/user', options);
+      const blocked = await call(blocking.url, 'GET', path, options);
       expect(blocked.status).toBe(status);
       expect(blocked.body.success).toBe(0);
       expect(blocked.body.error.details.map((d: { code: string }) => d.code)).toContain(code);

@@ -223,6 +223,30 @@ const cases: Case[] = [
     code: 'UNSUPPORTED_MEDIA_TYPE',
   },
   {
+    name: 'two Content-Type headers, JSON first',
+    headers: { ...auth, 'Content-Type': ['application/json', 'text/plain'] },
+    body: valid,
+    status: 400,
+    code: 'HTTP_MALFORMED',
+    message: /carries 2 Content-Type headers/,
+  },
+  {
+    name: 'two Content-Type headers, JSON last',
+    headers: { ...auth, 'Content-Type': ['text/plain', 'application/json'] },
+    body: valid,
+    status: 400,
+    code: 'HTTP_MALFORMED',
+    message: /carries 2 Content-Type headers/,
+  },
+  {
+    name: 'a body field in the query string',
+    path: '/api/user?user_group_id=qq',
+    body: JSON.stringify({ name: 'n' }),
+    status: 400,
+    code: 'VALIDATION_FAILED',
+    message: /takes no query parameters: send "user_group_id" in the JSON body/,
+  },
+  {
     name: 'a gzip body',
     headers: { ...auth, 'Content-Encoding': 'gzip' },
     body: valid,
@@ -296,6 +320,18 @@ describe('bad requests get the error envelope with the right status', () => {
     });
     const answer = await sendRaw(mock.url, head, 2_000);
     expect(answer.status).toBe(401);
+  });
+
+  it.each([
+    ['DELETE', '/api/user', 405],
+    ['GET', '/api/users', 404],
+  ])('answers %s %s %i in the envelope that validateResponse accepts', async (method, path, status) => {
+    const answer = await sendRaw(mock.url, rawRequest(method, path, auth, valid));
+    expect(answer.status).toBe(status);
+    expect(validateResponse({ method, path, status: answer.status, body: answer.text })).toEqual({
+      ok: true,
+      diagnostics: [],
+    });
   });
 
   it('accepts application/json with charset utf-8', async () => {

@@ -89,6 +89,32 @@ const rows: readonly Row[] = [
     raw: group(''),
   },
   {
+    name: 'a body field sent in the query string',
+    method: 'GET',
+    path: '/api/user?user_group_id=g-1',
+    headers: json,
+    raw: group(''),
+  },
+  { name: 'an update with a name and no id', method: 'PUT', headers: json, raw: '{"name":"n"}' },
+  {
+    name: 'fields wrapped in an object',
+    method: 'GET',
+    headers: json,
+    raw: '{"user_group":{"name":"n","user_group_id":"x1"}}',
+  },
+  {
+    name: 'an empty parameter in the content type',
+    method: 'GET',
+    headers: { ...json, 'content-type': 'application/json;' },
+    raw: group(''),
+  },
+  {
+    name: 'an integer beyond 2^53 where a string belongs (no warning)',
+    method: 'GET',
+    headers: json,
+    raw: '{"user_group_id":12345678901234567,"name":"n"}',
+  },
+  {
     name: 'an integer beyond 2^53 (a warning)',
     method: 'GET',
     headers: json,
@@ -126,7 +152,7 @@ describe('the pipeline', () => {
         body: row.raw,
       }),
     );
-    expect(results.filter((r) => r.ok)).toHaveLength(2);
+    expect(results.filter((r) => r.ok)).toHaveLength(3);
     expect(results.filter((r) => r.warnings.length > 0)).toHaveLength(1);
     expect(new Set(results.flatMap((r) => r.diagnostics.map((d) => d.code))).size).toBeGreaterThanOrEqual(12);
   });

@@ -148,3 +148,169 @@ describe('validateRequest and validateResponse given something other than a requ
     ]);
   });
 });
+
+const jsonHeaders = { authorization: 'Token k', 'content-type': 'application/json' };
+const get = (body: unknown, path = '/api/user') =>
+  validateRequest({ method: 'GET', path, headers: jsonHeaders, body });
+
+describe('validateRequest says only what is true, the first thing to fix first', () => {
+  it('reports a missing user_group_id alone when an update has a name', () => {
+    const result = validateRequest({
+      method: 'PUT',
+      path: '/api/user',
+      headers: jsonHeaders,
+      body: { name: 'n' },
+    });
+    expect(result.diagnostics).toEqual([
+      {
+        code: 'MISSING_FIELD',
+        path: '/body/user_group_id',
+        message: 'body must have required field "user_group_id"',
+      },
+    ]);
+  });
+
+  it('asks for a field besides user_group_id only when the update has none, after the missing field', () => {
+    const alone = validateRequest({
+      method: 'PUT',
+      path: '/api/user',
+      headers: jsonHeaders,
+      body: { user_group_id: 'a' },
+    });
+    expect(alone.diagnostics.map((d) => [d.code, d.path])).toEqual([['MISSING_FIELD', '/body']]);
+    const empty = validateRequest({ method: 'PUT', path: '/api/user', headers: jsonHeaders, body: {} });
+    expect(empty.diagnostics.map((d) => d.path)).toEqual(['/body/user_group_id', '/body']);
+  });
+
+  it('counts characters in a length message as the check does, in code points', () => {
+    const result = get({ name: 'n', user_group_id: '😀'.repeat(256) });
+    expect(result.diagnostics[0]?.message).toBe(
+      'body/user_group_id must have at most 255 characters, not 256',
+    );
+  });
+
+  it.each([
+    ['mappings', 'mapping'],
+    ['property', 'properties'],
+    ['props', 'properties'],
+    ['group_id', 'user_group_id'],
+    ['Name', 'name'],
+    ['userGroupID', 'user_group_id'],
+    ['nmae', 'name'],
+  ])('suggests a near name for the unknown field %s: %s', (field, meant) => {
+    const result = get({ name: 'n', user_group_id: 'a1', [field]: 1 });
+    expect(result.diagnostics[0]?.message).toBe(
+      `body has unknown field "${field}"; did you mean "${meant}"?`,
+    );
+  });
+
+  it('lists the allowed fields when no name is near', () => {
+    const result = get({ name: 'n', user_group_id: 'a1', colour: 1 });
+    expect(result.diagnostics[0]?.message).toContain('allowed fields are "name", "user_group_id"');
+  });
+
+  it('says to send the fields at the top level of a body that wraps them', () => {
+    const result = get({ user_group: { name: 'n', user_group_id: 'x1' } });
+    expect(result.diagnostics).toEqual([
+      {
+        code: 'UNKNOWN_FIELD',
+        path: '/body/user_group',
+        message:
+          'body has "name", "user_group_id" inside "user_group"; send these fields at the top level of the body, not inside "user_group"',
+      },
+    ]);
+  });
+
+  it('gives no precision warning for a number the schema refuses', () => {
+    const result = get('{"user_group_id":12345678901234567, "name":"n"}');
+    expect(result.diagnostics.map((d) => d.code)).toEqual(['WRONG_TYPE']);
+    expect(result.warnings).toEqual([]);
+    const accepted = get('{"user_group_id":"a","name":"n","properties":{"n":12345678901234567}}');
+    expect(accepted.ok).toBe(true);
+    expect(accepted.warnings.map((w) => w.path)).toEqual(['/body/properties/n']);
+    expect(accepted.warnings[0]?.message).not.toContain('accepts');
+  });
+});
+
+describe('validateRequest refuses a query string, as the mock does', () => {
+  it('says to send a body field in the JSON body', () => {
+    const result = get({ name: 'n' }, '/api/user?user_group_id=qq');
+    expect(result.diagnostics).toEqual([
+      {
+        code: 'UNKNOWN_QUERY_PARAMETER',
+        path: '/query/user_group_id',
+        message:
+          'the query has "user_group_id", but GET /api/user takes no query parameters: send "user_group_id" in the JSON body',
+      },
+      {
+        code: 'MISSING_FIELD',
+        path: '/body/user_group_id',
+        message: 'body must have required field "user_group_id"',
+      },
+    ]);
+  });
+
+  it('names each other parameter once, decoded, and lets a bare "?" pass', () => {
+    const result = get({ name: 'n', user_group_id: 'a' }, '/api/user?trace=1&a%2Fb=2&trace=3');
+    expect(result.diagnostics.map((d) => d.path)).toEqual(['/query/trace', '/query/a~1b']);
+    expect(result.diagnostics[0]?.message).toContain('takes no query parameters; remove it');
+    expect(get({ name: 'n', user_group_id: 'a' }, '/api/user?').ok).toBe(true);
+  });
+});
+
+describe('validateRequest judges the Content-Type header as the mock does', () => {
+  const withType = (contentType: string | string[]) =>
+    validateRequest({
+      method: 'GET',
+      path: '/api/user',
+      headers: { authorization: 'Token k', 'content-type': contentType },
+      body: { name: 'n', user_group_id: 'a' },
+    });
+
+  it.each([['application/json;'], ['application/json ; '], ['application/json;; charset=utf-8']])(
+    'accepts %j, whose empty parameter RFC 9110 allows',
+    (contentType) => {
+      expect(withType(contentType).diagnostics).toEqual([]);
+    },
+  );
+
+  it.each([[['application/json', 'text/plain']], [['text/plain', 'application/json']]])(
+    'refuses two Content-Type headers %j, in either order',
+    (types) => {
+      expect(withType(types).diagnostics).toEqual([
+        {
+          code: 'HTTP_MALFORMED',
+          path: '/headers/content-type',
+          message: `the request carries 2 Content-Type headers ("${types[0]}", "${types[1]}"); send exactly one, "Content-Type: application/json"`,
+        },
+      ]);
+    },
+  );
+
+  it('says why a charset other than UTF-8 is refused', () => {
+    expect(withType('application/json; charset=us-ascii').diagnostics[0]?.message).toContain(
+      'JSON over HTTP is UTF-8',
+    );
+  });
+});
+
+describe('validateRequest explains a body cut short', () => {
+  it('says Content-Length counts bytes when the cut body has non-ASCII characters', () => {
+    const sent = '{"name":"Café Zürich","user_group_id":"cl-1"}';
+    const cut = Buffer.from(sent).subarray(0, sent.length);
+    const message = get(cut).diagnostics[0]?.message;
+    expect(message).toContain('Content-Length must count bytes (Buffer.byteLength(body)), not characters');
+  });
+
+  it('says the body ends early, without the byte hint, for an ASCII body', () => {
+    const message = get('{"name":"n","user_group_id":"a').diagnostics[0]?.message;
+    expect(message).toContain('the body ends before the JSON does');
+    expect(message).not.toContain('non-ASCII');
+  });
+
+  it('says nothing of length for JSON broken in its middle', () => {
+    expect(get('{"name":"Zürich",,"user_group_id":"a"}').diagnostics[0]?.message).not.toContain(
+      'ends before',
+    );
+  });
+});

@@ -78,3 +78,48 @@ describe('validateResponse', () => {
     },
   );
 });
+
+describe('validateResponse on the answer to a request without an operation', () => {
+  const envelope = (code: string) => ({
+    success: 0,
+    error: { code, message: 'm', details: [{ code, path: '/method', message: 'm' }] },
+  });
+
+  it('accepts the documented 405 to a method the path does not take, and 404 to an unknown path', () => {
+    expect(
+      validateResponse({
+        method: 'DELETE',
+        path: '/api/user',
+        status: 405,
+        body: envelope('METHOD_NOT_ALLOWED'),
+      }),
+    ).toEqual({ ok: true, diagnostics: [] });
+    expect(
+      validateResponse({ method: 'GET', path: '/api/users', status: 404, body: envelope('ROUTE_NOT_FOUND') }),
+    ).toEqual({ ok: true, diagnostics: [] });
+  });
+
+  it('checks that 405 and 404 carry the error envelope, speaking to the service', () => {
+    const result = validateResponse({ method: 'DELETE', path: '/api/user', status: 405, body: { oops: 1 } });
+    expect(result.ok).toBe(false);
+    expect(result.diagnostics[0]?.message).toContain('the service must');
+    expect(validateResponse({ method: 'GET', path: '/x', status: 404, body: 'nope' }).ok).toBe(false);
+  });
+
+  it('says plainly that another status to an unknown method or path has no documented answer', () => {
+    expect(
+      validateResponse({ method: 'DELETE', path: '/api/user', status: 200, body: { success: 1 } })
+        .diagnostics,
+    ).toEqual([
+      {
+        code: 'UNDOCUMENTED_STATUS',
+        path: '/status',
+        message:
+          "the service answered status 200 to DELETE /api/user, a method the document does not give this path (it gives GET, PUT, POST); the document's answer to it is 405 with the error envelope",
+      },
+    ]);
+    const unknown = validateResponse({ method: 'GET', path: '/api/users', status: 200, body: {} });
+    expect(unknown.diagnostics.map((d) => [d.code, d.path])).toEqual([['NO_OPERATION', '/path']]);
+    expect(unknown.diagnostics[0]?.message).toContain('the document has no operation at GET /api/users');
+  });
+});

@@ -1,0 +1,78 @@
+import { request } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { type Answer, customerKey, useMocks } from '../../support/http.js';
+import { exchange, rawRequest, requestHead } from '../../support/rawHttp.js';
+
+/** A body whose Content-Length was framed wrong, and what each answer on the connection says about it. */
+describe('a body framed wrong on a keep-alive connection', () => {
+  const mock = useMocks();
+  const headers = {
+    Authorization: `Token ${customerKey}`,
+    'Content-Type': 'application/json',
+    Connection: 'keep-alive',
+  };
+  const body = '{"name":"Café Zürich","user_group_id":"cl-1"}';
+  const port = (url: string): number => Number(new URL(url).port);
+
+  it('answers the cut request first, saying Content-Length counts bytes, then names the leftover bytes', async () => {
+    const server = await mock();
+    const framed = Buffer.concat([
+      requestHead('GET', '/api/user', { ...headers, 'Content-Length': String(body.length) }),
+      Buffer.from(body, 'utf8'),
+    ]);
+    expect(Buffer.byteLength(body)).toBe(body.length + 2);
+    const result = await exchange(port(server.url), [framed], { expect: 2 });
+    const [first, second] = result.responses as [Answer, Answer];
+    expect(first.status).toBe(400);
+    expect(first.body.error.code).toBe('BODY_INVALID_JSON');
+    expect(first.body.error.message).toContain(
+      'Content-Length must count bytes (Buffer.byteLength(body)), not characters (body.length)',
+    );
+    expect(second.status).toBe(400);
+    expect(second.body.error.code).toBe('HTTP_MALFORMED');
+    expect(second.body.error.message).toContain("that request's Content-Length did not match its body");
+    expect(second.body.error.message).not.toContain('Transfer-Encoding');
+  });
+
+  it('keeps the framing hint for a request that is itself malformed', async () => {
+    const server = await mock();
+    const both = rawRequest(
+      'GET',
+      '/api/user',
+      { ...headers, 'Content-Length': '2', 'Transfer-Encoding': 'chunked' },
+      '0\r\n\r\n',
+    );
+    const [answer] = (await exchange(port(server.url), [both])).responses;
+    expect(answer?.body.error.code).toBe('HTTP_MALFORMED');
+    expect(answer?.body.error.message).toContain('both Content-Length and Transfer-Encoding');
+  });
+
+  it('says how to send a GET body that node:http wrote without Content-Length', async () => {
+    const server = await mock();
+    const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const sent = request(
+        `${server.url}/api/user`,
+        {
+          method: 'GET',
+          headers: { authorization: `Token ${customerKey}`, 'content-type': 'application/json' },
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            text += chunk;
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        },
+      );
+      sent.on('error', reject);
+      sent.write('{"name":"n","user_group_id":"a1"}');
+      sent.end();
+    });
+    expect(answer.status).toBe(400);
+    const error = (JSON.parse(answer.text) as { error: { code: string; message: string } }).error;
+    expect(error.code).toBe('BODY_MISSING');
+    expect(error.message).toContain('node:http sends a GET body given to write() unframed');
+    expect(error.message).toContain('end(body)');
+  });
+});
