@@ -174,6 +174,7 @@ function inProcessControls(shared: AdminControls): Controls {
   return {
     reset: async (tenant) => shared.reset(tenant),
     seedGroup: async (seed, tenant) => shared.seedGroup(seed, tenant),
+    removeGroups: async (tenant, environment) => shared.removeGroups(tenant, environment),
     createTenant: async () => shared.createTenant(),
     deleteTenant: async (id, scope) => shared.deleteTenant(id, scope),
     groups: useAdminApi('groups'),

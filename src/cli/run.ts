@@ -5,6 +5,7 @@ import { createMockServer, type MockServer } from '../mockServer.js';
 import { isPostgresUrl } from '../store/postgres/postgresUrl.js';
 import { SchemaTooNewError } from '../store/postgres/schema.js';
 import { DatabaseRefusedError, DatabaseUnreachableError } from '../store/postgres/startErrors.js';
+import { pagePaths } from '../ui/pages.js';
 import { parseServeArgs, type ServeArgs, serveHelp } from './args.js';
 import type { Env } from './flags.js';
 import { runUntilStopped } from './runUntilStopped.js';
@@ -98,6 +99,9 @@ function exitCodeOf(error: unknown): number {
   return exitCodes.failed;
 }
 
+/** The first two browser pages: the inspector and the API reference. */
+const [inspector, reference] = pagePaths('mock');
+
 function readyLines(server: MockServer, db: string | undefined): string {
   const customer = server.apiKeys.find((k) => k.environment === 'Customer') ?? server.apiKeys[0];
   return [
@@ -105,6 +109,8 @@ function readyLines(server: MockServer, db: string | undefined): string {
     `store: ${db === undefined ? 'in memory (nothing is written)' : isPostgresUrl(db) ? postgresName(db) : db}`,
     'API keys:',
     ...server.apiKeys.map((k) => `  ${k.key} (${k.environment})`),
+    `Inspector (in a browser): ${server.url}${inspector}`,
+    `API reference: ${server.url}${reference}`,
     'Try:',
     `  curl -sS -X GET ${server.url}/api/user -H 'Authorization: Token ${customer?.key ?? '<API_KEY>'}' -H 'Content-Type: application/json' -d '{"name":"Customer A","user_group_id":"customer-a"}'`,
     '',
