@@ -7,6 +7,7 @@ import { SchemaTooNewError } from '../store/postgres/schema.js';
 import { DatabaseRefusedError, DatabaseUnreachableError } from '../store/postgres/startErrors.js';
 import { pagePaths } from '../ui/pages.js';
 import { parseServeArgs, type ServeArgs, serveHelp } from './args.js';
+import { colourless, colourWanted } from './colourless.js';
 import type { Env } from './flags.js';
 import { runUntilStopped } from './runUntilStopped.js';
 import { nearest } from './suggest.js';
@@ -25,7 +26,15 @@ export const commands: Readonly<Record<string, Command>> = {
   },
   verify: {
     summary: 'verify a provider against the published Pact contract',
-    run: async (argv, env) => (await import('./verify.js')).runVerify(argv, env),
+    // Pact's verifier writes its report in colour whatever it is told: stripped in a pipe or with NO_COLOR.
+    run: async (argv, env) =>
+      (await import('./verify.js')).runVerify(
+        argv,
+        env,
+        colourWanted(env, process.stdout.isTTY)
+          ? {}
+          : { colourless: () => colourless(['verify', ...argv], env) },
+      ),
   },
   proxy: {
     summary: 'check a real service and client against the contract, between them',

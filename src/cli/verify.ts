@@ -34,7 +34,7 @@ export const verifyFlags = {
   },
   'allow-reset': {
     value: '',
-    help: 'on a provider without POST /__admin/tenants, set the states up by resetting the scope of --api-key (its groups are removed); refused without this flag',
+    help: 'on a provider without POST /__admin/tenants, set the states up in the scope of --api-key, removing its groups (DELETE /__admin/groups, else POST /__admin/reset); refused without this flag',
   },
   help: { value: '', help: 'print this help' },
 } as const;
@@ -103,6 +103,7 @@ export async function runVerify(
   const pactProblem = pacts?.map(pactFileProblem).find((problem) => problem !== undefined);
   if (pactProblem !== undefined) return usage(pactProblem);
 
+  if (dependencies.colourless !== undefined) return dependencies.colourless();
   const { verifyProvider } = await import('../contract/verifyProvider.js');
   const interruption = interruptible();
   const restoreWarnings = withoutDependencyDeprecations();
@@ -162,6 +163,8 @@ function withoutDependencyDeprecations(): () => void {
 /** What `runVerify` loads on demand (tests inject a Pact loader that fails). */
 export interface VerifyDependencies {
   readonly loadPact?: () => Promise<PactModule>;
+  /** Runs the checked command line in a child whose output is stripped of colour; resolves with its exit code. */
+  readonly colourless?: () => Promise<number>;
 }
 
 /**

@@ -61,6 +61,8 @@ describe('user-group-mock verify --pact FILE', () => {
       const [args, env] = given(file);
       const { code, output } = await verify(['--provider-base-url', mock.url, ...args], env);
       expect(output).toContain('Verifying a pact between my-app and user-group-service');
+      // Piped, as here: no colour, though Pact's native verifier always writes some.
+      expect(output).not.toContain('\u001b[');
       expect(output).not.toContain('user-group-client');
       expect(output).toContain('  - a get-or-create without its key');
       expect(output.trim().split('\n').at(-1)).toMatch(
