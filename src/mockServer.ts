@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type AdminControls, type Controls, createControls } from './admin/controls.js';
 import { createAdminHandler } from './admin/createAdminHandler.js';
+import { fixtureProblems } from './admin/fixtureProblems.js';
 import { createSharedControls } from './admin/sharedControls.js';
 import { cryptoIds, seededIds } from './domain/ids.js';
 import { defaultTenantId, groupKey, type World } from './domain/model.js';
@@ -200,6 +201,7 @@ function inProcessControls(shared: AdminControls): Controls {
   return {
     reset: async (tenant) => shared.reset(tenant),
     seedGroup: async (seed, tenant) => shared.seedGroup(seed, tenant),
+    removeGroups: async (tenant, environment) => shared.removeGroups(tenant, environment),
     createTenant: async () => shared.createTenant(),
     deleteTenant: async (id, scope) => shared.deleteTenant(id, scope),
     groups: useAdminApi('groups'),
@@ -254,6 +256,8 @@ async function seedFixtures(controls: AdminControls, world: World, path: string)
       `${product}: cannot read fixtures ${path} (${(error as Error).message}); it must be JSON of the form { "groups": [ { "environment", "user_group_id", "name", ... } ] }`,
     );
   }
+  const problems = fixtureProblems(groups, path);
+  if (problems !== undefined) throw new Error(problems);
   refuseRepeatedIds(groups, path);
   const stored = world.tenants.get(defaultTenantId)?.groups;
   for (const [index, seed] of groups.entries()) {

@@ -10,6 +10,7 @@ import type { SchemaRegistry } from '../validate/schemas.js';
 export type AdminOperationId =
   | 'reset'
   | 'listGroups'
+  | 'removeGroups'
   | 'seedGroup'
   | 'checkToken'
   | 'listRequests'

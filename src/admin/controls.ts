@@ -63,6 +63,11 @@ export interface Controls {
   seedGroup(seed: GroupSeed, tenant?: string): Promise<Result<Group>>;
   /** The groups of a scope, of one environment when one is given. */
   groups(tenant?: string, environment?: Environment): Group[];
+  /**
+   * Removes the groups of a scope (of one environment when one is given), keeping its journal and pending faults:
+   * how provider states are set up without losing what the mock said about earlier requests.
+   */
+  removeGroups(tenant?: string, environment?: Environment): Promise<void>;
   /** The group a user-group token identifies right now, within the scope; undefined when none does. */
   token(token: string, tenant?: string): TokenOwner | undefined;
   /** The journal of a scope, oldest first: what the client sent and how the mock answered. */
@@ -179,6 +184,19 @@ export function createControls(context: MockContext): Controls {
     groups(tenant = defaultTenantId, environment?: Environment): Group[] {
       const groups = [...(store.world.tenants.get(known(tenant, 'groups'))?.groups.values() ?? [])];
       return environment === undefined ? groups : groups.filter((g) => g.environment === environment);
+    },
+
+    async removeGroups(tenant = defaultTenantId, environment?: Environment): Promise<void> {
+      const scope = store.world.tenants.get(known(tenant, 'removeGroups'));
+      if (scope === undefined || scope.groups.size === 0) return;
+      if (environment === undefined) {
+        await store.commit([{ op: 'clearTenant', tenant }]);
+        return;
+      }
+      const changes: Change[] = [...scope.groups]
+        .filter(([, group]) => group.environment === environment)
+        .map(([key]) => ({ op: 'deleteGroup', tenant, key }));
+      if (changes.length > 0) await store.commit(changes);
     },
 
     token(token: string, tenant = defaultTenantId): TokenOwner | undefined {

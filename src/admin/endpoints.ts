@@ -52,6 +52,11 @@ export const endpoints: { readonly [K in AdminOperationId]: Endpoint } = {
   listGroups: async ({ controls, tenant, params }) =>
     json(200, await controls.groups(tenant, params.query.environment as Environment | undefined)),
 
+  removeGroups: async ({ controls, tenant, params }) => {
+    await controls.removeGroups(tenant, params.query.environment as Environment | undefined);
+    return noContent;
+  },
+
   seedGroup: async ({ controls, tenant, body }) => {
     const seeded = await controls.seedGroup(body as GroupSeed, tenant);
     return seeded.ok ? json(201, seeded.value) : errorReply(seeded.error);

@@ -53,6 +53,10 @@ export function createSharedControls(context: MockContext, shared: SharedState):
       return store.groups(await known(tenant, 'groups'), environment);
     },
 
+    async removeGroups(tenant = defaultTenantId, environment?: Environment) {
+      await store.clearTenant(await known(tenant, 'removeGroups'), environment);
+    },
+
     async token(token: string, tenant = defaultTenantId): Promise<TokenOwner | undefined> {
       const scope = await known(tenant, 'token');
       const found = await store.groupByToken(token);

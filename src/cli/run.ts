@@ -5,7 +5,9 @@ import { createMockServer, type MockServer } from '../mockServer.js';
 import { isPostgresUrl } from '../store/postgres/postgresUrl.js';
 import { SchemaTooNewError } from '../store/postgres/schema.js';
 import { DatabaseRefusedError, DatabaseUnreachableError } from '../store/postgres/startErrors.js';
+import { pagePaths } from '../ui/pages.js';
 import { parseServeArgs, type ServeArgs, serveHelp } from './args.js';
+import { colourless, colourWanted } from './colourless.js';
 import type { Env } from './flags.js';
 import { runUntilStopped } from './runUntilStopped.js';
 import { nearest } from './suggest.js';
@@ -24,7 +26,15 @@ export const commands: Readonly<Record<string, Command>> = {
   },
   verify: {
     summary: 'verify a provider against the published Pact contract',
-    run: async (argv, env) => (await import('./verify.js')).runVerify(argv, env),
+    // Pact's verifier writes its report in colour whatever it is told: stripped in a pipe or with NO_COLOR.
+    run: async (argv, env) =>
+      (await import('./verify.js')).runVerify(
+        argv,
+        env,
+        colourWanted(env, process.stdout.isTTY)
+          ? {}
+          : { colourless: () => colourless(['verify', ...argv], env) },
+      ),
   },
   proxy: {
     summary: 'check a real service and client against the contract, between them',
@@ -98,6 +108,9 @@ function exitCodeOf(error: unknown): number {
   return exitCodes.failed;
 }
 
+/** The first two browser pages: the inspector and the API reference. */
+const [inspector, reference] = pagePaths('mock');
+
 function readyLines(server: MockServer, db: string | undefined): string {
   const customer = server.apiKeys.find((k) => k.environment === 'Customer') ?? server.apiKeys[0];
   return [
@@ -105,6 +118,8 @@ function readyLines(server: MockServer, db: string | undefined): string {
     `store: ${db === undefined ? 'in memory (nothing is written)' : isPostgresUrl(db) ? postgresName(db) : db}`,
     'API keys:',
     ...server.apiKeys.map((k) => `  ${k.key} (${k.environment})`),
+    `Inspector (in a browser): ${server.url}${inspector}`,
+    `API reference: ${server.url}${reference}`,
     'Try:',
     `  curl -sS -X GET ${server.url}/api/user -H 'Authorization: Token ${customer?.key ?? '<API_KEY>'}' -H 'Content-Type: application/json' -d '{"name":"Customer A","user_group_id":"customer-a"}'`,
     '',

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { PactModule } from '../contract/pactRun.js';
 import { product } from '../errors.js';
@@ -26,9 +28,13 @@ export const verifyFlags = {
     value: 'KEY',
     help: 'X-Admin-Key for the /__admin API, when the provider has one (env USER_GROUP_MOCK_ADMIN_KEY)',
   },
+  pact: {
+    value: 'FILE',
+    help: 'a pact file to verify instead of the published contract, e.g. your own consumer pact; repeatable (env USER_GROUP_MOCK_PACT, comma-separated)',
+  },
   'allow-reset': {
     value: '',
-    help: 'on a provider without POST /__admin/tenants, set the states up by resetting the scope of --api-key (its groups are removed); refused without this flag',
+    help: 'on a provider without POST /__admin/tenants, set the states up in the scope of --api-key, removing its groups (DELETE /__admin/groups, else POST /__admin/reset); refused without this flag',
   },
   help: { value: '', help: 'print this help' },
 } as const;
@@ -39,8 +45,8 @@ export function verifyHelp(): string {
   );
   return `Usage: user-group-mock verify --provider-base-url URL [flags]
 
-Verifies an implementation of the User Group Service against the published Pact contract (contracts/*.json),
-prints Pact's report, and ends with one summary line.
+Verifies an implementation of the User Group Service against the published Pact contract (contracts/*.json), or
+the pact files given with --pact, prints Pact's report, and ends with one summary line.
 The provider's data is left alone: the states are set up in a tenant made for the run (POST /__admin/tenants),
 with that tenant's own keys, and the tenant is removed afterwards, also when the run fails or is interrupted.
 A provider without that API is refused unless --allow-reset or --state-setup-url says how to set the states up.
@@ -57,10 +63,13 @@ export async function runVerify(
   env: Readonly<Record<string, string | undefined>>,
   dependencies: VerifyDependencies = {},
 ): Promise<number> {
-  let values: Partial<Record<keyof typeof verifyFlags, string | boolean>>;
+  let values: Partial<Record<keyof typeof verifyFlags, string | boolean | Array<string | boolean>>>;
   const options = Object.fromEntries(
-    Object.entries(verifyFlags).map(([name, flag]) => [name, { type: flag.value ? 'string' : 'boolean' }]),
-  ) as Record<string, { type: 'string' | 'boolean' }>;
+    Object.entries(verifyFlags).map(([name, flag]) => [
+      name,
+      { type: flag.value ? 'string' : 'boolean', ...(name === 'pact' ? { multiple: true } : {}) },
+    ]),
+  ) as Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>;
   try {
     values = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values;
   } catch (error) {
@@ -86,7 +95,15 @@ export async function runVerify(
     return usage(`--state-setup-url "${stateSetupUrl}" is not a URL`);
 
   const adminKey = values['admin-key'] ?? (env.USER_GROUP_MOCK_ADMIN_KEY || undefined);
+  const pacts =
+    (values.pact as string[] | undefined) ??
+    env.USER_GROUP_MOCK_PACT?.split(',')
+      .map((file) => file.trim())
+      .filter((file) => file !== '');
+  const pactProblem = pacts?.map(pactFileProblem).find((problem) => problem !== undefined);
+  if (pactProblem !== undefined) return usage(pactProblem);
 
+  if (dependencies.colourless !== undefined) return dependencies.colourless();
   const { verifyProvider } = await import('../contract/verifyProvider.js');
   const interruption = interruptible();
   const restoreWarnings = withoutDependencyDeprecations();
@@ -99,6 +116,7 @@ export async function runVerify(
       ...(typeof stateSetupUrl === 'string' ? { stateSetupUrl } : {}),
       ...(typeof adminKey === 'string' ? { adminKey } : {}),
       allowReset: values['allow-reset'] === true,
+      ...(pacts === undefined || pacts.length === 0 ? {} : { contracts: pacts.map((file) => resolve(file)) }),
       signal: interruption.signal,
       ...(dependencies.loadPact === undefined ? {} : { loadPact: dependencies.loadPact }),
     });
@@ -108,7 +126,13 @@ export async function runVerify(
   }
   if (result.outcome === 'interrupted' && interruption.caught !== undefined)
     result = { ...result, reason: `interrupted by ${interruption.caught} before the end` };
-  const code = reportVerification(result, providerBaseUrl, {
+  const contract =
+    pacts === undefined || pacts.length === 0
+      ? 'the published contract'
+      : pacts.length === 1
+        ? `the pact ${pacts[0]}`
+        : `the pacts ${pacts.join(', ')}`;
+  const code = reportVerification(result, providerBaseUrl, contract, {
     out: (text) => process.stdout.write(text),
     err: (text) => process.stderr.write(text),
   });
@@ -139,6 +163,8 @@ function withoutDependencyDeprecations(): () => void {
 /** What `runVerify` loads on demand (tests inject a Pact loader that fails). */
 export interface VerifyDependencies {
   readonly loadPact?: () => Promise<PactModule>;
+  /** Runs the checked command line in a child whose output is stripped of colour; resolves with its exit code. */
+  readonly colourless?: () => Promise<number>;
 }
 
 /**
@@ -169,6 +195,28 @@ function interruptible(): { signal: AbortSignal; caught?: NodeJS.Signals; releas
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   return state;
+}
+
+/** Why a --pact file cannot be verified (missing, not JSON, no interactions), or undefined when it can. */
+function pactFileProblem(file: string): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    return code === 'ENOENT'
+      ? `--pact "${file}" does not exist (looked in ${dirname(resolve(file))}); give the path of the pact file your consumer tests wrote`
+      : `--pact "${file}" cannot be read (${message})`;
+  }
+  let pact: { interactions?: unknown };
+  try {
+    pact = JSON.parse(text) as { interactions?: unknown };
+  } catch (error) {
+    return `--pact "${file}" is not JSON (${(error as Error).message}); give a pact file, as Pact's consumer tests write it`;
+  }
+  if (!Array.isArray(pact?.interactions))
+    return `--pact "${file}" has no "interactions" array, so it is not a pact file; give one as Pact's consumer tests write it`;
+  return undefined;
 }
 
 function protocolOf(url: string): string {

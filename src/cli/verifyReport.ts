@@ -33,6 +33,7 @@ ${lines.join('\n')}
 export function reportVerification(
   result: ProviderVerification,
   providerBaseUrl: string,
+  contract: string,
   write: { out: (text: string) => void; err: (text: string) => void },
 ): number {
   for (const skipped of result.skipped) write.out(`${product}: skipped: ${skipped}\n`);
@@ -46,10 +47,7 @@ export function reportVerification(
   if (result.outcome === 'honoured' || result.outcome === 'not-honoured') {
     const passed = result.interactions?.passed ?? 0;
     const total = passed + failed.length + result.skipped.length;
-    const verdict =
-      result.outcome === 'honoured'
-        ? 'honours the published contract'
-        : 'does not honour the published contract';
+    const verdict = result.outcome === 'honoured' ? `honours ${contract}` : `does not honour ${contract}`;
     const line = `${product}: verify: ${providerBaseUrl} ${verdict}; ${total} interactions: ${passed} passed, ${failed.length} failed, ${result.skipped.length} skipped${where}\n`;
     (result.outcome === 'honoured' ? write.out : write.err)(line);
     return verifyExitCodes[result.outcome].code;

@@ -5,9 +5,9 @@ import { StateSetupError } from './stateFailure.js';
 
 /** The provider states the published contract uses; a provider with the `/__admin` API can set each up. */
 export const providerStates = {
-  /** Nothing is stored: `POST /__admin/reset`. */
+  /** Nothing is stored: `DELETE /__admin/groups` (`POST /__admin/reset` where that route is missing). */
   noGroups: 'no user groups exist',
-  /** Exactly one group, with these params: `POST /__admin/reset`, then `POST /__admin/groups`. */
+  /** Exactly one group, with these params: the groups removed as above, then `POST /__admin/groups`. */
   groupExists: 'a user group exists',
 } as const;
 
@@ -32,11 +32,13 @@ export interface AdminAccess {
 
 /**
  * State handlers that set each provider state up through the HTTP admin API of the provider at `baseUrl`
- * (the mock, or any implementation with `POST /__admin/reset` and `POST /__admin/groups`). Pass them to the
- * Pact Verifier's `stateHandlers`. `a user group exists` resolves with the seeded group's `token`, so a
- * provider that assigns its own tokens still receives the right `current_token`. Every state empties the scope
- * first: give `apiKey` a key of a tenant made for the purpose (`POST /__admin/tenants`) unless that scope's groups
- * may go.
+ * (the mock, or any implementation with `DELETE /__admin/groups` or `POST /__admin/reset`, and `POST /__admin/groups`).
+ * Pass them to the Pact Verifier's `stateHandlers`. `a user group exists` resolves with the seeded group's `token`,
+ * so a provider that assigns its own tokens still receives the right `current_token`. Every state removes the
+ * scope's groups first (`DELETE /__admin/groups`), keeping its journal, so that what the mock said about an earlier
+ * interaction's request (e.g. `AUTH_MISSING`) can still be read once the run ends; a provider that answers 404 or
+ * 405 (or 501) there is reset instead (`POST /__admin/reset`, which empties its journal too). Give `apiKey` a key of a tenant
+ * made for the purpose (`POST /__admin/tenants`) unless that scope's groups may go.
  */
 export function contractStateHandlers(
   baseUrl: string,
@@ -47,17 +49,30 @@ export function contractStateHandlers(
     ...(access.apiKey === undefined ? {} : { authorization: `Token ${access.apiKey}` }),
     ...(access.adminKey === undefined ? {} : { 'x-admin-key': access.adminKey }),
   };
-  const post = (state: string, path: string, body?: unknown) =>
-    postJson(state, `${admin}${path}`, headers, body);
+  const call = (state: string, method: 'POST' | 'DELETE', path: string, body?: unknown) =>
+    adminCall(state, method, `${admin}${path}`, headers, body);
+  /** Whether the provider has `DELETE /__admin/groups`; unknown until it is first asked. */
+  let removes = true;
+  const removeGroups = async (state: string): Promise<void> => {
+    if (removes) {
+      const removal = await call(state, 'DELETE', '/groups');
+      if (!routeMissing.has(removal.answer.status)) {
+        ensureSuccess(removal);
+        return;
+      }
+      removes = false;
+    }
+    ensureSuccess(await call(state, 'POST', '/reset'));
+  };
   return {
     [providerStates.noGroups]: async () => {
-      await post(providerStates.noGroups, '/reset');
+      await removeGroups(providerStates.noGroups);
       return {};
     },
     [providerStates.groupExists]: async (params) => {
       const seed = params as GroupStateParams;
-      await post(providerStates.groupExists, '/reset');
-      const created = (await post(providerStates.groupExists, '/groups', seed)) as
+      await removeGroups(providerStates.groupExists);
+      const created = ensureSuccess(await call(providerStates.groupExists, 'POST', '/groups', seed)) as
         | { token?: unknown }
         | undefined;
       return { token: typeof created?.token === 'string' ? created.token : seed.token };
@@ -65,34 +80,51 @@ export function contractStateHandlers(
   };
 }
 
-/** POSTs to the admin API; a `StateSetupError` when there is no answer or it is not a success. */
-async function postJson(
+/** What a provider without a route answers to it: no such path, method, or implementation. */
+const routeMissing = new Set([404, 405, 501]);
+
+/** One admin call and what it answered; a `StateSetupError` when there is no answer. */
+interface StateCall {
+  readonly state: string;
+  readonly method: 'POST' | 'DELETE';
+  readonly url: string;
+  readonly answer: AdminAnswer;
+}
+
+/** Calls the admin API; a `StateSetupError` when there is no answer. */
+async function adminCall(
   state: string,
+  method: 'POST' | 'DELETE',
   url: string,
   headers: Record<string, string>,
   body: unknown,
-): Promise<unknown> {
-  let answer: AdminAnswer;
+): Promise<StateCall> {
   try {
-    answer = await adminRequest('POST', url, headers, body);
+    return { state, method, url, answer: await adminRequest(method, url, headers, body) };
   } catch (error) {
     const { message } = error as Error;
     throw new StateSetupError(
-      `${product}: POST ${url} failed to set state "${state}" up (${message}); is the provider running?`,
+      `${product}: ${method} ${url} failed to set state "${state}" up (${message}); is the provider running?`,
       state,
       url,
       undefined,
       message,
+      method,
     );
   }
+}
+
+/** The answer's body when it is a success; a `StateSetupError` naming the call and its answer when not. */
+function ensureSuccess({ state, method, url, answer }: StateCall): unknown {
   if (answer.status < 200 || answer.status >= 300) {
     const reason = reasonOf(answer);
     throw new StateSetupError(
-      `${product}: POST ${url} answered ${answer.status} (${reason}) to state "${state}"; provider states are set up through the /__admin API: check the API key and admin key, or give a state setup URL`,
+      `${product}: ${method} ${url} answered ${answer.status} (${reason}) to state "${state}"; provider states are set up through the /__admin API: check the API key and admin key, or give a state setup URL`,
       state,
       url,
       answer.status,
       reason,
+      method,
     );
   }
   return answer.body;

@@ -2,7 +2,7 @@ import type { StateHandler } from './providerStates.js';
 import { contractStates } from './publishedContract.js';
 
 /**
- * A provider state that could not be set up: the state, the request that was to set it up (`POST url`), the status
+ * A provider state that could not be set up: the state, the request that was to set it up (`method url`), the status
  * it answered (undefined when there was no answer) and the start of that answer, or why there was none.
  */
 export class StateSetupError extends Error {
@@ -13,6 +13,7 @@ export class StateSetupError extends Error {
     readonly url: string,
     readonly status: number | undefined,
     readonly detail: string,
+    readonly method: 'POST' | 'DELETE' = 'POST',
   ) {
     super(message);
   }
@@ -77,7 +78,7 @@ const docs = 'docs/integrators.md shows how';
 export function stateFailureReason({ state, error }: StateFailure, source: StateSource): string {
   if (!(error instanceof StateSetupError) || source.kind === 'handlers')
     return `the provider state "${state}" could not be set up (${error instanceof Error ? error.message : String(error)})`;
-  const { url, status } = error;
+  const { url, status, method } = error;
   const detail = error.detail.replace(/\s+/g, ' ').trim().slice(0, 300);
   const said = detail === '' ? '' : ` (${detail})`;
   if (source.kind === 'url') {
@@ -89,8 +90,8 @@ export function stateFailureReason({ state, error }: StateFailure, source: State
     return `${answered}; it must answer 2xx once the state is set up: look at its log, or point --state-setup-url at the provider's state-change endpoint; ${docs}`;
   }
   if (status === undefined)
-    return `POST ${url} gave no answer for state "${state}"${said}; is the provider still running?`;
-  const answered = `POST ${url} answered ${status} for state "${state}"${said}`;
+    return `${method} ${url} gave no answer for state "${state}"${said}; is the provider still running?`;
+  const answered = `${method} ${url} answered ${status} for state "${state}"${said}`;
   const yourOwn = `give --state-setup-url URL${source.flag === 'tenant' ? ' and --api-key KEY' : ''} to set the states up through the provider's own state-change endpoint instead; ${docs}`;
   if (missing.has(status)) {
     const path = new URL(url).pathname.replace(/^.*(\/__admin\/)/, '$1');

@@ -209,7 +209,7 @@ async function stateSetUp(options: ProviderVerificationOptions): Promise<StateSe
   return {
     handlers: contractStateHandlers(url, { apiKey: options.apiKey, ...adminKey }),
     keys: userKeys(options.apiKey),
-    description: 'states set up by resetting the scope of --api-key, as --allow-reset allows',
+    description: 'states set up by removing the groups of the scope of --api-key, as --allow-reset allows',
     source: { kind: 'admin', flag: 'allow-reset' },
   };
 }

@@ -222,6 +222,7 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
 /** The admin operations over the mock's own state (groups, tokens, tenants, faults): a proxy keeps none. */
 const mockOnlyOperations: ReadonlySet<AdminOperationId> = new Set<AdminOperationId>([
   'listGroups',
+  'removeGroups',
   'seedGroup',
   'checkToken',
   'listTenants',

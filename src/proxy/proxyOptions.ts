@@ -53,7 +53,7 @@ export async function readCa(path: string): Promise<Buffer> {
 export async function checkRecordPath(path: string): Promise<void> {
   const folder = dirname(resolve(path));
   const refuse = (why: string, fix: string): never => {
-    throw new ProxyOptionError(`${product}: cannot record to ${path} (${setting('record')}): ${why}; ${fix}`);
+    throw new ProxyOptionError(`${product}: cannot record to ${path}, ${setting('record')}: ${why}; ${fix}`);
   };
   const found = await stat(folder).catch((error: NodeJS.ErrnoException) => error);
   if (found instanceof Error)

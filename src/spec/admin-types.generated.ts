@@ -42,7 +42,14 @@ export interface paths {
          *     in use answers 409 `GROUP_EXISTS`.
          */
         post: operations["seedGroup"];
-        delete?: never;
+        /**
+         * Remove the groups of the scope, keeping its journal
+         * @description Removes the stored groups of the scope (of one environment when `environment` is given) and nothing else:
+         *     the journal and the pending faults stay. Provider-state set-up uses it between interactions, so that what
+         *     the mock said about an earlier request (e.g. `AUTH_MISSING`) is still in `GET /__admin/requests` when the
+         *     run ends; `POST /__admin/reset` empties the journal and the faults as well.
+         */
+        delete: operations["removeGroups"];
         options?: never;
         head?: never;
         patch?: never;
@@ -739,6 +746,31 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    removeGroups: {
+        parameters: {
+            query?: {
+                /** @description Only the groups of this environment. */
+                environment?: components["schemas"]["Environment"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The groups are removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };

@@ -10,6 +10,8 @@ export interface MockFacts {
   readonly server: 'mock' | 'proxy';
   readonly url: string;
   readonly keys: readonly ApiKey[] | undefined;
+  /** Whether the keys are the defaults (no `--api-key` given): said, not shown, when `keys` is hidden. */
+  readonly defaultKeys: boolean;
   readonly adminKeySet: boolean;
 }
 

@@ -31,7 +31,11 @@ function factsSection(which: Reference, facts: MockFacts): string {
   const keys = proxy
     ? '<p class="note">This is a validating proxy: it forwards each call to its target, so the API keys are the target\'s. Send the ones the service gave you.</p>'
     : facts.keys === undefined
-      ? '<p class="note">The API keys are not shown: this mock was started with <code>--admin-key</code>. Use the values given with <code>--api-key</code>.</p>'
+      ? `<p class="note">The API keys are not shown: this mock was started with <code>--admin-key</code>. ${
+          facts.defaultKeys
+            ? 'No <code>--api-key</code> was given, so the default keys apply: the ones <code>user-group-mock serve --help</code> lists.'
+            : 'Use the values given with <code>--api-key</code>.'
+        }</p>`
       : facts.keys.map((k, i) => fact(`fact-key-${i + 1}`, `${k.environment} key`, k.key)).join('');
   const admin =
     which === 'admin'

@@ -6,6 +6,7 @@ import type { PageHandler } from '../http/app.js';
 import { send } from '../http/respond.js';
 import { internalError, storeFailure } from '../http/serviceExchange.js';
 import { errorReply } from '../pipeline/answer.js';
+import { type ApiKey, defaultApiKeys } from '../runtime/keyRing.js';
 import type { MockContext } from '../runtime/mockContext.js';
 import { serviceDocument } from '../spec/loadDocument.js';
 import { operations } from '../spec/operations.js';
@@ -128,6 +129,7 @@ export function createPages(
         server,
         url,
         keys: context.adminKey === undefined ? context.keys.defaults : undefined,
+        defaultKeys: sameKeys(context.keys.defaults, defaultApiKeys),
         adminKeySet: context.adminKey !== undefined,
       };
       const document =
@@ -274,4 +276,14 @@ function notBuilt(name: string): ApiError {
     [],
     { status: 503 },
   );
+}
+
+/** Whether two key lists hold the same keys for the same environments, in any order. */
+function sameKeys(a: readonly ApiKey[], b: readonly ApiKey[]): boolean {
+  const text = (keys: readonly ApiKey[]) =>
+    keys
+      .map((k) => `${k.environment} ${k.key}`)
+      .sort()
+      .join('\n');
+  return text(a) === text(b);
 }

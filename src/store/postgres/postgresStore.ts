@@ -366,8 +366,12 @@ export class PostgresStore {
     return row === undefined ? undefined : { tenant: row.tenant, group: partialGroups([row])[0] as Group };
   }
 
-  async clearTenant(tenant: string): Promise<void> {
-    await this.query('DELETE FROM groups WHERE tenant = $1', [tenant]);
+  /** Removes a tenant's groups, of one environment when one is given. */
+  async clearTenant(tenant: string, environment?: Environment): Promise<void> {
+    await this.query('DELETE FROM groups WHERE tenant = $1 AND ($2::text IS NULL OR environment = $2)', [
+      tenant,
+      environment ?? null,
+    ]);
   }
 
   async tenantExists(tenant: string): Promise<boolean> {

@@ -70,6 +70,29 @@ describe.each(stores)('server.admin, $name', ({ postgres }) => {
     expect(await mock.admin.droppedRequests(tenant.id)).toBe(0);
   });
 
+  it('removes the groups of one environment or of both over DELETE /__admin/groups, keeping the journal and faults', async () => {
+    const mock = await fresh();
+    for (const environment of ['Customer', 'Testing'] as const)
+      for (const id of ['a', 'b'])
+        expect((await mock.admin.seedGroup({ environment, user_group_id: id, name: id })).ok).toBe(true);
+    await call(mock.url, 'PUT', '/api/user', {
+      body: { user_group_id: 'x', name: 'X' },
+      headers: { 'content-type': 'application/json' },
+    });
+    expect((await mock.admin.injectFault({ status: 503 })).ok).toBe(true);
+    const ids = async () =>
+      (await mock.admin.groups()).map((g) => `${g.environment} ${g.provided_id}`).sort();
+
+    const testing = await call(mock.url, 'DELETE', '/__admin/groups?environment=Testing');
+    expect(testing.status).toBe(204);
+    expect(await ids()).toEqual(['Customer a', 'Customer b']);
+    await mock.admin.removeGroups();
+    expect(await ids()).toEqual([]);
+    expect((await mock.admin.requests({ invalid: true })).map((entry) => entry.status)).toEqual([401]);
+    expect(await mock.admin.faults()).toHaveLength(1);
+    expect((await call(mock.url, 'DELETE', '/__admin/groups?environment=Prod')).status).toBe(400);
+  });
+
   // PostgreSQL's alone: the memory and file stores answer the synchronous reads.
   if (postgres)
     it('refuses the synchronous reads, naming their awaitable form on server.admin', async () => {

@@ -16,7 +16,7 @@ afterEach(async () => {
 });
 
 describe('user-group-mock serve', () => {
-  it('prints the listening line first, then the keys and a curl that works as printed', async () => {
+  it('prints the listening line first, then the keys, the browser pages and a curl that works as printed', async () => {
     const cli = await startCli(['--port', '0', '--db', join(tempDir(), 'db.json'), '--log-level', 'silent']);
     running.push(cli);
     expect(cli.lines[0]).toMatch(/^user-group-mock listening on http:\/\/127\.0\.0\.1:\d+$/);
@@ -24,6 +24,15 @@ describe('user-group-mock serve', () => {
     const output = cli.lines.join('\n');
     expect(output).toContain('dev-customer-key (Customer)');
     expect(output).toContain('dev-testing-key (Testing)');
+    const url = (cli.lines[0] as string).replace(/^.* listening on /, '');
+    const pages = ['Inspector (in a browser): ', 'API reference: '].map((label) =>
+      (cli.lines.find((l) => l.startsWith(label)) ?? '').slice(label.length),
+    );
+    expect(pages).toEqual([`${url}/__admin/ui`, `${url}/docs`]);
+    for (const page of pages) {
+      const answer = await fetch(page);
+      expect([answer.status, answer.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+    }
     const curl = cli.lines.find((l) => l.trim().startsWith('curl ')) as string;
     const { stdout } = await promisify(execFile)('sh', ['-c', curl.trim()]);
     const body = JSON.parse(stdout);

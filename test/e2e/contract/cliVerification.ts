@@ -118,9 +118,10 @@ export function cliVerification(): void {
     expect(noTenants.seen).toEqual(['POST /__admin/tenants  404']);
 
     const allowed = await verify(['--provider-base-url', noTenants.url, ...keys, '--allow-reset']);
-    expect(allowed.output).toContain('states set up by resetting the scope of --api-key');
+    expect(allowed.output).toContain('states set up by removing the groups of the scope of --api-key');
     expect(allowed.code).toBe(verifyExitCodes.honoured.code);
-    expect(noTenants.seen).toContain('POST /__admin/reset  204');
+    expect(noTenants.seen).toContain('DELETE /__admin/groups  204');
+    expect(noTenants.seen).not.toContain('POST /__admin/reset  204');
   });
 
   it('gives no verdict when the state setup URL cannot set the states up, naming its answer and the fix', async () => {
@@ -146,10 +147,12 @@ export function cliVerification(): void {
     expect(code).toBe(verifyExitCodes['could-not-run'].code);
   });
 
-  it('gives no verdict with --allow-reset when the provider has no /__admin/reset, naming the fix', async () => {
+  it('falls back to /__admin/reset, and gives no verdict with --allow-reset when the provider has neither, naming the fix', async () => {
     const url = await serve();
-    const noReset = await inFront(url, ({ path }) =>
-      path.startsWith('/__admin/tenants') || path === '/__admin/reset'
+    const noReset = await inFront(url, ({ method, path }) =>
+      path.startsWith('/__admin/tenants') ||
+      path === '/__admin/reset' ||
+      (method === 'DELETE' && path === '/__admin/groups')
         ? { status: 404, body: { success: 0 } }
         : undefined,
     );
@@ -159,7 +162,11 @@ export function cliVerification(): void {
       `user-group-mock: verify: the provider states could not be set up: the provider has no /__admin/reset, which --allow-reset sets the states up with: POST ${noReset.url}/__admin/reset answered 404 for state "a user group exists" ({"success":0}); give --state-setup-url URL to set the states up through the provider's own state-change endpoint instead; docs/integrators.md shows how. Nothing was verified.`,
     );
     expect(output).not.toMatch(/honour|passed|Verifying a pact/);
-    expect(noReset.seen).toEqual(['POST /__admin/tenants  404', 'POST /__admin/reset  404']);
+    expect(noReset.seen).toEqual([
+      'POST /__admin/tenants  404',
+      'DELETE /__admin/groups  404',
+      'POST /__admin/reset  404',
+    ]);
     expect(code).toBe(verifyExitCodes['could-not-run'].code);
   });
 

@@ -255,7 +255,7 @@ describe('a recording that cannot be written', () => {
       const path = pathIn(tempDir());
       const started = proxies({ target: target.url, record: path });
       await expect(started).rejects.toThrow(
-        `user-group-mock: cannot record to ${path} (the record option (--record))`,
+        `user-group-mock: cannot record to ${path}, the record option (--record): `,
       );
       await expect(started).rejects.toThrow(why);
       await expect(started).rejects.toThrow(fix);

@@ -39,12 +39,12 @@ describe('--fixtures', () => {
     [
       'holds an invalid group',
       '{"groups": [{"environment": "Production", "user_group_id": "a", "name": "A"}]}',
-      /groups\[0\] \("a"\) in .*fixtures\.json cannot be seeded: \/environment: /,
+      /fixtures .*fixtures\.json: 1 entry does not have the form of a group .*\n {2}- groups\[0\]\.environment must be one of "Customer", "Testing"/,
     ],
     [
       'holds a misspelt field',
       '{"groups": [{"environment": "Customer", "userGroupId": "a", "name": "A"}]}',
-      /groups\[0\] in .*did you mean "user_group_id"/,
+      /groups\[0\] has unknown field "userGroupId".*did you mean "user_group_id"/,
     ],
     [
       'holds the same group twice',
@@ -55,5 +55,30 @@ describe('--fixtures', () => {
     const path = join(tempDir(), 'fixtures.json');
     writeFileSync(path, text);
     await expect(start({ fixtures: path })).rejects.toThrow(message);
+  });
+
+  it('names every bad entry and its field at once, in the words of a file, listing the first 20', async () => {
+    const path = join(tempDir(), 'fixtures.json');
+    const bad = Array.from({ length: 25 }, (_, i) => ({ environment: 'Customer', user_group_id: `g${i}` }));
+    const groups = [
+      { environment: 'Customer', user_group_id: 'ok', name: 'OK' },
+      ...bad,
+      { environment: 'Prod', user_group_id: 'p', name: 'P' },
+    ];
+    writeFileSync(path, JSON.stringify({ groups }));
+    const refused = await start({ fixtures: path }).then(
+      () => 'started',
+      (error: Error) => error.message,
+    );
+    const lines = refused.split('\n');
+    expect(lines[0]).toContain(`fixtures ${path}: 26 entries do not have the form of a group`);
+    expect(lines[0]).toContain('nothing was seeded');
+    expect(lines.slice(1, 3)).toEqual([
+      '  - groups[1] must have required field "name"',
+      '  - groups[2] must have required field "name"',
+    ]);
+    expect(lines).toHaveLength(1 + 20 + 1);
+    expect(lines.at(-1)).toBe('  - … and 6 more');
+    expect(refused).not.toContain('the request');
   });
 });

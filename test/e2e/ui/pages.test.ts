@@ -222,7 +222,19 @@ describe('the API reference', () => {
     );
     expect(page.text).not.toContain('private-key');
     expect(page.text).not.toContain('secret');
-    expect(visible((await load(`${mock.url}/docs`)).text)).toContain('The API keys are not shown');
+    const docs = visible((await load(`${mock.url}/docs`)).text);
+    expect(docs).toContain('The API keys are not shown');
+    expect(docs).toContain('Use the values given with --api-key');
+    expect(docs).not.toContain('the default keys apply');
+  });
+
+  it('says the default keys apply when the keys are hidden and no --api-key was given', async () => {
+    const mock = await start({ adminKey: 'secret' });
+    const docs = visible((await load(`${mock.url}/docs`)).text);
+    expect(docs).toContain('The API keys are not shown');
+    expect(docs).toContain('the default keys apply: the ones user-group-mock serve --help lists');
+    expect(docs).not.toContain('Use the values given with --api-key');
+    expect(docs).not.toContain('dev-customer-key');
   });
 });
 

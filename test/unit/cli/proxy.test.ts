@@ -92,7 +92,7 @@ describe('user-group-mock proxy (its flags)', () => {
       );
       expect(code).toBe(2);
       expect(stderr).toBe(
-        `user-group-mock: cannot record to ${join(folder, 'seen.json')} (the record option (--record)): the folder ${folder} does not exist; create it first (mkdir -p ${folder}) or record into an existing folder\n`,
+        `user-group-mock: cannot record to ${join(folder, 'seen.json')}, the record option (--record): the folder ${folder} does not exist; create it first (mkdir -p ${folder}) or record into an existing folder\n`,
       );
     } finally {
       await new Promise((resolve) => busy.close(resolve));
