@@ -16,6 +16,7 @@ import {
   tenantRemovalRefused,
   unknownTenant,
 } from './controls.js';
+import { checkJournalQuery } from './journalQuery.js';
 
 /**
  * The fixture controls when the store is PostgreSQL: the same controls as `createControls`, each one reading or
@@ -61,11 +62,8 @@ export function createSharedControls(context: MockContext, shared: SharedState):
     },
 
     async requests(query: JournalQuery = {}, tenant = defaultTenantId) {
-      if (query === null || typeof query !== 'object')
-        throw new Error(
-          `${product}: requests(query, tenantId): the query object comes first, e.g. requests({ invalid: true }, tenant.id)`,
-        );
-      return runtime.list(await known(tenant, 'requests'), query);
+      const checked = checkJournalQuery(query);
+      return runtime.list(await known(tenant, 'requests'), checked);
     },
 
     async clearRequests(tenant = defaultTenantId) {

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { AdminOperationId } from '../admin/adminDocument.js';
 import { type AdminControls, createControls, packageVersion } from '../admin/controls.js';
 import { createAdminHandler } from '../admin/createAdminHandler.js';
+import { checkJournalQuery } from '../admin/journalQuery.js';
 import { cryptoIds } from '../domain/ids.js';
 import { type ApiError, apiError, product } from '../errors.js';
 import { answerClientError } from '../http/clientError.js';
@@ -207,7 +208,7 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
     host,
     port,
     target: options.target,
-    requests: (query = {}) => journal.list(query),
+    requests: (query = {}) => journal.list(checkJournalQuery(query)),
     clearRequests: () => journal.clear(),
     reset: () => controls.reset(),
     health: () => controls.health(),
