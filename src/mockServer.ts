@@ -17,6 +17,15 @@ import { closeServer, holdRequests, listen } from './http/listen.js';
 import { type ApiKey, defaultApiKeys, KeyRing } from './runtime/keyRing.js';
 import { createLog } from './runtime/log.js';
 import type { MockContext, SharedState } from './runtime/mockContext.js';
+import {
+  apiKeysProblem,
+  checkOptions,
+  logLevelRule,
+  type OptionRule,
+  ranges,
+  rateLimitProblem,
+  setting,
+} from './runtime/options.js';
 import { RateLimiter } from './runtime/rateLimiter.js';
 import { SharedRuntime } from './runtime/sharedRuntime.js';
 import type { FileSystem } from './store/fileSystem.js';
@@ -28,6 +37,7 @@ import { createPages } from './ui/pages.js';
 import { warmUp } from './validate/schemaChecks.js';
 
 export interface MockServerOptions {
+  /** The address to listen on (default `127.0.0.1`, this machine only); beyond loopback it needs `adminKey`. */
   readonly host?: string;
   /** 0 (the default in-process) picks a free port. */
   readonly port?: number;
@@ -38,22 +48,28 @@ export interface MockServerOptions {
   readonly db?: string;
   /** Connections to PostgreSQL per replica (default 10). */
   readonly poolSize?: number;
+  /**
+   * The keys of the default tenant, each `{ key, environment }` with the environment `Customer` (production groups)
+   * or `Testing` (test groups). Default `defaultApiKeys`: dev-customer-key (Customer) and dev-testing-key (Testing).
+   */
   readonly apiKeys?: readonly ApiKey[];
   /** A JSON file `{ "groups": [GroupSeed...] }` seeded at start (groups already present are kept). */
   readonly fixtures?: string;
-  /** Makes tokens and ids deterministic. */
+  /** Makes tokens and ids deterministic (default: random ones). */
   readonly seed?: number;
+  /** What the mock logs, on stderr: `silent` (the default in-process), `info` (the command line's) or `debug`. */
   readonly logLevel?: 'silent' | 'info' | 'debug';
   /** Largest accepted body in bytes (default 1 MiB). */
   readonly bodyLimit?: number;
-  /** Milliseconds a client has to send the headers (default 10 s) and the whole request (default 30 s). */
+  /** Milliseconds a client has to send the headers (default 10 s). */
   readonly headersTimeout?: number;
+  /** Milliseconds a client has to send the whole request (default 30 s). */
   readonly requestTimeout?: number;
-  /** Requests per minute per API key; over it, 429. */
+  /** Requests per minute per API key (a number, e.g. 180); over it, 429. Default: no limit. */
   readonly rateLimit?: number;
-  /** Required on `/__admin` calls when set; must be set when `host` is not loopback. */
+  /** Required on `/__admin` calls when set (default: none); must be set when `host` is not loopback. */
   readonly adminKey?: string;
-  /** The store's file-system seam (tests inject disk faults here). */
+  /** The store's file-system seam (tests inject disk faults here); default Node's `fs/promises`. */
   readonly files?: FileSystem;
   /** Compact the change log after this many records (default 20,000). */
   readonly compactAfter?: number;
@@ -78,19 +94,41 @@ export interface MockServer extends Controls {
   close(): Promise<void>;
 }
 
+/**
+ * What each option takes, checked before anything listens (the command line's flags are read into these values and
+ * checked by the same ranges). Every option of MockServerOptions has a rule: the type says so.
+ */
+const mockServerOptionRules = {
+  host: { kind: 'string', flag: 'host', nonEmpty: true },
+  port: ranges.port,
+  db: { kind: 'string', flag: 'db', nonEmpty: true },
+  poolSize: { kind: 'integer', min: 1, max: 1000 },
+  apiKeys: { kind: 'custom', check: apiKeysProblem, flag: 'api-key' },
+  fixtures: { kind: 'string', flag: 'fixtures', nonEmpty: true },
+  seed: ranges.seed,
+  logLevel: logLevelRule,
+  bodyLimit: ranges.bodyLimit,
+  headersTimeout: ranges.headersTimeout,
+  requestTimeout: ranges.requestTimeout,
+  rateLimit: { kind: 'custom', check: rateLimitProblem, flag: 'rate-limit' },
+  adminKey: { kind: 'string', flag: 'admin-key' },
+  files: { kind: 'object' },
+  compactAfter: { kind: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER },
+  onWarning: { kind: 'function' },
+} as const satisfies Readonly<Record<keyof MockServerOptions, OptionRule>>;
+
 const loopback = (host: string): boolean => host === 'localhost' || host === '::1' || host.startsWith('127.');
 
 /** Starts the mock in this process and resolves once it listens. */
 export async function createMockServer(options: MockServerOptions = {}): Promise<MockServer> {
+  checkOptions('createMockServer', options, mockServerOptionRules, {
+    inMemory: 'the mock keeps everything in memory unless db is given: leave out db',
+  });
   const host = options.host ?? '127.0.0.1';
   const apiKeys = options.apiKeys ?? defaultApiKeys;
-  for (const { key } of apiKeys) {
-    if (key.trim() === '' || /\s/.test(key))
-      throw new Error(`${product}: an API key must be non-empty and without spaces; check --api-key`);
-  }
   if (!loopback(host) && (options.adminKey ?? '') === '') {
     throw new Error(
-      `${product}: listening on ${host} (beyond loopback) needs --admin-key, so that nobody else can reset or read the mock`,
+      `${product}: listening on ${host} (beyond loopback) needs ${setting('adminKey', 'admin-key')}, so that nobody else can reset or read the mock`,
     );
   }
   // The port first: a port in use is refused before the store creates or locks any file.

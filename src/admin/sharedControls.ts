@@ -1,6 +1,6 @@
 import { defaultTenantId, type Environment, type TenantKeys } from '../domain/model.js';
 import type { GroupSeed } from '../domain/seed.js';
-import { errorFromDiagnostics, product } from '../errors.js';
+import { errorFromDiagnostics } from '../errors.js';
 import { failure, ok, type Result } from '../result.js';
 import type { FaultSpec } from '../runtime/faults.js';
 import { type JournalQuery, type RequestWatcher, watcherListener } from '../runtime/journal.js';
