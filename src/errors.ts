@@ -50,7 +50,7 @@ export const errorCatalogue: { readonly [C in ErrorCode]: CatalogueEntry } = {
   ADMIN_KEY_REQUIRED: { status: 401, title: 'Admin key required' },
   GROUP_EXISTS: { status: 409, title: 'Group id already used in that environment' },
   TENANT_NOT_FOUND: { status: 404, title: 'No such tenant' },
-  INJECTED_FAULT: { status: 500, title: 'Fault injected through /__admin/faults' },
+  INJECTED_FAULT: { status: 500, title: 'A fault planned with injectFault or POST /__admin/faults' },
   UPSTREAM_UNREACHABLE: { status: 502, title: 'The proxied service cannot be reached' },
   UPSTREAM_TIMEOUT: { status: 504, title: 'The proxied service did not answer in time' },
 };

@@ -3,7 +3,8 @@ export { defaultApiKeys } from './runtime/keyRing.js';
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type AdminControls, type Controls, createControls } from './admin/controls.js';
+import { createControls } from './admin/controls.js';
+import type { AdminControls, Controls } from './admin/controlsApi.js';
 import { createAdminHandler } from './admin/createAdminHandler.js';
 import { fixtureProblems } from './admin/fixtureProblems.js';
 import { createSharedControls } from './admin/sharedControls.js';
@@ -14,7 +15,7 @@ import { product } from './errors.js';
 import { createApp } from './http/app.js';
 import { answerClientError } from './http/clientError.js';
 import { closeServer, holdRequests, listen } from './http/listen.js';
-import { defaultJournalLimit, maxJournalLimit } from './runtime/journal.js';
+import { defaultJournalLimit } from './runtime/journal.js';
 import { type ApiKey, defaultApiKeys, KeyRing } from './runtime/keyRing.js';
 import { createLog } from './runtime/log.js';
 import {
@@ -23,6 +24,15 @@ import {
   type SharedState,
   type TenantRuntime,
 } from './runtime/mockContext.js';
+import {
+  apiKeysProblem,
+  checkOptions,
+  logLevelRule,
+  type OptionRule,
+  ranges,
+  rateLimitProblem,
+  setting,
+} from './runtime/options.js';
 import { RateLimiter } from './runtime/rateLimiter.js';
 import { SharedRuntime } from './runtime/sharedRuntime.js';
 import type { FileSystem } from './store/fileSystem.js';
@@ -34,6 +44,7 @@ import { createPages } from './ui/pages.js';
 import { warmUp } from './validate/schemaChecks.js';
 
 export interface MockServerOptions {
+  /** The address to listen on (default `127.0.0.1`, this machine only); beyond loopback it needs `adminKey`. */
   readonly host?: string;
   /** 0 (the default in-process) picks a free port. */
   readonly port?: number;
@@ -44,27 +55,33 @@ export interface MockServerOptions {
   readonly db?: string;
   /** Connections to PostgreSQL per replica (default 10). */
   readonly poolSize?: number;
+  /**
+   * The keys of the default tenant, each `{ key, environment }` with the environment `Customer` (production groups)
+   * or `Testing` (test groups). Default `defaultApiKeys`: dev-customer-key (Customer) and dev-testing-key (Testing).
+   */
   readonly apiKeys?: readonly ApiKey[];
   /** A JSON file `{ "groups": [GroupSeed...] }` seeded at start (groups already present are kept). */
   readonly fixtures?: string;
-  /** Makes tokens and ids deterministic. */
+  /** Makes tokens and ids deterministic (default: random ones). */
   readonly seed?: number;
+  /** What the mock logs, on stderr: `silent` (the default in-process), `info` (the command line's) or `debug`. */
   readonly logLevel?: 'silent' | 'info' | 'debug';
   /** Largest accepted body in bytes (default 1 MiB). */
   readonly bodyLimit?: number;
-  /** Milliseconds a client has to send the headers (default 10 s) and the whole request (default 30 s). */
+  /** Milliseconds a client has to send the headers (default 10 s). */
   readonly headersTimeout?: number;
+  /** Milliseconds a client has to send the whole request (default 30 s). */
   readonly requestTimeout?: number;
-  /** Requests per minute per API key; over it, 429. */
+  /** Requests per minute per API key (a number, e.g. 180); over it, 429. Default: no limit. */
   readonly rateLimit?: number;
   /**
    * How many entries each tenant's journal keeps (default 1000); older ones are dropped and counted
    * (`droppedRequests()`, the `X-Journal-Dropped` header of `GET /__admin/requests`).
    */
   readonly journalLimit?: number;
-  /** Required on `/__admin` calls when set; must be set when `host` is not loopback. */
+  /** Required on `/__admin` calls when set (default: none); must be set when `host` is not loopback. */
   readonly adminKey?: string;
-  /** The store's file-system seam (tests inject disk faults here). */
+  /** The store's file-system seam (tests inject disk faults here); default Node's `fs/promises`. */
   readonly files?: FileSystem;
   /** Compact the change log after this many records (default 20,000). */
   readonly compactAfter?: number;
@@ -93,26 +110,45 @@ export interface MockServer extends Controls {
   close(): Promise<void>;
 }
 
+/**
+ * What each option takes, checked before anything listens (the command line's flags are read into these values and
+ * checked by the same ranges). Every option of MockServerOptions has a rule: the type says so.
+ */
+const mockServerOptionRules = {
+  host: { kind: 'string', flag: 'host', nonEmpty: true },
+  port: ranges.port,
+  db: { kind: 'string', flag: 'db', nonEmpty: true },
+  poolSize: { kind: 'integer', min: 1, max: 1000 },
+  apiKeys: { kind: 'custom', check: apiKeysProblem, flag: 'api-key' },
+  fixtures: { kind: 'string', flag: 'fixtures', nonEmpty: true },
+  seed: ranges.seed,
+  logLevel: logLevelRule,
+  bodyLimit: ranges.bodyLimit,
+  headersTimeout: ranges.headersTimeout,
+  requestTimeout: ranges.requestTimeout,
+  rateLimit: { kind: 'custom', check: rateLimitProblem, flag: 'rate-limit' },
+  journalLimit: ranges.journalLimit,
+  adminKey: { kind: 'string', flag: 'admin-key' },
+  files: { kind: 'object' },
+  compactAfter: { kind: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER },
+  onWarning: { kind: 'function' },
+} as const satisfies Readonly<Record<keyof MockServerOptions, OptionRule>>;
+
 const loopback = (host: string): boolean => host === 'localhost' || host === '::1' || host.startsWith('127.');
 
 /** Starts the mock in this process and resolves once it listens. */
 export async function createMockServer(options: MockServerOptions = {}): Promise<MockServer> {
+  checkOptions('createMockServer', options, mockServerOptionRules, {
+    inMemory: 'the mock keeps everything in memory unless db is given: leave out db',
+  });
   const host = options.host ?? '127.0.0.1';
   const apiKeys = options.apiKeys ?? defaultApiKeys;
-  for (const { key } of apiKeys) {
-    if (key.trim() === '' || /\s/.test(key))
-      throw new Error(`${product}: an API key must be non-empty and without spaces; check --api-key`);
-  }
   if (!loopback(host) && (options.adminKey ?? '') === '') {
     throw new Error(
-      `${product}: listening on ${host} (beyond loopback) needs --admin-key, so that nobody else can reset or read the mock`,
+      `${product}: listening on ${host} (beyond loopback) needs ${setting('adminKey', 'admin-key')}, so that nobody else can reset or read the mock`,
     );
   }
   const journalLimit = options.journalLimit ?? defaultJournalLimit;
-  if (!Number.isInteger(journalLimit) || journalLimit < 1 || journalLimit > maxJournalLimit)
-    throw new Error(
-      `${product}: journalLimit ${String(options.journalLimit)} is not a whole number of entries from 1 to ${maxJournalLimit}; the default is ${defaultJournalLimit} (--journal-limit)`,
-    );
   // The port first: a port in use is refused before the store creates or locks any file.
   const server = createServer({
     headersTimeout: options.headersTimeout ?? 10_000,

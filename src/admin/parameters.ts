@@ -43,6 +43,24 @@ export function checkParameters(
 }
 
 /**
+ * Checks query values given in process (the controls' `requests(query)`) by the same parameter schemas as the HTTP
+ * call's query text: what `GET /__admin/requests?limit=0` is refused for, `requests({ limit: 0 })` is refused for.
+ * Diagnostics point at `/<name>`.
+ */
+export function checkQueryValues(
+  operation: Operation,
+  query: Readonly<Record<string, unknown>>,
+): Result<void> {
+  const errors = compiled(operation).check({ path: {}, query });
+  if (errors.length === 0) return ok(undefined);
+  const diagnostics = diagnosticsFromAjv(errors, '').map((found) => ({
+    ...found,
+    path: found.path.replace(/^\/query/, ''),
+  }));
+  return failure(errorFromDiagnostics('VALIDATION_FAILED', diagnostics));
+}
+
+/**
  * A wrong type said in the terms of a URL: every parameter arrives as text, so "must be a boolean, not a string"
  * becomes what to write instead (`invalid=yes` must be true or false).
  */

@@ -1,6 +1,6 @@
 import { defaultTenantId, type Environment, type TenantKeys } from '../domain/model.js';
 import type { GroupSeed } from '../domain/seed.js';
-import { errorFromDiagnostics, product } from '../errors.js';
+import { errorFromDiagnostics } from '../errors.js';
 import { failure, ok, type Result } from '../result.js';
 import type { FaultSpec } from '../runtime/faults.js';
 import { type JournalQuery, type RequestWatcher, watcherListener } from '../runtime/journal.js';
@@ -16,6 +16,7 @@ import {
   tenantRemovalRefused,
   unknownTenant,
 } from './controls.js';
+import { checkJournalQuery } from './journalQuery.js';
 
 /**
  * The fixture controls when the store is PostgreSQL: the same controls as `createControls`, each one reading or
@@ -66,11 +67,8 @@ export function createSharedControls(context: MockContext, shared: SharedState):
     },
 
     async requests(query: JournalQuery = {}, tenant = defaultTenantId) {
-      if (query === null || typeof query !== 'object')
-        throw new Error(
-          `${product}: requests(query, tenantId): the query object comes first, e.g. requests({ invalid: true }, tenant.id)`,
-        );
-      return runtime.list(await known(tenant, 'requests'), query);
+      const checked = checkJournalQuery(query);
+      return runtime.list(await known(tenant, 'requests'), checked);
     },
 
     async clearRequests(tenant = defaultTenantId) {

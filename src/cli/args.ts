@@ -1,9 +1,13 @@
 import type { Environment } from '../domain/model.js';
 import { product } from '../errors.js';
 import type { MockServerOptions } from '../mockServer.js';
-import { defaultJournalLimit, maxJournalLimit } from '../runtime/journal.js';
+import { defaultJournalLimit } from '../runtime/journal.js';
 import type { ApiKey } from '../runtime/keyRing.js';
+import { environmentMeant, ranges } from '../runtime/options.js';
 import { parseRateLimit } from '../runtime/rateLimiter.js';
+
+export { environmentMeant };
+
 import {
   isPostgresUrl,
   postgresUrlForm,
@@ -109,21 +113,20 @@ export function parseServeArgs(
   return {
     help: flagOn('help'),
     host: get('host') ?? '127.0.0.1',
-    port: integer('port', get('port') ?? '4010', 0, 65535),
+    port: integer('port', get('port') ?? '4010', ranges.port),
     ...(flagOn('in-memory') ? {} : { db: dbPath ?? defaultDbPath }),
     ...(apiKeyValues === undefined ? {} : { apiKeys: apiKeyValues.map(parseApiKey) }),
     ...(fixtures === undefined ? {} : { fixtures }),
-    ...(seed === undefined ? {} : { seed: integer('seed', seed, 0, Number.MAX_SAFE_INTEGER) }),
+    ...(seed === undefined ? {} : { seed: integer('seed', seed, ranges.seed) }),
     logLevel,
-    bodyLimit: integer('body-limit', get('body-limit') ?? '1048576', 1, 1024 ** 3),
-    headersTimeout: integer('headers-timeout', get('headers-timeout') ?? '10000', 1, 3_600_000),
-    requestTimeout: integer('request-timeout', get('request-timeout') ?? '30000', 1, 3_600_000),
+    bodyLimit: integer('body-limit', get('body-limit') ?? '1048576', ranges.bodyLimit),
+    headersTimeout: integer('headers-timeout', get('headers-timeout') ?? '10000', ranges.headersTimeout),
+    requestTimeout: integer('request-timeout', get('request-timeout') ?? '30000', ranges.requestTimeout),
     ...(rateLimit === undefined ? {} : { rateLimit: parseRateLimit(rateLimit) }),
     journalLimit: integer(
       'journal-limit',
       get('journal-limit') ?? String(defaultJournalLimit),
-      1,
-      maxJournalLimit,
+      ranges.journalLimit,
     ),
     ...(adminKey === undefined ? {} : { adminKey }),
   };
@@ -140,17 +143,6 @@ function checkPostgresUrl(db: string, source: string): void {
     throw new Error(
       `${product}: --db${source} "${withoutPassword(db)}" ${problem}; a PostgreSQL database is given as ${postgresUrlForm} (a value starting with postgres: is never a file path)`,
     );
-}
-
-/**
- * The environment a word after `KEY:` most likely means: `Customer` holds production groups, `Testing` test groups
- * (the spec's two labels). Undefined when the word says neither.
- */
-export function environmentMeant(word: string): Environment | undefined {
-  const said = word.trim().toLowerCase();
-  if (/^(cust|prod|live)/.test(said)) return 'Customer';
-  if (/^(t|stag|dev|sandbox|qa)/.test(said)) return 'Testing';
-  return undefined;
 }
 
 /** `KEY`, `KEY:Customer` or `KEY:Testing` (a bare key is Customer). */

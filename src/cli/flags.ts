@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { product } from '../errors.js';
 import type { LogLevel } from '../runtime/log.js';
+import { logLevelRule } from '../runtime/options.js';
 import { unknownFlag } from './suggest.js';
 
 /** The environment variables a command reads its settings from. */
@@ -97,12 +98,18 @@ export function readFlags<Name extends string>(
 /** The --log-level given (default info), checked. */
 export function logLevelOf(text: string | undefined): LogLevel {
   const level = text ?? 'info';
-  if (level !== 'silent' && level !== 'info' && level !== 'debug')
-    throw new Error(`${product}: --log-level must be silent, info or debug, not "${level}"`);
-  return level;
+  if (!(logLevelRule.values as readonly string[]).includes(level))
+    throw new Error(`${product}: --log-level must be ${logLevelRule.values.join(', ')}, not "${level}"`);
+  return level as LogLevel;
 }
 
-export function integer(name: string, text: string, min: number, max: number): number {
+/** A flag's whole number, in the range its option takes (src/runtime/options.ts, the in-process options' too). */
+export function integer(
+  name: string,
+  text: string,
+  range: { readonly min: number; readonly max: number },
+): number {
+  const { min, max } = range;
   const n = Number(text);
   if (!/^\d+$/.test(text.trim()) || n < min || n > max)
     throw new Error(`${product}: --${name} must be an integer from ${min} to ${max}, not "${text}"`);

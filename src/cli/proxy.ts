@@ -8,6 +8,7 @@ import {
 import { ProxyOptionError } from '../proxy/proxyOptions.js';
 import { pactPathOf } from '../proxy/recording.js';
 import { RecordingLostError } from '../proxy/recordingFile.js';
+import { ranges } from '../runtime/options.js';
 import {
   type Env,
   type FlagSpec,
@@ -104,11 +105,11 @@ export function parseProxyArgs(argv: readonly string[], env: Env): ProxyArgs {
     help,
     target: target ?? '',
     host: get('host') ?? '127.0.0.1',
-    port: integer('port', get('port') ?? '4010', 0, 65535),
+    port: integer('port', get('port') ?? '4010', ranges.port),
     mode: flagOn('lenient') ? 'lenient' : 'strict',
     blockInvalid: flagOn('block-invalid'),
-    timeout: integer('timeout', get('timeout') ?? '10000', 1, 3_600_000),
-    bodyLimit: integer('body-limit', get('body-limit') ?? '1048576', 1, 1024 ** 3),
+    timeout: integer('timeout', get('timeout') ?? '10000', ranges.timeout),
+    bodyLimit: integer('body-limit', get('body-limit') ?? '1048576', ranges.bodyLimit),
     logLevel,
     ...optional('record', 'record'),
     ...optional('pact-consumer', 'pactConsumer'),
@@ -129,7 +130,7 @@ export function runProxy(argv: readonly string[], env: Env): Promise<number> {
     {
       parse: parseProxyArgs,
       help: proxyHelp,
-      start: (args) =>
+      start: ({ help: _help, ...args }) =>
         createValidatingProxy({ ...args, onWarning: (message) => process.stderr.write(`${message}\n`) }),
       exitCodeOf: (error) => (error instanceof ListenError || error instanceof ProxyOptionError ? 2 : 1),
       shutdownFailure: (error) => (error instanceof RecordingLostError ? error.message : undefined),

@@ -83,7 +83,7 @@ function serve(argv: readonly string[], env: Env): Promise<number> {
     {
       parse: parseServeArgs,
       help: serveHelp,
-      start: createMockServer,
+      start: ({ help: _help, ...options }) => createMockServer(options),
       exitCodeOf,
       readyLines: (server, args) => readyLines(server, args.db),
       stopping: 'finishing in-flight requests and flushing the store',

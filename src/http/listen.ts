@@ -26,7 +26,8 @@ export function listen(server: Server, port: number, host: string): Promise<void
 
 function listenError(error: NodeJS.ErrnoException, port: number, host: string): Error {
   const code = error.code ?? '';
-  const choose = 'choose another with --port N, or --port 0 for a free one';
+  // Said for both ways of starting: the in-process option and the command line's flag.
+  const choose = 'choose another with the port option (--port N on the command line), or 0 for a free one';
   switch (code) {
     case 'EADDRINUSE':
       return new ListenError(
@@ -42,7 +43,7 @@ function listenError(error: NodeJS.ErrnoException, port: number, host: string): 
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
       return new ListenError(
-        `${product}: cannot listen on ${host}: it is not an address of this machine; use --host 127.0.0.1 (this machine only) or --host 0.0.0.0 (every interface).`,
+        `${product}: cannot listen on ${host}: it is not an address of this machine; give the host option (--host on the command line) 127.0.0.1 (this machine only) or 0.0.0.0 (every interface).`,
         code,
       );
     default:

@@ -211,7 +211,7 @@ export class ServiceExchange implements PipelineRequest, BodySink {
       this.fail(
         apiError(
           'INJECTED_FAULT',
-          `fault injected through /__admin/faults (fault ${fault.id}); a real client retries or reports this`,
+          `fault ${fault.id}, planned with injectFault (POST /__admin/faults); a real client retries or reports this`,
           [],
           { status: fault.status },
         ),

@@ -15,11 +15,12 @@ export interface RequestToValidate {
   /** The request path; a query string is refused, as the mock refuses it (the service takes no query parameters). */
   readonly path: string;
   /**
-   * Header names in any case; values as strings (or arrays for repeated headers). A plain object, or what HTTP
-   * clients hold headers in: a `Headers` or `Map`, `[name, value]` pairs, Node's flat `rawHeaders`.
+   * Header names in any case; values as strings or numbers (or arrays for repeated headers). A plain object (Node's
+   * `IncomingHttpHeaders`, or `OutgoingHttpHeaders` from `clientRequest.getHeaders()`), or what HTTP clients hold
+   * headers in: a `Headers` or `Map`, `[name, value]` pairs, Node's flat `rawHeaders`.
    */
   readonly headers?:
-    | Readonly<Record<string, string | readonly string[] | undefined>>
+    | Readonly<Record<string, string | number | readonly string[] | undefined>>
     | Iterable<readonly [string, string]>
     | readonly string[];
   /** The parsed JSON body, or its raw text (string or bytes), or undefined when none was sent. */

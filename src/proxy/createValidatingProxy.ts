@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { AdminOperationId } from '../admin/adminDocument.js';
 import { type AdminControls, createControls, packageVersion } from '../admin/controls.js';
 import { createAdminHandler } from '../admin/createAdminHandler.js';
+import { checkJournalQuery } from '../admin/journalQuery.js';
 import { cryptoIds } from '../domain/ids.js';
 import { type ApiError, apiError, product } from '../errors.js';
 import { answerClientError } from '../http/clientError.js';
@@ -16,6 +17,7 @@ import {
 import { KeyRing } from '../runtime/keyRing.js';
 import { createLog } from '../runtime/log.js';
 import { type MockContext, runtimeOf } from '../runtime/mockContext.js';
+import { checkOptions, logLevelRule, type OptionRule, ranges } from '../runtime/options.js';
 import type { Health } from '../spec/types.js';
 import { openMemoryPersistence } from '../store/persistence.js';
 import { Store } from '../store/store.js';
@@ -32,6 +34,7 @@ import { TrafficRules } from './trafficRules.js';
 export interface ValidatingProxyOptions {
   /** The base URL of the service to check (http or https), e.g. `https://staging.example.com`. */
   readonly target: string;
+  /** The address to listen on (default `127.0.0.1`, this machine only); beyond loopback it needs `adminKey`. */
   readonly host?: string;
   /** 0 (the default in-process) picks a free port. */
   readonly port?: number;
@@ -55,6 +58,7 @@ export interface ValidatingProxyOptions {
   readonly targetCa?: string;
   /** Largest body in bytes, of a request and of an answer (default 1 MiB, the mock's). */
   readonly bodyLimit?: number;
+  /** What the proxy logs, on stderr: `silent` (the default in-process), `info` (the command line's) or `debug`. */
   readonly logLevel?: 'silent' | 'info' | 'debug';
   /**
    * Receives what goes wrong with the recording while the proxy runs (a write failed; it works again), each once.
@@ -89,6 +93,24 @@ export interface ValidatingProxy {
   close(): Promise<void>;
 }
 
+/** What each option takes, checked before anything listens; every option of ValidatingProxyOptions has a rule. */
+const proxyOptionRules = {
+  target: { kind: 'string', flag: 'target', nonEmpty: true },
+  host: { kind: 'string', flag: 'host', nonEmpty: true },
+  port: ranges.port,
+  mode: { kind: 'oneOf', values: ['strict', 'lenient'] },
+  blockInvalid: { kind: 'boolean', flag: 'block-invalid' },
+  record: { kind: 'string', flag: 'record', nonEmpty: true },
+  pactConsumer: { kind: 'string', flag: 'pact-consumer', nonEmpty: true },
+  pactProvider: { kind: 'string', flag: 'pact-provider', nonEmpty: true },
+  timeout: ranges.timeout,
+  adminKey: { kind: 'string', flag: 'admin-key' },
+  targetCa: { kind: 'string', flag: 'target-ca', nonEmpty: true },
+  bodyLimit: ranges.bodyLimit,
+  logLevel: logLevelRule,
+  onWarning: { kind: 'function' },
+} as const satisfies Readonly<Record<keyof ValidatingProxyOptions, OptionRule>>;
+
 const loopback = (host: string): boolean => host === 'localhost' || host === '::1' || host.startsWith('127.');
 
 /**
@@ -97,6 +119,15 @@ const loopback = (host: string): boolean => host === 'localhost' || host === '::
  * journal with the mock's admin API (`/__admin/requests?invalid=true`). Resolves once it listens.
  */
 export async function createValidatingProxy(options: ValidatingProxyOptions): Promise<ValidatingProxy> {
+  try {
+    checkOptions('createValidatingProxy', options, proxyOptionRules);
+  } catch (error) {
+    throw new ProxyOptionError((error as Error).message);
+  }
+  if (options?.target === undefined)
+    throw new ProxyOptionError(
+      `${product}: createValidatingProxy: ${setting('target')} is required, the base URL of the service to check (e.g. { target: 'https://staging.example.com' })`,
+    );
   const base = parseTarget(options.target);
   const host = options.host ?? '127.0.0.1';
   if (!loopback(host) && (options.adminKey ?? '') === '')
@@ -207,7 +238,7 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
     host,
     port,
     target: options.target,
-    requests: (query = {}) => journal.list(query),
+    requests: (query = {}) => journal.list(checkJournalQuery(query)),
     clearRequests: () => journal.clear(),
     reset: () => controls.reset(),
     health: () => controls.health(),

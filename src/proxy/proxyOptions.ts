@@ -2,23 +2,20 @@ import { constants } from 'node:fs';
 import { access, readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { product } from '../errors.js';
+import { setting } from '../runtime/options.js';
+
+export { setting };
 
 /**
  * An option of `createValidatingProxy` (a flag of `user-group-mock proxy`) that cannot work as given: a mistake in
  * how the proxy was started, found before it listens. The command line exits 2 on it.
  */
-export class ProxyOptionError extends Error {
+export class ProxyOptionError extends TypeError {
   constructor(message: string) {
     super(message);
     this.name = 'ProxyOptionError';
   }
 }
-
-/**
- * How a message names a setting, for both ways of giving it: `the timeout option (--timeout)`. The same messages
- * reach a caller of `createValidatingProxy` and a user of the command line.
- */
-export const setting = (option: string, flag: string = option): string => `the ${option} option (--${flag})`;
 
 /** The target's base URL, or a ProxyOptionError naming it. */
 export function parseTarget(text: string): URL {

@@ -1,11 +1,18 @@
-import type { Diagnostic, JournalEntry } from '../spec/types.js';
+import type { Diagnostic, JournalEntry, ServiceOperationId } from '../spec/types.js';
 
 /** What the client sent and how the mock answered: one entry per request, never the raw API key. */
 export type { JournalEntry };
 
+/**
+ * Which journal entries to list, as `GET /__admin/requests` takes them (a query it would refuse with 400 is refused
+ * in process too).
+ */
 export interface JournalQuery {
-  readonly operationId?: string;
+  /** Only the requests routed to this operation. */
+  readonly operationId?: ServiceOperationId;
+  /** `true` lists only the requests that broke the contract (those with diagnostics). */
   readonly invalid?: boolean;
+  /** Only the newest `limit` entries (after filtering), 1 to 1000. */
   readonly limit?: number;
   /** Only entries whose id is above this one. */
   readonly after?: number;

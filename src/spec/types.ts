@@ -39,6 +39,8 @@ export type TenantHandle = AdminSchemas['Tenant'];
 export type Health = AdminSchemas['Health'];
 export type TenantSummary = AdminSchemas['TenantSummary'];
 export type JournalEntry = AdminSchemas['JournalEntry'];
+/** An operation of the User Group Service, by its operationId. */
+export type ServiceOperationId = AdminSchemas['ServiceOperationId'];
 export type Fault = AdminSchemas['Fault'];
 /**
  * A fault to plan (`FaultRequest`: at least one of `status`, `delay_ms`, `action`). openapi-typescript cannot type

@@ -121,14 +121,16 @@ export function checkContentEncoding(value: HeaderValue): Diagnostic | undefined
 }
 
 /**
- * Lower-cases header names, so the headers of any client can be checked: a plain object (Node's `req.headers`, axios),
- * a `Headers` or a `Map` (fetch, undici), pairs `[[name, value], ...]`, or Node's flat `rawHeaders`. A name given
- * twice keeps both values. Anything else counts as no headers.
+ * Lower-cases header names, so the headers of any client can be checked: a plain object (Node's `req.headers` or
+ * `clientRequest.getHeaders()`, axios), a `Headers` or a `Map` (fetch, undici), pairs `[[name, value], ...]`, or
+ * Node's flat `rawHeaders`. A number value counts as its text; a name given twice keeps both values. Anything else
+ * counts as no headers.
  */
 export function lowerCaseHeaders(headers: unknown): HeaderBag {
   const out: Record<string, HeaderValue> = Object.create(null);
-  for (const [name, value] of headerEntries(headers)) {
+  for (const [name, given] of headerEntries(headers)) {
     if (typeof name !== 'string') continue;
+    const value = typeof given === 'number' && Number.isFinite(given) ? String(given) : given;
     if (typeof value === 'string' || (Array.isArray(value) && value.every((v) => typeof v === 'string'))) {
       const key = name.toLowerCase();
       const previous = out[key];

@@ -21,7 +21,7 @@ describe('injected faults', () => {
     const faulted = await getOrCreate(mock);
     expect(faulted.status).toBe(status);
     expect(faulted.body).toMatchObject({ success: 0, error: { code: 'INJECTED_FAULT', details: [] } });
-    expect(faulted.body.error.message).toContain('/__admin/faults');
+    expect(faulted.body.error.message).toContain('planned with injectFault (POST /__admin/faults)');
     expect(mock.groups()).toEqual([]);
     expect((await getOrCreate(mock)).status).toBe(200);
   });

@@ -98,7 +98,7 @@ describe('user-group-mock serve', () => {
       const cli = runCli(['serve', '--port', String(port), '--db', join(dir, 'data', 'db.json')]);
       expect(await cli.exited).toBe(2);
       expect(cli.stderr()).toBe(
-        `user-group-mock: port ${port} on 127.0.0.1 is already in use (another server, perhaps another mock, listens there). Stop it, or choose another with --port N, or --port 0 for a free one.\n`,
+        `user-group-mock: port ${port} on 127.0.0.1 is already in use (another server, perhaps another mock, listens there). Stop it, or choose another with the port option (--port N on the command line), or 0 for a free one.\n`,
       );
       expect(cli.lines).toEqual([]);
       expect(readdirSync(dir)).toEqual([]);

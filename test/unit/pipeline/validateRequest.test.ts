@@ -1,3 +1,4 @@
+import type { OutgoingHttpHeaders } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { validateRequest, validateResponse } from '../../../src/index.js';
 import { requestFixtures } from '../../support/fixtures.js';
@@ -47,6 +48,20 @@ describe('validateRequest', () => {
   ])('reads the headers from %s', (_kind, headers) => {
     const request = { method: 'GET', path: '/api/user', headers, body: { name: 'A', user_group_id: 'a' } };
     expect(validateRequest(request)).toMatchObject({ ok: true, diagnostics: [] });
+  });
+
+  it("takes Node's OutgoingHttpHeaders (clientRequest.getHeaders()), a number value as its text", () => {
+    const headers: OutgoingHttpHeaders = {
+      authorization: 'Token k',
+      'content-type': ['application/json'],
+      'content-length': 34,
+    };
+    const request = { method: 'GET', path: '/api/user', headers, body: { name: 'A', user_group_id: 'a' } };
+    expect(validateRequest(request)).toMatchObject({ ok: true, diagnostics: [] });
+    // A number where the key belongs is read, not dropped as if no Authorization header had been sent.
+    const numbered = validateRequest({ ...request, headers: { ...headers, authorization: 42 } });
+    expect(numbered.diagnostics.map((d) => d.code)).not.toContain('AUTH_MISSING');
+    expect(numbered.diagnostics.map((d) => d.code)).toEqual(['AUTH_SCHEME']);
   });
 
   it('keeps both values of a header repeated in pairs (two Authorization headers are a mistake to report)', () => {

@@ -1,0 +1,50 @@
+import { product } from '../errors.js';
+import type { JournalQuery } from '../runtime/journal.js';
+import { operations } from '../spec/operations.js';
+import { nearest } from '../validate/nearest.js';
+import { adminOperations } from './adminDocument.js';
+import { checkQueryValues } from './parameters.js';
+
+/**
+ * A journal query given in process (`requests(query)` of the mock, a tenant or the proxy), checked as
+ * `GET /__admin/requests` checks its query (the listRequests parameters of openapi/admin.yaml, one check for both):
+ * an operation id that is not the service's, a limit below 1, a field of another name. A mistake of the calling
+ * code, so it throws, naming each problem; a filter that matched nothing would let "no invalid requests" pass.
+ * `after` (the events' backlog) is no parameter of that call and is checked on its own.
+ */
+export function checkJournalQuery(query: unknown): JournalQuery {
+  if (query === undefined) return {};
+  if (query === null || typeof query !== 'object' || Array.isArray(query))
+    throw new Error(
+      `${product}: requests(query, tenantId): the query object comes first, e.g. requests({ invalid: true }, tenant.id)`,
+    );
+  const { after, ...parameters } = query as JournalQuery;
+  const problems: string[] = [];
+  if (after !== undefined && !(Number.isSafeInteger(after) && after >= 0))
+    problems.push(`after must be a journal entry's id (an integer from 0), not ${JSON.stringify(after)}`);
+  const checked = checkQueryValues(listRequests(), parameters);
+  if (!checked.ok) problems.push(...checked.error.details.map((d) => said(d.message, parameters)));
+  if (problems.length > 0)
+    throw new Error(
+      `${product}: requests(query): ${problems.join('; ')} (the query takes what GET /__admin/requests does: operationId, invalid, limit)`,
+    );
+  return query as JournalQuery;
+}
+
+const listRequests = () => {
+  const found = adminOperations().find((operation) => operation.operationId === 'listRequests');
+  if (found === undefined) throw new Error(`${product}: openapi/admin.yaml has no listRequests operation`);
+  return found;
+};
+
+/** A parameter's diagnostic said of the query object (`operationId must be ...`), with the operation id meant. */
+function said(message: string, query: JournalQuery): string {
+  const text = message.replace(/^query\//, '').replace(/^query has/, 'the query has');
+  const given = query.operationId as unknown;
+  if (!text.startsWith('operationId ') || typeof given !== 'string') return text;
+  const meant = nearest(
+    given,
+    operations().map((operation) => operation.operationId),
+  );
+  return meant === undefined ? text : `${text}; did you mean "${meant}"?`;
+}
