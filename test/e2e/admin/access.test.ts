@@ -8,8 +8,12 @@ const adminKey = 'ci-admin-secret';
 
 describe('the admin key', () => {
   it.each(['0.0.0.0', '::', '192.0.2.10'])('is required to start listening on %s', async (host) => {
-    await expect(createMockServer({ host, port: 0 })).rejects.toThrow(/needs --admin-key/);
-    await expect(createMockServer({ host, port: 0, adminKey: '' })).rejects.toThrow(/needs --admin-key/);
+    await expect(createMockServer({ host, port: 0 })).rejects.toThrow(
+      /needs the adminKey option \(--admin-key\)/,
+    );
+    await expect(createMockServer({ host, port: 0, adminKey: '' })).rejects.toThrow(
+      /needs the adminKey option \(--admin-key\)/,
+    );
   });
 
   it.each([

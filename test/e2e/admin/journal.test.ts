@@ -246,10 +246,10 @@ describe('journalLimit and the entries dropped', () => {
   });
 
   it.each([0, -1, 1.5, 100_001])(
-    'refuses journalLimit %s, naming the range and the default',
+    'refuses journalLimit %s, naming the option, its flag and the range',
     async (limit) => {
       await expect(start({ journalLimit: limit })).rejects.toThrow(
-        /journalLimit .* from 1 to 100000; the default is 1000/,
+        /the journalLimit option \(--journal-limit\) must be an integer from 1 to 100000/,
       );
     },
   );

@@ -355,7 +355,7 @@ describe('bad requests get the error envelope with the right status', () => {
 describe('configuration that cannot work', () => {
   it('refuses to start with an empty API key', async () => {
     await expect(createMockServer({ apiKeys: [{ key: '', environment: 'Customer' }] })).rejects.toThrow(
-      /API key must be non-empty/,
+      /apiKeys\[0\]\.key must be a non-empty string without spaces/,
     );
   });
 });

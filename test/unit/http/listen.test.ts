@@ -28,7 +28,7 @@ describe('listen', () => {
     expect(refused).toMatchObject({ code: 'EADDRINUSE' });
     expect((refused as Error).message).toMatch(
       new RegExp(
-        `^user-group-mock: port ${port} on 127\\.0\\.0\\.1 is already in use .*--port 0 for a free one\\.$`,
+        `^user-group-mock: port ${port} on 127\\.0\\.0\\.1 is already in use .*the port option \\(--port N on the command line\\), or 0 for a free one\\.$`,
       ),
     );
   });
