@@ -1,5 +1,6 @@
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import { type Diagnostic, diagnostic, place, pointer, type Voice } from './diagnostic.js';
+import { editDistance } from './nearest.js';
 
 /**
  * Turns Ajv's errors into diagnostics a person can act on. Combinators are folded: a failed `anyOf` of `required`
@@ -213,7 +214,7 @@ function suggest(
   known: readonly string[],
   properties?: Readonly<Record<string, unknown>>,
 ): string {
-  const match = nearest(field, known);
+  const match = nearestField(field, known);
   if (match !== undefined) return `; did you mean "${match}"?`;
   // A field the answers name otherwise (`x-listed-as`: a seed's user_group_id is a listing's provided_id).
   const renamed = known.find(
@@ -233,7 +234,7 @@ const stem = (name: string): string =>
  * The known name an unknown field most likely meant: the same name spelled another way (`userGroupID`), its
  * singular or plural (`mappings`, `property`), a shortening (`props`), its tail (`group_id`), or a typo.
  */
-function nearest(field: string, known: readonly string[]): string | undefined {
+function nearestField(field: string, known: readonly string[]): string | undefined {
   const word = stem(field);
   if (word === '') return undefined;
   return (
@@ -243,20 +244,4 @@ function nearest(field: string, known: readonly string[]): string | undefined {
     (word.length >= 5 ? known.find((k) => stem(k).endsWith(word)) : undefined) ??
     known.find((k) => editDistance(stem(k), word) <= (word.length < 4 ? 1 : 2))
   );
-}
-
-/** Levenshtein distance, for the few short names of a schema. */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++)
-      current[j] = Math.min(
-        (previous[j] as number) + 1,
-        (current[j - 1] as number) + 1,
-        (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    previous = current;
-  }
-  return previous[b.length] as number;
 }
