@@ -5,9 +5,6 @@ import { defaultJournalLimit } from '../runtime/journal.js';
 import type { ApiKey } from '../runtime/keyRing.js';
 import { environmentMeant, ranges } from '../runtime/options.js';
 import { parseRateLimit } from '../runtime/rateLimiter.js';
-
-export { environmentMeant };
-
 import {
   isPostgresUrl,
   postgresUrlForm,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { environmentMeant, parseApiKey, parseServeArgs } from '../../../src/cli/args.js';
+import { parseApiKey, parseServeArgs } from '../../../src/cli/args.js';
+import { environmentMeant } from '../../../src/runtime/options.js';
 
 const expectedForm = 'a PostgreSQL database is given as postgres://user@host:5432/db';
 
