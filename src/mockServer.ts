@@ -294,7 +294,6 @@ async function seedFixtures(controls: AdminControls, world: World, path: string)
   }
   const problems = fixtureProblems(groups, path);
   if (problems !== undefined) throw new Error(problems);
-  refuseRepeatedIds(groups, path);
   const stored = world.tenants.get(defaultTenantId)?.groups;
   for (const [index, seed] of groups.entries()) {
     // Groups already present (from an earlier run on the same database) are kept as they are.
@@ -320,24 +319,6 @@ async function seedFixtures(controls: AdminControls, world: World, path: string)
 /** An entry of a fixtures file as a message names it: its place in the file, and its id when it has one. */
 const fixtureName = (seed: GroupSeed, index: number): string =>
   `groups[${index}]${typeof seed?.user_group_id === 'string' ? ` ("${seed.user_group_id}")` : ''}`;
-
-/**
- * Two entries of one file for the same group: seeding the first and skipping the second as "already stored" would
- * drop the second without a word (files merged from several recordings are where this happens).
- */
-function refuseRepeatedIds(groups: readonly GroupSeed[], path: string): void {
-  const first = new Map<string, number>();
-  for (const [index, seed] of groups.entries()) {
-    if (typeof seed?.environment !== 'string' || typeof seed.user_group_id !== 'string') continue;
-    const key = groupKey(seed.environment, seed.user_group_id);
-    const earlier = first.get(key);
-    if (earlier !== undefined)
-      throw new Error(
-        `${product}: groups[${earlier}] and groups[${index}] in ${path} are both "${seed.user_group_id}" in ${seed.environment}; an id is unique within an environment, keep one of them`,
-      );
-    first.set(key, index);
-  }
-}
 
 async function shutDown(server: Server, store: Store): Promise<void> {
   await closeServer(server);

@@ -1,16 +1,17 @@
 import { product } from '../errors.js';
 import { checkAdminSchema } from './adminDocument.js';
 
-/** How many bad entries of a fixtures file one message lists; the rest are counted. */
+/** How many problems of a fixtures file one message lists; the rest are counted. */
 export const listedFixtureProblems = 20;
 
 /**
- * Every entry of a fixtures file that breaks `SeedGroupRequest` (openapi/admin.yaml), each problem named by the
- * entry's place in the file and the field (`groups[2].environment must be …`), the first 20 listed and the rest
- * counted; undefined when every entry has the form of a group. One message, so that a file is mended in one pass.
+ * Every problem of a fixtures file that can be seen before seeding, in one message, so that a file is mended in one
+ * pass: each entry that breaks `SeedGroupRequest` (openapi/admin.yaml), named by its place in the file and the field
+ * (`groups[2].environment must be …`), and each entry that repeats an earlier one's id in the same environment, its
+ * token or its team_id. The first 20 are listed and the rest counted; undefined when there is none.
  */
 export function fixtureProblems(groups: readonly unknown[], path: string): string | undefined {
-  const problems = groups.flatMap((seed, index) =>
+  const malformed = groups.flatMap((seed, index) =>
     checkAdminSchema('/components/schemas/SeedGroupRequest', seed, `/groups/${index}`).map((d) =>
       d.message.replace(
         /^groups\/(\d+)(\S*)/,
@@ -18,9 +19,64 @@ export function fixtureProblems(groups: readonly unknown[], path: string): strin
       ),
     ),
   );
+  const problems = [...malformed, ...repeats(groups)];
   if (problems.length === 0) return undefined;
   const entries = new Set(problems.map((p) => /^groups\[\d+\]/.exec(p)?.[0])).size;
   const listed = problems.slice(0, listedFixtureProblems).map((p) => `\n  - ${p}`);
   const more = problems.length - listed.length;
-  return `${product}: fixtures ${path}: ${entries === 1 ? '1 entry does' : `${entries} entries do`} not have the form of a group { "environment", "user_group_id", "name", ... } (SeedGroupRequest in openapi/admin.yaml); nothing was seeded. Mend ${entries === 1 ? 'it' : 'them'}:${listed.join('')}${more > 0 ? `\n  - … and ${more} more` : ''}`;
+  const what =
+    malformed.length > 0
+      ? `${entries === 1 ? '1 entry does' : `${entries} entries do`} not have the form of a group { "environment", "user_group_id", "name", ... } (SeedGroupRequest in openapi/admin.yaml) or repeat another's id, token or team_id`
+      : `${entries === 1 ? '1 entry repeats' : `${entries} entries repeat`} another's id, token or team_id`;
+  return `${product}: fixtures ${path}: ${what}; nothing was seeded. Mend ${entries === 1 ? 'it' : 'them'}:${listed.join('')}${more > 0 ? `\n  - … and ${more} more` : ''}`;
+}
+
+/**
+ * The entries that repeat an earlier entry's `user_group_id` in one environment (unique there), its `token` or its
+ * `team_id` (unique across the mock), each named with the entry it repeats. Found here, before seeding: seeding
+ * the first and then skipping the second as "already stored" would drop it without a word (files merged from several
+ * recordings are where this happens).
+ */
+function repeats(groups: readonly unknown[]): string[] {
+  const found: string[] = [];
+  const first = {
+    id: new Map<string, number>(),
+    token: new Map<string, number>(),
+    team: new Map<number, number>(),
+  };
+  for (const [index, entry] of groups.entries()) {
+    if (entry === null || typeof entry !== 'object') continue;
+    const seed = entry as {
+      environment?: unknown;
+      user_group_id?: unknown;
+      token?: unknown;
+      team_id?: unknown;
+    };
+    if (typeof seed.environment === 'string' && typeof seed.user_group_id === 'string') {
+      const key = `${seed.environment}\u0000${seed.user_group_id}`;
+      const earlier = first.id.get(key);
+      if (earlier === undefined) first.id.set(key, index);
+      else
+        found.push(
+          `groups[${index}] and groups[${earlier}] are both "${seed.user_group_id}" in ${seed.environment}; an id is unique within an environment, keep one of them`,
+        );
+    }
+    if (typeof seed.token === 'string') {
+      const earlier = first.token.get(seed.token);
+      if (earlier === undefined) first.token.set(seed.token, index);
+      else
+        found.push(
+          `groups[${index}].token is groups[${earlier}]'s token too; a token identifies one group: change one, or leave it out to have one made`,
+        );
+    }
+    if (typeof seed.team_id === 'number') {
+      const earlier = first.team.get(seed.team_id);
+      if (earlier === undefined) first.team.set(seed.team_id, index);
+      else
+        found.push(
+          `groups[${index}].team_id ${seed.team_id} is groups[${earlier}]'s too; a team_id is unique across the mock: change one, or leave it out to have one drawn`,
+        );
+    }
+  }
+  return found;
 }

@@ -112,7 +112,7 @@ export function parseServeArgs(
     host: get('host') ?? '127.0.0.1',
     port: integer('port', get('port') ?? '4010', ranges.port),
     ...(flagOn('in-memory') ? {} : { db: dbPath ?? defaultDbPath }),
-    ...(apiKeyValues === undefined ? {} : { apiKeys: apiKeyValues.map(parseApiKey) }),
+    ...(apiKeyValues === undefined ? {} : { apiKeys: parseApiKeys(apiKeyValues) }),
     ...(fixtures === undefined ? {} : { fixtures }),
     ...(seed === undefined ? {} : { seed: integer('seed', seed, ranges.seed) }),
     logLevel,
@@ -140,6 +140,19 @@ function checkPostgresUrl(db: string, source: string): void {
     throw new Error(
       `${product}: --db${source} "${withoutPassword(db)}" ${problem}; a PostgreSQL database is given as ${postgresUrlForm} (a value starting with postgres: is never a file path)`,
     );
+}
+
+/** Every `--api-key`, each key once: the key decides the environment, so one key cannot hold two. */
+function parseApiKeys(texts: readonly string[]): ApiKey[] {
+  const keys = texts.map(parseApiKey);
+  keys.forEach(({ key }, index) => {
+    const first = keys.findIndex((k) => k.key === key);
+    if (first !== index)
+      throw new Error(
+        `${product}: --api-key "${texts[index]}": the key "${key}" is already given ("${texts[first]}"); a key belongs to one environment, the one it decides: give each --api-key its own key`,
+      );
+  });
+  return keys;
 }
 
 /** `KEY`, `KEY:Customer` or `KEY:Testing` (a bare key is Customer). */

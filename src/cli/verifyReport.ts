@@ -40,7 +40,7 @@ export function reportVerification(
   const failed = result.interactions?.failed ?? [];
   if (failed.length > 0)
     write.err(
-      `${product}: these ${failed.length} interactions failed:\n${failed.map((d) => `  - ${d}\n`).join('')}`,
+      `${product}: ${failed.length === 1 ? 'this interaction' : `these ${failed.length} interactions`} failed:\n${failed.map((d) => `  - ${d}\n`).join('')}`,
     );
   for (const warning of result.warnings) write.err(`${product}: warning: ${warning}\n`);
   const where = result.setUp === undefined ? '' : ` (${result.setUp})`;
@@ -48,7 +48,7 @@ export function reportVerification(
     const passed = result.interactions?.passed ?? 0;
     const total = passed + failed.length + result.skipped.length;
     const verdict = result.outcome === 'honoured' ? `honours ${contract}` : `does not honour ${contract}`;
-    const line = `${product}: verify: ${providerBaseUrl} ${verdict}; ${total} interactions: ${passed} passed, ${failed.length} failed, ${result.skipped.length} skipped${where}\n`;
+    const line = `${product}: verify: ${providerBaseUrl} ${verdict}; ${total} ${total === 1 ? 'interaction' : 'interactions'}: ${passed} passed, ${failed.length} failed, ${result.skipped.length} skipped${where}\n`;
     (result.outcome === 'honoured' ? write.out : write.err)(line);
     return verifyExitCodes[result.outcome].code;
   }

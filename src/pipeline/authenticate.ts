@@ -12,11 +12,9 @@ const path = '/headers/authorization';
  * alone, before any body is read. Given the mock's keys (and its world, to recognise a group token sent in the
  * key's place), the key must also be known; it then sets `owner`. Without them (the validator library) only the
  * form is checked. A malformed header that still carries a known key is refused with `owner` set to the key's owner.
- * An empty header is told from a missing one: it was sent, with no value.
  */
 export function authenticate(request: PipelineRequest, keys?: KeyRing, world?: World): ApiError | undefined {
   const values = request.authorization;
-  if (values.length === 1 && (values[0] as string).trim() === '') return emptyHeader();
   const read = readApiKey(values.length > 1 ? values : values[0]);
   if (!read.ok) {
     // A known key in a malformed header (`Bearer <key>`, the key without `Token`): refused, but the key's owner is
@@ -45,13 +43,6 @@ export function authenticate(request: PipelineRequest, keys?: KeyRing, world?: W
   return apiError('AUTH_UNKNOWN_KEY', message, [{ code: 'AUTH_UNKNOWN_KEY', path, message }], {
     headers: challenge,
   });
-}
-
-/** `Authorization:` sent with no value (a client that sets the header from an unset variable, say). */
-function emptyHeader(): ApiError {
-  const message =
-    'Authorization header is empty (sent with no value, as when the variable meant to hold the key is unset); send "Authorization: Token <API_KEY>"';
-  return apiError('AUTH_MISSING', message, [{ code: 'AUTH_MISSING', path, message }], { headers: challenge });
 }
 
 /**

@@ -9,11 +9,11 @@ import type { PipelineRequest } from './pipelineRequest.js';
  */
 export function checkMediaType(request: PipelineRequest): ApiError | undefined {
   if (!request.bodySent) {
-    // Only a GET's body is lost to the client itself: fetch and browsers refuse to send one, and node:http sends
-    // what is written to a GET without Content-Length or chunked framing, so the server cannot read it as a body.
+    // Only a GET's body is lost to the client itself: fetch and browsers refuse to send one, and node:http sends a
+    // GET body (written or given to end()) without Content-Length or chunked framing unless the caller sets one.
     const getBody =
       request.method === 'GET'
-        ? ' (fetch cannot send a GET body: use undici.request or node:http; node:http sends a GET body given to write() unframed, without Content-Length or Transfer-Encoding: chunked, so it is not read as the body: set the Content-Length header, Buffer.byteLength(body), or pass the body to end(body), which sets it)'
+        ? ' (fetch cannot send a GET body: use undici.request, which frames it, or node:http with the Content-Length header set yourself, Buffer.byteLength(body): node:http sends a GET body unframed, without Content-Length or Transfer-Encoding, even through end(body), so it is not read as the body)'
         : '';
     const message = `${request.method} ${request.path} needs a JSON body and arrived without one; send it with "Content-Type: application/json" and a Content-Length header${getBody}`;
     return errorFromDiagnostics('BODY_MISSING', [{ code: 'BODY_MISSING', path: '/body', message }]);

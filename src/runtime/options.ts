@@ -61,6 +61,7 @@ export function environmentMeant(word: string): Environment | undefined {
 export function apiKeysProblem(value: unknown): string | undefined {
   if (!Array.isArray(value))
     return `must be an array of { key, environment }, e.g. [{ key: 'my-key', environment: 'Testing' }]`;
+  const seen = new Map<string, { index: number; environment: unknown }>();
   for (const [index, entry] of value.entries()) {
     const at = `apiKeys[${index}]`;
     if (typeof entry === 'string') {
@@ -76,6 +77,11 @@ export function apiKeysProblem(value: unknown): string | undefined {
       const meant = typeof environment === 'string' ? environmentMeant(environment) : undefined;
       return `${at}.environment must be "Customer" (production groups) or "Testing" (test groups), spelt exactly so, not ${JSON.stringify(environment)}${meant === undefined ? '' : `; did you mean "${meant}"?`}`;
     }
+    // The key decides the environment: one key in two entries would leave one of them unreachable.
+    const earlier = seen.get(key);
+    if (earlier !== undefined)
+      return `${at}.key "${key}" is given twice (apiKeys[${earlier.index}] has it${earlier.environment === environment ? '' : `, for ${String(earlier.environment)}`}); a key belongs to one environment, the one it decides: give each entry its own key`;
+    seen.set(key, { index, environment });
   }
   return undefined;
 }

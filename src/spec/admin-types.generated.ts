@@ -813,7 +813,7 @@ export interface operations {
                  *     the mock and assert that this list is empty.
                  */
                 invalid?: boolean;
-                /** @description Only the newest `limit` entries (after filtering). */
+                /** @description Only the newest `limit` entries (after filtering); at most the largest journal a tenant can keep (`--journal-limit`). */
                 limit?: number;
             };
             header?: never;

@@ -21,9 +21,12 @@ export function readApiKey(value: HeaderValue): Result<string> {
     );
   }
   const header = (Array.isArray(value) ? value[0] : value) as string | undefined;
-  if (header === undefined || header.trim() === '') {
-    return fail('AUTH_MISSING', `Authorization header is missing; send ${tokenForm}`);
-  }
+  if (header === undefined) return fail('AUTH_MISSING', `Authorization header is missing; send ${tokenForm}`);
+  if (header.trim() === '')
+    return fail(
+      'AUTH_MISSING',
+      `Authorization header is empty (sent with no value, as when the variable meant to hold the key is unset); send ${tokenForm}`,
+    );
   const match = /^(\S+)(?:[ \t]+(.*))?$/.exec(header.trim());
   const scheme = match?.[1] ?? '';
   const credential = match?.[2]?.trim() ?? '';
@@ -40,7 +43,12 @@ export function readApiKey(value: HeaderValue): Result<string> {
           : `"${scheme}" is not the scheme`;
     return fail('AUTH_SCHEME', `Authorization uses the Token scheme (${hint}): send ${tokenForm}`);
   }
-  if (credential === '' || /\s/.test(credential)) {
+  if (credential === '')
+    return fail(
+      'AUTH_SCHEME',
+      `Authorization has the Token scheme but no API key after it (as when the variable meant to hold the key is unset or empty); send ${tokenForm}`,
+    );
+  if (/\s/.test(credential)) {
     return fail(
       'AUTH_SCHEME',
       `Authorization must be the word Token, one space, then the API key: send ${tokenForm}`,

@@ -15,7 +15,7 @@ const refused: readonly [string, Record<string, unknown>, string, RegExp][] = [
   ],
   ['a limit of 0', { limit: 0 }, 'limit=0', /limit must be >= 1/],
   ['a negative limit', { limit: -1 }, 'limit=-1', /limit must be >= 1/],
-  ['a limit above 1000', { limit: 1001 }, 'limit=1001', /limit must be <= 1000/],
+  ['a limit above the largest journal', { limit: 100001 }, 'limit=100001', /limit must be <= 100000/],
   ['invalid as text', { invalid: 'yes' }, 'invalid=yes', /invalid must be a boolean/],
   [
     'a misspelt parameter',

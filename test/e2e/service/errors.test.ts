@@ -48,6 +48,16 @@ const cases: Case[] = [
     message: /^Authorization header is empty \(sent with no value.*; send "Authorization: Token <API_KEY>"$/,
   },
   {
+    name: 'the Token scheme with no key (an unset variable)',
+    headers: { ...auth, Authorization: 'Token ' },
+    body: valid,
+    status: 401,
+    code: 'AUTH_SCHEME',
+    header: ['www-authenticate', 'Token'],
+    message:
+      /^Authorization has the Token scheme but no API key after it \(as when the variable meant to hold the key is unset or empty\)/,
+  },
+  {
     name: 'Bearer',
     headers: { ...auth, Authorization: 'Bearer dev-customer-key' },
     body: valid,

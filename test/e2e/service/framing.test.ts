@@ -66,13 +66,13 @@ describe('a body framed wrong on a keep-alive connection', () => {
         },
       );
       sent.on('error', reject);
-      sent.write('{"name":"n","user_group_id":"a1"}');
-      sent.end();
+      // end(body) frames nothing on a GET either: node:http adds Content-Length to a GET only when it is set.
+      sent.end('{"name":"n","user_group_id":"a1"}');
     });
     expect(answer.status).toBe(400);
     const error = (JSON.parse(answer.text) as { error: { code: string; message: string } }).error;
     expect(error.code).toBe('BODY_MISSING');
-    expect(error.message).toContain('node:http sends a GET body given to write() unframed');
-    expect(error.message).toContain('end(body)');
+    expect(error.message).toContain('node:http with the Content-Length header set yourself');
+    expect(error.message).toContain('even through end(body)');
   });
 });

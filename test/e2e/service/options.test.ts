@@ -19,6 +19,16 @@ const refused: readonly [string, Record<string, unknown>, RegExp][] = [
   ],
   ['a key with a space', { apiKeys: [{ key: 'a b', environment: 'Testing' }] }, /apiKeys\[0\]\.key must be/],
   [
+    'one key for both environments',
+    {
+      apiKeys: [
+        { key: 'k', environment: 'Customer' },
+        { key: 'k', environment: 'Testing' },
+      ],
+    },
+    /apiKeys\[1\]\.key "k" is given twice \(apiKeys\[0\] has it, for Customer\); a key belongs to one environment/,
+  ],
+  [
     "a rate limit in the command line's N/min form",
     { rateLimit: '180/min' },
     /the rateLimit option \(--rate-limit\): must be a whole number .*; give rateLimit: 180/,

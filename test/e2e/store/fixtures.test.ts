@@ -49,7 +49,20 @@ describe('--fixtures', () => {
     [
       'holds the same group twice',
       '{"groups": [{"environment": "Customer", "user_group_id": "x", "name": "Y"}, {"environment": "Testing", "user_group_id": "x", "name": "T"}, {"environment": "Customer", "user_group_id": "x", "name": "Z"}]}',
-      /groups\[0\] and groups\[2\] in .* are both "x" in Customer/,
+      /1 entry repeats another's id, token or team_id; nothing was seeded.*\n {2}- groups\[2\] and groups\[0\] are both "x" in Customer/,
+    ],
+    [
+      'repeats ids, a token and a team_id beside a malformed entry',
+      JSON.stringify({
+        groups: [
+          { environment: 'Customer', user_group_id: 'f', name: 'F', team_id: 7, token: 'a'.repeat(64) },
+          { environment: 'Customer', user_group_id: 'f', name: 'F2' },
+          { environment: 'Customer', user_group_id: 'g', name: 'G', team_id: 7 },
+          { environment: 'Customer', user_group_id: 'g', name: 'G2', token: 'a'.repeat(64) },
+          { environment: 'Prod', user_group_id: 'p', name: 'P' },
+        ],
+      }),
+      /4 entries do not have the form of a group .* or repeat another's id, token or team_id; nothing was seeded\. Mend them:\n {2}- groups\[4\]\.environment must be one of .*\n {2}- groups\[1\] and groups\[0\] are both "f" in Customer.*\n {2}- groups\[2\]\.team_id 7 is groups\[0\]'s too.*\n {2}- groups\[3\] and groups\[2\] are both "g" in Customer.*\n {2}- groups\[3\]\.token is groups\[0\]'s token too/,
     ],
   ])('refuses to start when the file %s', async (_name, text, message) => {
     const path = join(tempDir(), 'fixtures.json');

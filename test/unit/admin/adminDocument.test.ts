@@ -7,6 +7,7 @@ import {
   securityOf,
 } from '../../../src/admin/adminDocument.js';
 import { endpoints } from '../../../src/admin/endpoints.js';
+import { maxJournalLimit } from '../../../src/runtime/journal.js';
 import { adminDocumentUrl, serviceDocument } from '../../../src/spec/loadDocument.js';
 import { operations } from '../../../src/spec/operations.js';
 
@@ -68,6 +69,14 @@ describe('openapi/admin.yaml', () => {
     for (const operation of outside) expect(securityOf(operation)).toEqual([[]]);
     const guarded = adminOperations().filter((o) => o.path.startsWith('/__admin/'));
     for (const operation of guarded) expect(securityOf(operation).flat()).toContain('AdminKey');
+  });
+
+  it('lets GET /__admin/requests list as many entries as the largest journal keeps (--journal-limit)', () => {
+    const listRequests = adminDocument().paths?.['/__admin/requests']?.get;
+    const limit = (listRequests?.parameters as Array<{ name: string; schema?: { maximum?: number } }>).find(
+      (parameter) => parameter.name === 'limit',
+    );
+    expect(limit?.schema?.maximum).toBe(maxJournalLimit);
   });
 
   it('lists exactly the service document’s operationIds as ServiceOperationId', () => {

@@ -90,6 +90,12 @@ describe('serve --api-key', () => {
     expect(environmentMeant('blue')).toBeUndefined();
   });
 
+  it('refuses one key given for both environments, naming both flags', () => {
+    expect(() => parseServeArgs(['--api-key', 'k:Customer', '--api-key', 'k:Testing'], {})).toThrow(
+      'user-group-mock: --api-key "k:Testing": the key "k" is already given ("k:Customer"); a key belongs to one environment',
+    );
+  });
+
   it('reads a bare key as Customer and a named environment as given', () => {
     expect(parseApiKey('k')).toEqual({ key: 'k', environment: 'Customer' });
     expect(parseApiKey('k:Testing')).toEqual({ key: 'k', environment: 'Testing' });
