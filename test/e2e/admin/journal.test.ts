@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { validateResponse } from '../../../src/index.js';
-import { Faults } from '../../../src/runtime/faults.js';
-import { Journal } from '../../../src/runtime/journal.js';
 import { admin, type Mock, service, useMocks } from '../../support/admin.js';
 import { call, customerKey, testingKey } from '../../support/http.js';
 
@@ -141,35 +139,6 @@ describe('GET /__admin/requests (the journal)', () => {
     expect(slow.durationMs).toBeGreaterThanOrEqual(150);
     expect(quick.durationMs).toBeGreaterThanOrEqual(0);
     expect(quick.durationMs).toBeLessThan(slow.durationMs);
-  });
-
-  it('keeps only the newest 1,000 entries of a scope, and at most 1,000 pending faults', () => {
-    const journal = new Journal();
-    const entry = {
-      method: 'GET',
-      path: '/api/user',
-      operationId: null,
-      keyEnvironment: null,
-      status: 200,
-      durationMs: 1,
-    };
-    for (let i = 0; i < 1005; i++)
-      journal.record({
-        ...entry,
-        requestText: String(i),
-        requestBody: null,
-        responseText: null,
-        warnings: [],
-        diagnostics: [],
-      });
-    const entries = journal.list();
-    expect(entries).toHaveLength(1000);
-    expect([entries[0]?.id, entries[0]?.requestBody, entries.at(-1)?.id]).toEqual([6, 5, 1005]);
-
-    const faults = new Faults();
-    for (let i = 0; i < 1003; i++) faults.add({ status: 500 });
-    expect(faults.list()).toHaveLength(1000);
-    expect(faults.list()[0]?.id).toBe(4);
   });
 });
 

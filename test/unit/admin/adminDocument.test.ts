@@ -73,9 +73,9 @@ describe('openapi/admin.yaml', () => {
 
   it('lets GET /__admin/requests list as many entries as the largest journal keeps (--journal-limit)', () => {
     const listRequests = adminDocument().paths?.['/__admin/requests']?.get;
-    const limit = (listRequests?.parameters as Array<{ name: string; schema?: { maximum?: number } }>).find(
-      (parameter) => parameter.name === 'limit',
-    );
+    const limit = (
+      (listRequests?.parameters ?? []) as Array<{ name: string; schema?: { maximum?: number } }>
+    ).find((parameter) => parameter.name === 'limit');
     expect(limit?.schema?.maximum).toBe(maxJournalLimit);
   });
 

@@ -16,6 +16,15 @@ const record = (n: number): JournalRecord => ({
 });
 
 describe('Journal', () => {
+  it('keeps the newest 1,000 entries by default, with their ids running on', () => {
+    const journal = new Journal();
+    for (let i = 0; i < 1005; i++) journal.record(record(i));
+    const entries = journal.list();
+    expect(entries).toHaveLength(1000);
+    expect([entries[0]?.id, entries[0]?.requestBody, entries.at(-1)?.id]).toEqual([6, 5, 1005]);
+    expect(journal.dropped).toBe(5);
+  });
+
   it('counts each entry dropped past its capacity, and starts again from 0 when cleared', () => {
     const journal = new Journal(2);
     for (let i = 0; i < 2; i++) journal.record(record(i));
