@@ -1,6 +1,6 @@
 import { html } from 'htm/preact';
 import type { ComponentChildren, VNode } from 'preact';
-import { useEffect, useId, useRef } from 'preact/hooks';
+import { useId, useLayoutEffect, useRef } from 'preact/hooks';
 import type { Diagnostic } from '../../spec/types.js';
 
 /** Copies text to the clipboard; where the Clipboard API is missing (plain HTTP beyond loopback), by selection. */
@@ -119,7 +119,8 @@ export interface ConfirmProps {
 export function Confirm(props: ConfirmProps): VNode {
   const cancel = useRef<HTMLButtonElement>(null);
   const question = useId();
-  useEffect(() => cancel.current?.focus(), []);
+  // Before the browser paints, so that no key pressed right after the click reaches the page behind the question.
+  useLayoutEffect(() => cancel.current?.focus(), []);
   // A group named by its question: moving focus to Cancel reads the question out first.
   return html`<div class="confirm" role="group" aria-labelledby=${question}
     onKeyDown=${(e: KeyboardEvent) => {

@@ -146,16 +146,16 @@ describe.skipIf(executable === undefined)(
       await service(mock, 'GET', { name: 'Customer A', user_group_id: 'customer-a' });
       await page.locator('.request-row').nth(1).waitFor();
       await page.getByLabel('Broke the contract only').check();
-      expect(await page.locator('.request-row').count()).toBe(1);
+      await expect.poll(() => page.locator('.request-row').count()).toBe(1);
       await page.getByLabel('Broke the contract only').uncheck();
       await page.getByLabel('Text', { exact: true }).fill('nothing-like-this');
-      expect(await page.locator('.request-row').count()).toBe(0);
+      await expect.poll(() => page.locator('.request-row').count()).toBe(0);
       await page.getByLabel('Text', { exact: true }).fill('');
       await page.getByLabel('Operation', { exact: true }).selectOption('updateUserGroup');
-      expect(await page.locator('.request-row').count()).toBe(0);
+      await expect.poll(() => page.locator('.request-row').count()).toBe(0);
       await page.getByLabel('Operation', { exact: true }).selectOption('');
       await page.getByLabel('Status', { exact: true }).selectOption('2xx');
-      expect(await page.locator('.request-row').count()).toBe(1);
+      await expect.poll(() => page.locator('.request-row').count()).toBe(1);
       await page.getByLabel('Status', { exact: true }).selectOption('');
       await service(mock, 'PUT', { user_group_id: 'customer-a', properties: { region: 'EU' } });
       await service(mock, 'POST', { current_token: 'f'.repeat(64) });
@@ -172,7 +172,8 @@ describe.skipIf(executable === undefined)(
 
       // Clearing the journal asks first, as Reset does; Cancel keeps it and gives focus back.
       await page.getByRole('button', { name: 'Clear journal…' }).click();
-      expect(await page.evaluate('document.activeElement.textContent')).toBe('Cancel');
+      // Preact renders the question after the click returns: wait for the focus rather than read it at once.
+      await page.locator('button:focus', { hasText: 'Cancel' }).waitFor();
       await page.getByRole('button', { name: 'Cancel' }).click();
       await page.locator('#clear-journal:focus').waitFor();
       expect(mock.requests()).toHaveLength(4);
@@ -222,14 +223,14 @@ describe.skipIf(executable === undefined)(
       await service(mock, 'GET', { user_group_id: 'ours', name: 'Ours' });
       const page = await openInspector(mock);
       await page.locator('.request-row').first().waitFor();
-      expect(await page.locator('.request-row').count()).toBe(1);
+      await expect.poll(() => page.locator('.request-row').count()).toBe(1);
       await page.getByLabel('Tenant', { exact: true }).selectOption(tenant.id);
       await page.locator('.request-row .env', { hasText: 'Testing' }).waitFor();
-      expect(await page.locator('.request-row').count()).toBe(1);
+      await expect.poll(() => page.locator('.request-row').count()).toBe(1);
       await page.getByRole('link', { name: 'Groups' }).click();
       await page.getByLabel('Testing').check();
       await page.locator('table.groups th code', { hasText: 'theirs' }).waitFor();
-      expect(await page.locator('table.groups tbody tr').count()).toBe(1);
+      await expect.poll(() => page.locator('table.groups tbody tr').count()).toBe(1);
       expect(page.url()).toContain(`tenant=${tenant.id}`);
     });
 
@@ -266,13 +267,13 @@ describe.skipIf(executable === undefined)(
       await page.getByRole('button', { name: 'Seed group' }).click();
       await refusal.first().waitFor();
       await page.getByLabel('Name').fill('Customer B again');
-      expect(await refusal.count()).toBe(0);
+      await expect.poll(() => refusal.count()).toBe(0);
       await page.getByRole('button', { name: 'Seed group' }).click();
       await refusal.first().waitFor();
 
       // Rotating asks first, as Reset does: Cancel leaves the token working and focus on Rotate.
       await page.getByRole('button', { name: 'Rotate the token of customer-b' }).click();
-      expect(await page.evaluate('document.activeElement.textContent')).toBe('Cancel');
+      await page.locator('button:focus', { hasText: 'Cancel' }).waitFor();
       await page.keyboard.press('Escape');
       await page.locator('#rotate-customer-b:focus').waitFor();
       expect(mock.token(seeded?.token as string)).toBeDefined();
@@ -280,7 +281,7 @@ describe.skipIf(executable === undefined)(
       await page.getByRole('button', { name: 'Yes, rotate customer-b' }).click();
       await page.getByRole('status').filter({ hasText: 'Rotated the token of customer-b' }).waitFor();
       expect(mock.token(seeded?.token as string)).toBeUndefined();
-      expect(await refusal.count()).toBe(0);
+      await expect.poll(() => refusal.count()).toBe(0);
 
       await page.getByRole('button', { name: 'Reset tenant…' }).click();
       await page.getByRole('button', { name: 'Yes, reset default' }).click();
@@ -298,9 +299,9 @@ describe.skipIf(executable === undefined)(
       expect(mock.faults()).toEqual([]);
 
       await page.getByLabel('Operation', { exact: true }).selectOption('getOrCreateUserGroup');
-      expect(await page.locator('#fault-status-error').count()).toBe(1); // another field changed: still true
+      await expect.poll(() => page.locator('#fault-status-error').count()).toBe(1); // another field changed: still true
       await page.getByLabel('Status', { exact: true }).fill('503');
-      expect(await page.locator('#fault-status-error').count()).toBe(0);
+      await expect.poll(() => page.locator('#fault-status-error').count()).toBe(0);
       const formTop = (): Promise<number> =>
         page.locator('#fault-form').evaluate((e) => e.getBoundingClientRect().top);
       const before = await formTop();
@@ -347,8 +348,8 @@ describe.skipIf(executable === undefined)(
       }
       await page.goto(`${mock.url}/docs`);
       await page.locator('body[data-rendered="true"]').waitFor();
-      expect(await page.getByText('undici.request').count()).toBeGreaterThan(1);
-      expect(await page.getByText('Browsers cannot send this request.').count()).toBe(1);
+      await expect.poll(() => page.getByText('undici.request').count()).toBeGreaterThan(1);
+      await expect.poll(() => page.getByText('Browsers cannot send this request.').count()).toBe(1);
       // The samples above the reference: within the page (wrapped), reachable by keyboard, each with Copy.
       for (const width of [390, 800, 1280]) {
         await page.setViewportSize({ width, height: 800 });
@@ -361,7 +362,7 @@ describe.skipIf(executable === undefined)(
       expect(await page.locator('.samples pre').evaluateAll((pres) => pres.map((p) => p.tabIndex))).toEqual([
         0, 0,
       ]);
-      expect(await page.getByRole('region', { name: 'curl' }).count()).toBe(1);
+      await expect.poll(() => page.getByRole('region', { name: 'curl' }).count()).toBe(1);
       await page.locator('.samples button', { hasText: 'Copy' }).first().click();
       await page.locator('#copy-status', { hasText: /the curl sample/ }).waitFor();
       await page.locator('button[data-copy="fact-url"]').click();
@@ -477,7 +478,7 @@ describe.skipIf(executable === undefined)(
       await page.locator('.stream-live').waitFor();
       expect(await page.locator('.brand').textContent()).toContain('validating proxy');
       expect(await page.locator('.tabs a').allTextContents()).toEqual(['Requests 0']);
-      expect(await page.locator('.tenant-picker').count()).toBe(0);
+      await expect.poll(() => page.locator('.tenant-picker').count()).toBe(0);
 
       await call(proxy.url, 'GET', '/api/user', { body: { name: 'A', user_group_id: 'a' } });
       const row = page.locator('.request-row').first();
@@ -495,16 +496,20 @@ describe.skipIf(executable === undefined)(
       expect(await verdict.locator('.diagnostics li').textContent()).toContain('/body/user_group/token');
       const answerToken = page.locator('section[aria-labelledby^="res-"] .line', { hasText: '"token"' });
       expect(await answerToken.getAttribute('class')).toContain('marked-error');
-      expect(await page.locator('section[aria-labelledby^="req-"] .note').count()).toBe(0);
+      await expect.poll(() => page.locator('section[aria-labelledby^="req-"] .note').count()).toBe(0);
 
       await call(proxy.url, 'GET', '/api/user', { body: { name: 'A' } });
       await page.locator('.request-row').nth(1).waitFor();
       expect(await page.locator('.request-row .badge').allTextContents()).toEqual(['✗ client', '✗ provider']);
       await page.getByLabel('Fault', { exact: true }).selectOption('provider');
-      expect(await page.locator('.request-row').count()).toBe(1);
-      expect(await page.locator('.request-row').getAttribute('aria-label')).toContain("the provider's fault");
+      await expect.poll(() => page.locator('.request-row').count()).toBe(1);
+      await expect
+        .poll(() => page.locator('.request-row').getAttribute('aria-label'))
+        .toContain("the provider's fault");
       await page.getByLabel('Fault', { exact: true }).selectOption('client');
-      expect(await page.locator('.request-row').getAttribute('aria-label')).toContain("the client's mistake");
+      await expect
+        .poll(() => page.locator('.request-row').getAttribute('aria-label'))
+        .toContain("the client's mistake");
       await page.locator('.request-row').click();
       expect(await page.locator('.verdict p').first().textContent()).toMatch(
         /^✗ This request broke the contract: \d+ problems?\.$/,
@@ -522,7 +527,7 @@ describe.skipIf(executable === undefined)(
       const page = await browser.page();
       await page.goto(`${mock.url}/__admin/ui`);
       await page.getByRole('heading', { name: 'Admin key' }).waitFor();
-      expect(await page.locator('.request-table, .tenant-picker, .tabs').count()).toBe(0);
+      await expect.poll(() => page.locator('.request-table, .tenant-picker, .tabs').count()).toBe(0);
       expect(await page.content()).not.toContain('customer-a');
       await shot(page, 'inspector-admin-key');
       await page.getByLabel('Admin key').fill('wrong');
@@ -535,7 +540,7 @@ describe.skipIf(executable === undefined)(
 
       await page.goto(`${mock.url}/docs`);
       await page.locator('body[data-rendered="true"]').waitFor();
-      expect(await page.getByText('The API keys are not shown').count()).toBe(1);
+      await expect.poll(() => page.getByText('The API keys are not shown').count()).toBe(1);
       await page.goto(`${mock.url}/embed/sales?token=${created.body.user_group.token}`);
       expect(await page.locator('h1').textContent()).toBe('Viewing as Customer A (customer-a, Customer)');
       expect(page.errors).toEqual([]);
