@@ -148,7 +148,11 @@ export const dateAndClock = (time: string): string => {
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${clock(time)}`;
 };
 
-/** Moves focus to the element `id` once the page has rendered the change just made (a trigger back after Cancel). */
+/**
+ * Moves focus to the element `id` once the page has rendered the change just made (a trigger back after Cancel).
+ * Preact renders in a microtask, so a task queued now runs after it; an animation frame would wait for a paint, which
+ * a hidden or throttled page may not do.
+ */
 export const focusSoon = (id: string): void => {
-  requestAnimationFrame(() => document.getElementById(id)?.focus());
+  setTimeout(() => document.getElementById(id)?.focus(), 0);
 };
