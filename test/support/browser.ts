@@ -52,6 +52,10 @@ export async function launchBrowser(executablePath: string): Promise<Browser> {
     page: async () => {
       const page = Object.assign(await context.newPage(), { errors: [] as string[] });
       page.on('pageerror', (error) => page.errors.push(error.message));
+      // A headless browser may run no animation frame at all (nothing is painted): the pages must never wait for one.
+      // Every page here gets a requestAnimationFrame that never calls back, so a step that needs a frame fails here
+      // rather than only in such a browser (Preact's effects then run on their timer).
+      await page.addInitScript('window.requestAnimationFrame = () => 0;');
       return page;
     },
     close: async () => {
