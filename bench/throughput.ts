@@ -16,7 +16,10 @@ interface Job {
   seconds: number;
 }
 
-/** GET get-or-create on ceiling and ours (in ABBA slices) and Prism, in rounds; ours' other operations; RSS. */
+/**
+ * GET get-or-create on ceiling and ours (in ABBA slices) and Prism, in rounds; ours' other operations on a second
+ * process of ours, then get-or-create once more there, with what they stored; RSS.
+ */
 export async function throughputRows(settings: Settings): Promise<Row[]> {
   const contenders = await startContenders();
   try {
@@ -26,7 +29,7 @@ export async function throughputRows(settings: Settings): Promise<Row[]> {
   }
 }
 
-async function measure(settings: Settings, { ceiling, ours, prism }: Contenders): Promise<Row[]> {
+async function measure(settings: Settings, { ceiling, ours, oursWrites, prism }: Contenders): Promise<Row[]> {
   const [oursIdleRow, prismIdle] = await Promise.all([
     rssRow('RSS ours idle', ours),
     rssRow('RSS Prism idle', prism),
@@ -44,7 +47,7 @@ async function measure(settings: Settings, { ceiling, ours, prism }: Contenders)
   const gets = [ceilingJob, oursJob, prismJob];
   const op = (label: string, requests: Job['requests']): Job => ({
     label,
-    started: ours,
+    started: oursWrites,
     requests,
     seconds: settings.opSeconds,
   });
@@ -115,7 +118,18 @@ async function measure(settings: Settings, { ceiling, ours, prism }: Contenders)
   const opRows = ops.map(row);
   const created = opRows[0]?.load?.requests ?? 0;
   const rotations = opRows[2]?.load?.requests ?? 0;
-  const afterLoad = await rssRow('RSS ours after load', ours);
+  // The same get-or-create on the process that served the write rows, in turn with the process that served only
+  // get-or-create (ABBA slices, one round): what a store grown that large costs.
+  const grownJob = get('ours in-memory get-or-create (existing), after the write rows', oursWrites);
+  const [alone, grown] = await pairedRound(
+    oursJob,
+    grownJob,
+    settings.slices,
+    0,
+    settings.getSeconds,
+    attempt,
+  );
+  const afterLoad = await rssRow('RSS ours after load', oursWrites);
   return [
     ceilingRow,
     prismRow,
@@ -129,6 +143,20 @@ async function measure(settings: Settings, { ceiling, ours, prism }: Contenders)
       TARGETS.getOrCreate,
     ),
     ...opRows,
+    grown === undefined
+      ? row(grownJob)
+      : {
+          name: grownJob.label,
+          load: grown,
+          note: [
+            alone === undefined
+              ? undefined
+              : `${(grown.rps / alone.rps).toFixed(2)}× the get-or-create process of the rounds, in ABBA slices with it`,
+            `after ${int(created)} creates and ${int(rotations)} rotations (measured runs)`,
+          ]
+            .filter((part) => part !== undefined)
+            .join('; '),
+        },
     oursIdle,
     afterLoad.value === undefined
       ? afterLoad

@@ -37,4 +37,42 @@ describe('Journal', () => {
     journal.record(record(8));
     expect(journal.dropped).toBe(0);
   });
+
+  it('lists each record as it was given, field for field, and keeps no hold on the object it was given', () => {
+    const journal = new Journal(3);
+    const diagnostic = { code: 'SCHEMA_REQUIRED', path: '/body/name', message: 'name is required' };
+    const given: JournalRecord = {
+      method: 'PUT',
+      path: '/api/user',
+      operationId: 'updateUserGroup',
+      keyEnvironment: 'Testing',
+      status: 400,
+      durationMs: 0.25,
+      requestText: undefined,
+      requestBody: 'not json',
+      responseText: '{"success":0}',
+      diagnostics: [diagnostic],
+      warnings: [],
+      fault: 'provider',
+    };
+    journal.record(given);
+    journal.record(record(1));
+    // The journal copies the fields: a caller that changes or reuses its object later changes no entry.
+    Object.assign(given, { status: 200, diagnostics: [] });
+    const [first, second] = journal.list();
+    expect(first).toMatchObject({
+      id: 1,
+      method: 'PUT',
+      operationId: 'updateUserGroup',
+      keyEnvironment: 'Testing',
+      status: 400,
+      durationMs: 0.25,
+      requestBody: 'not json',
+      responseBody: { success: 0 },
+      diagnostics: [diagnostic],
+      fault: 'provider',
+    });
+    expect(Object.keys(first ?? {})).toEqual(Object.keys(second ?? {}));
+    expect(second).toMatchObject({ id: 2, status: 200, requestBody: 1, fault: null });
+  });
 });
