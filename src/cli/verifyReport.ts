@@ -42,6 +42,11 @@ export function reportVerification(
     write.err(
       `${product}: ${failed.length === 1 ? 'this interaction' : `these ${failed.length} interactions`} failed:\n${failed.map((d) => `  - ${d}\n`).join('')}`,
     );
+  const invalid = result.invalidRequests ?? [];
+  if (invalid.length > 0)
+    write.err(
+      `${product}: the mock found ${invalid.length === 1 ? 'this request' : `these ${invalid.length} requests`} invalid (its journal's diagnostics):\n${invalid.map((line) => `  - ${line}\n`).join('')}`,
+    );
   for (const warning of result.warnings) write.err(`${product}: warning: ${warning}\n`);
   const where = result.setUp === undefined ? '' : ` (${result.setUp})`;
   if (result.outcome === 'honoured' || result.outcome === 'not-honoured') {

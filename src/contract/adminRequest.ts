@@ -12,7 +12,7 @@ export interface AdminAnswer {
 
 /** Sends one `/__admin` call (a JSON body when given) and reads the whole answer; rejects on network errors. */
 export async function adminRequest(
-  method: 'POST' | 'DELETE',
+  method: 'GET' | 'POST' | 'DELETE',
   url: string,
   headers: Readonly<Record<string, string>>,
   body?: unknown,

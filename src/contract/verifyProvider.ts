@@ -9,7 +9,7 @@ import { publishedContracts } from './publishedContract.js';
 import { reach } from './reach.js';
 import { type StateSource, setUpEachState, stateFailureReason, watchStates } from './stateFailure.js';
 import { forwardingStateHandlers } from './stateSetupUrl.js';
-import { createVerifyTenant, removeVerifyTenant } from './verifyTenant.js';
+import { createVerifyTenant, invalidRequestsOf, removeVerifyTenant } from './verifyTenant.js';
 
 export interface ProviderVerificationOptions {
   /** The implementation to verify, e.g. `http://127.0.0.1:4010` or a staging copy of the real service. */
@@ -68,6 +68,12 @@ export interface ProviderVerification {
   readonly setUp?: string;
   /** Problems that leave the outcome as it is, e.g. a tenant that could not be removed. */
   readonly warnings: readonly string[];
+  /**
+   * When the provider is a user-group-mock and the run had a tenant of its own: what the mock found wrong in the
+   * requests it was sent (its journal's invalid entries, read before the tenant is removed), one line each, e.g.
+   * `GET /api/user 400: SCHEMA_REQUIRED at /body/name: name is required`. Read only when interactions failed.
+   */
+  readonly invalidRequests?: readonly string[];
 }
 
 /** How the provider states are set up, and with which keys the requests go. */
@@ -110,15 +116,23 @@ export async function verifyProvider(options: ProviderVerificationOptions): Prom
       ? { ...verification, warnings: [] }
       : { ...verification, setUp: setUp.description, warnings: [] };
   const { id } = setUp.tenant;
+  // The tenant's journal goes with the tenant: what the mock found wrong in the requests is read first.
+  const invalidRequests =
+    verification.outcome === 'not-honoured'
+      ? await invalidRequestsOf(options.providerBaseUrl, setUp.tenant, options.adminKey)
+      : [];
+  const found = invalidRequests.length === 0 ? {} : { invalidRequests };
   const problem = await removeVerifyTenant(options.providerBaseUrl, setUp.tenant, options.adminKey);
   if (problem === undefined)
     return {
       ...verification,
+      ...found,
       setUp: `in tenant ${id}, made for the run and removed afterwards`,
       warnings: [],
     };
   return {
     ...verification,
+    ...found,
     setUp: `in tenant ${id}, made for the run and left behind`,
     warnings: [`could not remove tenant ${id} (${problem}); remove it with DELETE /__admin/tenants/${id}`],
   };

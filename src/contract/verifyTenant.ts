@@ -57,6 +57,47 @@ export async function removeVerifyTenant(
   }
 }
 
+/**
+ * What the mock found wrong in the requests of the run: `GET /__admin/requests?invalid=true` in the tenant's scope
+ * (its own key), one line per request, e.g. `PUT /api/user 400: SCHEMA_REQUIRED at /body/name: name is required`.
+ * Only requests that carried the tenant's key are in its journal; one without a key goes to the default scope's.
+ * Empty when the journal cannot be read: the verdict stands without it.
+ */
+export async function invalidRequestsOf(
+  baseUrl: string,
+  tenant: TenantHandle,
+  adminKey?: string,
+): Promise<string[]> {
+  const url = `${adminOf(baseUrl)}/requests?invalid=true`;
+  const headers = { ...adminKeyHeader(adminKey), authorization: `Token ${tenant.api_keys.Customer}` };
+  try {
+    const answer = await adminRequest('GET', url, headers);
+    if (answer.status !== 200 || !Array.isArray(answer.body)) return [];
+    return (answer.body as unknown[]).flatMap(invalidRequestLine);
+  } catch {
+    return [];
+  }
+}
+
+function invalidRequestLine(entry: unknown): string[] {
+  const { method, path, status, diagnostics } = (entry ?? {}) as {
+    method?: unknown;
+    path?: unknown;
+    status?: unknown;
+    diagnostics?: unknown;
+  };
+  if (!Array.isArray(diagnostics) || diagnostics.length === 0) return [];
+  const said = diagnostics
+    .map((d: { code?: unknown; path?: unknown; message?: unknown }) =>
+      [String(d?.code ?? ''), d?.path ? `at ${String(d.path)}` : '']
+        .filter((part) => part !== '')
+        .join(' ')
+        .concat(d?.message ? `: ${String(d.message)}` : ''),
+    )
+    .join('; ');
+  return [`${String(method)} ${String(path)} ${String(status)}: ${said}`];
+}
+
 function isTenant(body: unknown): body is TenantHandle {
   const tenant = body as Partial<TenantHandle> | undefined;
   return (

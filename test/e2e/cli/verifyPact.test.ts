@@ -72,6 +72,37 @@ describe('user-group-mock verify --pact FILE', () => {
     },
   );
 
+  it("prints the mock's diagnostics of the requests it found invalid, read before its tenant is removed", {
+    timeout: 60_000,
+  }, async () => {
+    const file = join(tempDir(), 'my-app-user-group-service.json');
+    const pact = {
+      consumer: { name: 'my-app' },
+      provider: { name: 'user-group-service' },
+      interactions: [
+        {
+          description: 'a get-or-create that forgot the name',
+          providerStates: [{ name: providerStates.noGroups }],
+          request: {
+            method: 'GET',
+            path: '/api/user',
+            headers: { 'Content-Type': 'application/json', Authorization: 'Token dev-customer-key' },
+            body: { user_group_id: 'customer-a' },
+          },
+          response: { status: 200, body: { success: 1 } },
+        },
+      ],
+      metadata: { pactSpecification: { version: '3.0.0' } },
+    };
+    writeFileSync(file, JSON.stringify(pact));
+    const { code, output } = await verify(['--provider-base-url', mock.url, '--pact', file]);
+    expect(output).toContain(
+      "user-group-mock: the mock found this request invalid (its journal's diagnostics):",
+    );
+    expect(output).toMatch(/ {2}- GET \/api\/user 400: [A-Z_]+ at \/body[^\n]*name/);
+    expect(code).toBe(verifyExitCodes['not-honoured'].code);
+  });
+
   it('refuses a --pact file that does not exist or is not a pact, before any run', async () => {
     const missing = join(tempDir(), 'nope.json');
     const notPact = join(tempDir(), 'package.json');

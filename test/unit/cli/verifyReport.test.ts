@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { reportVerification } from '../../../src/cli/verifyReport.js';
 
 /** What `reportVerification` writes, each stream as one text. */
-function report(passed: number, failed: readonly string[]) {
+function report(passed: number, failed: readonly string[], invalidRequests?: readonly string[]) {
   const written = { out: '', err: '' };
   const code = reportVerification(
     {
@@ -10,6 +10,7 @@ function report(passed: number, failed: readonly string[]) {
       interactions: { passed, failed },
       skipped: [],
       warnings: [],
+      ...(invalidRequests === undefined ? {} : { invalidRequests }),
     },
     'http://127.0.0.1:4010',
     'the pact my.json',
@@ -33,5 +34,16 @@ describe('reportVerification', () => {
     expect(two.code).toBe(1);
     expect(two.err).toContain('these 2 interactions failed:\n');
     expect(two.err).toContain('; 2 interactions: 0 passed, 2 failed, 0 skipped\n');
+  });
+
+  it('lists what the mock found wrong in the requests, before the verdict', () => {
+    const line = 'GET /api/user 400: SCHEMA_REQUIRED at /body/name: name is required';
+    const one = report(0, ['a get-or-create'], [line]);
+    expect(one.err).toContain(
+      `user-group-mock: the mock found this request invalid (its journal's diagnostics):\n  - ${line}\n`,
+    );
+    expect(one.err.indexOf(line)).toBeLessThan(one.err.indexOf('does not honour'));
+    expect(report(0, ['a', 'b'], [line, line]).err).toContain('the mock found these 2 requests invalid');
+    expect(report(0, ['a']).err).not.toContain('the mock found');
   });
 });
