@@ -71,7 +71,7 @@ export interface ProviderVerification {
   /**
    * When the provider is a user-group-mock and the run had a tenant of its own: what the mock found wrong in the
    * requests it was sent (its journal's invalid entries, read before the tenant is removed), one line each, e.g.
-   * `GET /api/user 400: SCHEMA_REQUIRED at /body/name: name is required`. Read only when interactions failed.
+   * `GET /api/user 400: MISSING_FIELD at /body/name: body must have required field "name"`. Read only when interactions failed.
    */
   readonly invalidRequests?: readonly string[];
 }

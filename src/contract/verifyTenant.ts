@@ -59,7 +59,7 @@ export async function removeVerifyTenant(
 
 /**
  * What the mock found wrong in the requests of the run: `GET /__admin/requests?invalid=true` in the tenant's scope
- * (its own key), one line per request, e.g. `PUT /api/user 400: SCHEMA_REQUIRED at /body/name: name is required`.
+ * (its own key), one line per request, e.g. `PUT /api/user 400: WRONG_TYPE at /body/name: body/name must be a string, not a number`.
  * Only requests that carried the tenant's key are in its journal; one without a key goes to the default scope's.
  * Empty when the journal cannot be read: the verdict stands without it.
  */

@@ -48,8 +48,8 @@ export const maxJournalLimit = 100_000;
  * journal and no object of its own. (Keeping parsed bodies alive for a thousand requests made every young-generation
  * GC copy them, which cost more than all the validation of a request. Keeping each record object made V8, once a
  * burst of writes had kept records past two collections, allocate every later record straight in the old
- * generation: a get-or-create on a mock that had served 100,000 creates ran a fifth slower, collecting records the
- * young generation would have dropped for free.)
+ * generation: a get-or-create on a mock that had served 100,000 creates ran a tenth to a fifth slower, collecting
+ * records the young generation would have dropped for free.)
  */
 export class Journal {
   readonly #method: string[];

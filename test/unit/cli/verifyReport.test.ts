@@ -37,7 +37,7 @@ describe('reportVerification', () => {
   });
 
   it('lists what the mock found wrong in the requests, before the verdict', () => {
-    const line = 'GET /api/user 400: SCHEMA_REQUIRED at /body/name: name is required';
+    const line = 'GET /api/user 400: MISSING_FIELD at /body/name: body must have required field "name"';
     const one = report(0, ['a get-or-create'], [line]);
     expect(one.err).toContain(
       `user-group-mock: the mock found this request invalid (its journal's diagnostics):\n  - ${line}\n`,

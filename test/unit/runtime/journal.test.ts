@@ -40,7 +40,11 @@ describe('Journal', () => {
 
   it('lists each record as it was given, field for field, and keeps no hold on the object it was given', () => {
     const journal = new Journal(3);
-    const diagnostic = { code: 'SCHEMA_REQUIRED', path: '/body/name', message: 'name is required' };
+    const diagnostic = {
+      code: 'MISSING_FIELD',
+      path: '/body/name',
+      message: 'body must have required field "name"',
+    };
     const given: JournalRecord = {
       method: 'PUT',
       path: '/api/user',
