@@ -1,4 +1,6 @@
+import { groupKey } from '../domain/model.js';
 import { product } from '../errors.js';
+import type { Environment } from '../spec/types.js';
 import { checkAdminSchema } from './adminDocument.js';
 
 /** How many problems of a fixtures file one message lists; the rest are counted. */
@@ -53,7 +55,7 @@ function repeats(groups: readonly unknown[]): string[] {
       team_id?: unknown;
     };
     if (typeof seed.environment === 'string' && typeof seed.user_group_id === 'string') {
-      const key = `${seed.environment}\u0000${seed.user_group_id}`;
+      const key = groupKey(seed.environment as Environment, seed.user_group_id);
       const earlier = first.id.get(key);
       if (earlier === undefined) first.id.set(key, index);
       else

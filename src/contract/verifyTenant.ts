@@ -1,4 +1,4 @@
-import type { TenantHandle } from '../spec/types.js';
+import type { Diagnostic, TenantHandle } from '../spec/types.js';
 import { type AdminAnswer, adminRequest, errorCodeOf, reasonOf } from './adminRequest.js';
 
 /**
@@ -87,13 +87,8 @@ function invalidRequestLine(entry: unknown): string[] {
     diagnostics?: unknown;
   };
   if (!Array.isArray(diagnostics) || diagnostics.length === 0) return [];
-  const said = diagnostics
-    .map((d: { code?: unknown; path?: unknown; message?: unknown }) =>
-      [String(d?.code ?? ''), d?.path ? `at ${String(d.path)}` : '']
-        .filter((part) => part !== '')
-        .join(' ')
-        .concat(d?.message ? `: ${String(d.message)}` : ''),
-    )
+  const said = (diagnostics as Array<Partial<Diagnostic> | null>)
+    .map((d) => `${d?.code ?? ''}${d?.path ? ` at ${d.path}` : ''}${d?.message ? `: ${d.message}` : ''}`)
     .join('; ');
   return [`${String(method)} ${String(path)} ${String(status)}: ${said}`];
 }
