@@ -229,7 +229,7 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
   const shutDown = async (): Promise<void> => {
     stopping.abort();
     await closeServer(server);
-    target.agent.destroy();
+    target.connections.close();
     await store.close();
     await recording?.close();
   };

@@ -1,29 +1,27 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { reach } from '../contract/reach.js';
 import { type ApiError, apiError } from '../errors.js';
 import type { Result } from '../result.js';
+import { AnswerParser, type AnswerRead } from './answerParser.js';
+import { type Connection, Connections } from './connections.js';
 import { setting } from './proxyOptions.js';
 
-/** The service behind the proxy: its base URL and the pooled connections to it. */
+/** The service behind the proxy: its base URL and the kept-alive connections to it. */
 export interface Target {
   readonly url: URL;
-  readonly agent: HttpAgent;
+  readonly connections: Connections;
   /** Milliseconds the target has to answer in full, from the request's forwarding on. */
   readonly timeout: number;
   /** The largest answer body read, in bytes. */
   readonly bodyLimit: number;
 }
 
+/** The largest answer head read, in bytes: Node's own default (`--max-http-header-size`). */
+const headLimit = 16 * 1024;
+
 /** A target for a base URL (http or https; `ca` trusts a private certificate authority). */
 export function target(url: URL, timeout: number, bodyLimit: number, ca?: string | Buffer): Target {
-  // Keep-alive, the most recently freed socket first (warm), and no Nagle delay on a write.
-  const options = { keepAlive: true, maxSockets: 256, scheduling: 'lifo' as const, noDelay: true };
-  const agent =
-    url.protocol === 'https:'
-      ? new HttpsAgent({ ...options, ...(ca ? { ca } : {}) })
-      : new HttpAgent(options);
-  return { url, agent, timeout, bodyLimit };
+  const connections = new Connections(url, { max: 256, idleMs: 4_000, ...(ca ? { ca } : {}) });
+  return { url, connections, timeout, bodyLimit };
 }
 
 /**
@@ -50,10 +48,18 @@ export interface Forwarded {
   readonly body: Buffer | undefined;
 }
 
+/** Methods a request may be sent again for when a kept-alive connection closed before any answer (RFC 9110, 9.2.2). */
+const idempotent = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS', 'TRACE']);
+/** Methods whose requests carry no body unless one is sent: no `Content-Length: 0` for them. */
+const bodyless = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS', 'TRACE', 'CONNECT']);
+
 /**
- * Sends one request to the target and collects its answer (within the body limit), or the error to answer
- * instead: 502 `UPSTREAM_UNREACHABLE` (refused, reset, unknown host, TLS, an answer too large) or 504
- * `UPSTREAM_TIMEOUT` (no whole answer within the timeout). node:http rather than fetch: fetch refuses a GET body.
+ * Sends one request to the target and reads its answer (within the body limit), or the error to answer instead:
+ * 502 `UPSTREAM_UNREACHABLE` (refused, reset, unknown host, TLS, a malformed or too large answer) or 504
+ * `UPSTREAM_TIMEOUT` (no whole answer within the timeout). The request is written as HTTP/1.1 on a kept-alive
+ * connection (`Connections`) and the answer read by `AnswerParser`: fetch refuses a GET body, and Node's own client
+ * costs about 0.1 ms more per exchange (docs/decisions.md). A request whose kept-alive connection turns out to be
+ * closed before any answer is sent again once on a new connection, if its method is idempotent.
  */
 export function forward(
   to: Target,
@@ -62,62 +68,92 @@ export function forward(
 ): void {
   const { url } = to;
   const where = `${url.origin}${sent.pathAndQuery}`;
+  const message = requestBytes(to, sent);
   let settled = false;
+  let using: Connection | undefined;
   const finish = (result: Result<TargetAnswer, ApiError>): void => {
     if (settled) return;
     settled = true;
     clearTimeout(timer);
     done(result);
   };
-  const headers = ['Host', url.host, ...sent.headers];
-  if (sent.body !== undefined) headers.push('Content-Length', String(sent.body.length));
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  const outgoing = send({
-    protocol: url.protocol,
-    hostname: url.hostname.replace(/^\[|\]$/g, ''),
-    port: url.port,
-    method: sent.method,
-    path: `${url.pathname.replace(/\/$/, '')}${sent.pathAndQuery}`,
-    headers,
-    agent: to.agent,
-  });
   const timer = setTimeout(() => {
     finish({ ok: false, error: timedOut(where, to.timeout) });
-    outgoing.destroy();
+    using?.destroy();
   }, to.timeout);
-  outgoing.on('error', (error: NodeJS.ErrnoException) =>
-    finish({ ok: false, error: unreachable(where, error) }),
-  );
-  outgoing.on('response', (res: IncomingMessage) => {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    res.on('data', (chunk: Buffer) => {
-      received += chunk.length;
-      if (received > to.bodyLimit) {
-        const message = `the target ${where} answered a body larger than the limit of ${to.bodyLimit} bytes; raise --body-limit if the service really answers that much`;
-        finish({ ok: false, error: apiError('UPSTREAM_UNREACHABLE', message) });
-        res.destroy();
-        outgoing.destroy();
+
+  const exchange = (connection: Connection): void => {
+    if (settled) {
+      to.connections.give(connection, true);
+      return;
+    }
+    using = connection;
+    const parser = new AnswerParser(sent.method, { headBytes: headLimit, bodyBytes: to.bodyLimit });
+    let received = false;
+    const read = (step: AnswerRead): void => {
+      if (step.state === 'more') return;
+      using = undefined;
+      if (step.state === 'done') {
+        to.connections.give(connection, step.reusable, headerOf(step.head.rawHeaders, 'keep-alive'));
+        finish({ ok: true, value: { ...step.head, body: step.body } });
         return;
       }
-      chunks.push(chunk);
+      connection.destroy();
+      finish({ ok: false, error: answerProblem(where, step) });
+    };
+    connection.use({
+      data: (bytes) => {
+        received = true;
+        read(parser.push(bytes));
+      },
+      ended: (error) => {
+        if (!received && connection.reused && idempotent.has(sent.method) && !settled) {
+          using = undefined;
+          to.connections.take(exchange, true); // the target had closed the kept-alive connection: a new one
+          return;
+        }
+        if (error === undefined) read(parser.end());
+        else {
+          using = undefined;
+          finish({ ok: false, error: unreachable(where, error) });
+        }
+      },
     });
-    res.on('end', () =>
-      finish({
-        ok: true,
-        value: {
-          status: res.statusCode ?? 0,
-          reason: res.statusMessage ?? '',
-          rawHeaders: res.rawHeaders,
-          body: Buffer.concat(chunks, received),
-        },
-      }),
-    );
-    res.on('error', (error: NodeJS.ErrnoException) =>
-      finish({ ok: false, error: unreachable(where, error) }),
-    );
-  });
-  outgoing.end(sent.body);
+    const { socket } = connection;
+    socket.cork();
+    socket.write(message.head, 'latin1');
+    if (message.body !== undefined && message.body.length > 0) socket.write(message.body);
+    socket.uncork();
+  };
+  to.connections.take(exchange);
+}
+
+/** The request as HTTP/1.1: its head (Host first, then the end-to-end headers as they came) and its body. */
+function requestBytes(to: Target, sent: Forwarded): { head: string; body: Buffer | undefined } {
+  let head = `${sent.method} ${to.url.pathname.replace(/\/$/, '')}${sent.pathAndQuery} HTTP/1.1\r\nHost: ${to.url.host}\r\n`;
+  const headers = sent.headers;
+  for (let i = 0; i < headers.length; i += 2) head += `${headers[i]}: ${headers[i + 1]}\r\n`;
+  if (sent.body !== undefined || !bodyless.has(sent.method))
+    head += `Content-Length: ${sent.body?.length ?? 0}\r\n`;
+  return { head: `${head}Connection: keep-alive\r\n\r\n`, body: sent.body };
+}
+
+/** A 502 for an answer the proxy could not read: malformed, over a limit, or cut short by the target. */
+function answerProblem(where: string, step: AnswerRead & { state: 'failed' }): ApiError {
+  const advice =
+    step.problem === 'too large'
+      ? step.why.includes('body')
+        ? `; raise ${setting('bodyLimit', 'body-limit')} if the service really answers that much`
+        : ''
+      : step.problem === 'malformed'
+        ? '; the service broke HTTP/1.1 framing, so its answer cannot be passed on'
+        : '; the request was not answered by the service';
+  return apiError('UPSTREAM_UNREACHABLE', `the target ${where} ${step.why}${advice}`);
+}
+
+function headerOf(raw: readonly string[], name: string): string | undefined {
+  for (let i = 0; i < raw.length; i += 2) if ((raw[i] as string).toLowerCase() === name) return raw[i + 1];
+  return undefined;
 }
 
 function unreachable(where: string, error: NodeJS.ErrnoException): ApiError {
