@@ -25,7 +25,7 @@ export type AnswerRead =
     };
 
 export interface AnswerLimits {
-  /** The largest head (status line and headers, and each chunk-size line or trailer section), in bytes. */
+  /** The largest head (status line and headers), and the largest chunk-size or trailer line, in bytes. */
   readonly headBytes: number;
   /** The largest body, in bytes. */
   readonly bodyBytes: number;
@@ -196,7 +196,7 @@ export class AnswerParser {
       ? {
           state: 'failed',
           problem: 'too large',
-          why: `answered a head (status line and headers, or a chunk line or trailers) over ${this.#limits.headBytes} bytes`,
+          why: `answered a head (status line and headers) or a chunk or trailer line over ${this.#limits.headBytes} bytes`,
         }
       : undefined;
   }

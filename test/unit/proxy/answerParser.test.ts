@@ -163,7 +163,7 @@ describe('AnswerParser', () => {
     [
       'a head over the limit',
       `HTTP/1.1 200 OK\r\nX-Big: ${'a'.repeat(300)}`,
-      'head (status line and headers, or a chunk line or trailers) over 200 bytes',
+      'head (status line and headers) or a chunk or trailer line over 200 bytes',
     ],
     [
       'a Content-Length over the body limit',
