@@ -73,14 +73,24 @@ export function holdRequests(server: Server): { serve(listener: RequestListener)
 /**
  * Stops listening and lets in-flight requests finish: every later answer says `Connection: close`, idle
  * keep-alive connections are closed now and every 50 ms, and whatever is still open after `graceMs` is cut.
+ * `giveUp`, when given, is called at the deadline first, so that requests still waiting on something (the proxy's
+ * target) can be answered before their connections are cut, 250 ms later.
  */
-export async function closeServer(server: Server, graceMs = 5_000): Promise<void> {
+export async function closeServer(server: Server, graceMs = 5_000, giveUp?: () => void): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.on('request', (_req: IncomingMessage, res: ServerResponse) => res.setHeader('connection', 'close'));
   server.closeIdleConnections();
   const sweep = setInterval(() => server.closeIdleConnections(), 50);
-  const deadline = setTimeout(() => server.closeAllConnections(), graceMs);
+  let cut: NodeJS.Timeout | undefined;
+  const deadline = setTimeout(() => {
+    if (giveUp === undefined) server.closeAllConnections();
+    else {
+      giveUp();
+      cut = setTimeout(() => server.closeAllConnections(), 250);
+    }
+  }, graceMs);
   await closed;
   clearInterval(sweep);
   clearTimeout(deadline);
+  clearTimeout(cut);
 }

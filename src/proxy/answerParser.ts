@@ -46,7 +46,7 @@ type Framing =
 
 export class AnswerParser {
   readonly #limits: AnswerLimits;
-  readonly #head: boolean;
+  readonly #toHead: boolean;
   /** Bytes read and not consumed yet. */
   #pending: Buffer = Buffer.alloc(0);
   #answerHead: (AnswerHead & { readonly persistent: boolean }) | undefined;
@@ -61,7 +61,7 @@ export class AnswerParser {
 
   /** `method`: the request's (a HEAD's answer has no body whatever its headers say). */
   constructor(method: string, limits: AnswerLimits) {
-    this.#head = method === 'HEAD';
+    this.#toHead = method === 'HEAD';
     this.#limits = limits;
   }
 
@@ -111,7 +111,7 @@ export class AnswerParser {
           why: 'answered 101 Switching Protocols to a request that asked for no upgrade',
         };
       if (read.status < 200) continue; // interim: 100 Continue, 103 Early Hints...
-      const framing = framingOf(read, this.#head);
+      const framing = framingOf(read, this.#toHead);
       if ('why' in framing) return { state: 'failed', problem: 'malformed', why: framing.why };
       if (framing.kind === 'length' && framing.length > this.#limits.bodyBytes) return this.#bodyTooLarge();
       this.#answerHead = read;
@@ -286,8 +286,10 @@ function framingOf(head: AnswerHead, toHead: boolean): Framing | { readonly why:
     return codings[codings.length - 1] === 'chunked' ? { kind: 'chunked' } : { kind: 'close' };
   if (lengths.length > 0) {
     const first = lengths[0] as string;
-    if (!digits.test(first) || lengths.some((l) => l !== first) || first.length > 15)
-      return { why: `sent a Content-Length that is not one number: ${JSON.stringify(lengths.join(', '))}` };
+    if (lengths.some((l) => !digits.test(l) || l.length > 15))
+      return { why: `sent a Content-Length that is not a number: ${JSON.stringify(lengths.join(', '))}` };
+    if (lengths.some((l) => Number(l) !== Number(first)))
+      return { why: `sent Content-Length values that disagree: ${JSON.stringify(lengths.join(', '))}` };
     return { kind: 'length', length: Number(first) };
   }
   return { kind: 'close' };

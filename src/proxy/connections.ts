@@ -51,7 +51,20 @@ export class Connection {
     this.#user = undefined;
     this.socket.destroy();
   }
+
+  /** Ends the exchange on it now, the proxy stopping: its user hears `stoppingError`, then the socket is closed. */
+  stop(): void {
+    const user = this.#user;
+    this.destroy();
+    user?.ended(stoppingError());
+  }
 }
+
+/** The code of the error an exchange ends with when the proxy stops before the target answered. */
+export const STOPPING = 'PROXY_STOPPING';
+
+const stoppingError = (): NodeJS.ErrnoException =>
+  Object.assign(new Error('the proxy stopped before the target answered'), { code: STOPPING });
 
 export interface ConnectionsOptions {
   /** The most connections open at once; requests beyond wait for one to be free. */
@@ -70,7 +83,9 @@ export class Connections {
   readonly #url: URL;
   readonly #options: ConnectionsOptions;
   readonly #free: Connection[] = [];
-  readonly #waiting: Array<(connection: Connection) => void> = [];
+  /** Every open connection, free or in use. */
+  readonly #all = new Set<Connection>();
+  readonly #waiting: Array<(connection: Connection | undefined) => void> = [];
   #open = 0;
   #closed = false;
 
@@ -79,8 +94,15 @@ export class Connections {
     this.#options = options;
   }
 
-  /** Calls `use` with a connection: a free one, a new one, or the next one freed when `max` are open. */
-  take(use: (connection: Connection) => void, fresh = false): void {
+  /**
+   * Calls `use` with a connection: a free one, a new one, or the next one freed when `max` are open; with
+   * undefined once the connections are closed (the proxy is stopping).
+   */
+  take(use: (connection: Connection | undefined) => void, fresh = false): void {
+    if (this.#closed) {
+      use(undefined);
+      return;
+    }
     if (!fresh)
       for (let free = this.#free.pop(); free !== undefined; free = this.#free.pop())
         if (free.open) {
@@ -111,10 +133,15 @@ export class Connections {
     this.#free.push(connection);
   }
 
-  /** Closes every free connection and each one given back from now on. */
+  /**
+   * Closes every connection: the free ones, and those in use, whose exchanges end with `STOPPING`; requests
+   * waiting for a connection, and any asking from now on, get none.
+   */
   close(): void {
     this.#closed = true;
     for (const free of this.#free.splice(0)) free.destroy();
+    for (const waiter of this.#waiting.splice(0)) waiter(undefined);
+    for (const connection of [...this.#all]) connection.stop();
   }
 
   /** A request waiting for a connection gets a new one when one closes. */
@@ -140,12 +167,15 @@ export class Connections {
         : netConnect({ host, port });
     socket.setNoDelay(true);
     this.#open++;
-    return new Connection(socket, (gone) => {
+    const connection = new Connection(socket, (gone) => {
+      this.#all.delete(gone);
       this.#open--;
       const at = this.#free.indexOf(gone);
       if (at !== -1) this.#free.splice(at, 1);
       this.#next();
     });
+    this.#all.add(connection);
+    return connection;
   }
 }
 

@@ -228,7 +228,8 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
   let closing: Promise<void> | undefined;
   const shutDown = async (): Promise<void> => {
     stopping.abort();
-    await closeServer(server);
+    // Requests still waiting on the target when the grace period ends get a 504 saying so, not a cut connection.
+    await closeServer(server, undefined, () => target.connections.close());
     target.connections.close();
     await store.close();
     await recording?.close();

@@ -2,7 +2,7 @@ import { reach } from '../contract/reach.js';
 import { type ApiError, apiError } from '../errors.js';
 import type { Result } from '../result.js';
 import { AnswerParser, type AnswerRead } from './answerParser.js';
-import { type Connection, Connections } from './connections.js';
+import { type Connection, Connections, STOPPING } from './connections.js';
 import { setting } from './proxyOptions.js';
 
 /** The service behind the proxy: its base URL and the kept-alive connections to it. */
@@ -82,7 +82,11 @@ export function forward(
     using?.destroy();
   }, to.timeout);
 
-  const exchange = (connection: Connection): void => {
+  const exchange = (connection: Connection | undefined): void => {
+    if (connection === undefined) {
+      finish({ ok: false, error: stopped(where) });
+      return;
+    }
     if (settled) {
       to.connections.give(connection, true);
       return;
@@ -107,9 +111,16 @@ export function forward(
         read(parser.push(bytes));
       },
       ended: (error) => {
-        if (!received && connection.reused && idempotent.has(sent.method) && !settled) {
+        if (error?.code === STOPPING) {
           using = undefined;
-          to.connections.take(exchange, true); // the target had closed the kept-alive connection: a new one
+          finish({ ok: false, error: stopped(where) });
+          return;
+        }
+        if (!received && connection.reused && !settled) {
+          using = undefined;
+          // The target had closed the kept-alive connection: a new one, unless sending again could act twice.
+          if (idempotent.has(sent.method)) to.connections.take(exchange, true);
+          else finish({ ok: false, error: closedUnderRequest(where, sent.method) });
           return;
         }
         if (error === undefined) read(parser.end());
@@ -140,14 +151,13 @@ function requestBytes(to: Target, sent: Forwarded): { head: string; body: Buffer
 
 /** A 502 for an answer the proxy could not read: malformed, over a limit, or cut short by the target. */
 function answerProblem(where: string, step: AnswerRead & { state: 'failed' }): ApiError {
+  // The request did reach the service: whatever it did stands, only its answer is lost.
   const advice =
     step.problem === 'too large'
-      ? step.why.includes('body')
-        ? `; raise ${setting('bodyLimit', 'body-limit')} if the service really answers that much`
-        : ''
+      ? `, so it was not passed on (the service may have acted on the request)${step.why.includes('body') ? `; raise ${setting('bodyLimit', 'body-limit')} if the service really answers that much` : ''}`
       : step.problem === 'malformed'
-        ? '; the service broke HTTP/1.1 framing, so its answer cannot be passed on'
-        : '; the request was not answered by the service';
+        ? '; the service broke HTTP/1.1 framing, so its answer cannot be passed on (the service may have acted on the request)'
+        : '; the service may or may not have acted on the request';
   return apiError('UPSTREAM_UNREACHABLE', `the target ${where} ${step.why}${advice}`);
 }
 
@@ -165,9 +175,11 @@ function unreachable(where: string, error: NodeJS.ErrnoException): ApiError {
         ? `has a host name that does not resolve (check ${setting('target')})`
         : code === 'ECONNRESET' || code === 'ECONNABORTED' || error.message === 'socket hang up'
           ? 'closed the connection without a whole answer'
-          : certificateProblem(code)
-            ? `presented a certificate this proxy does not trust (${code}: ${error.message}); if a private certificate authority signed it, give that authority's PEM file as ${setting('targetCa', 'target-ca')}`
-            : `could not be reached (${code}${error.message && error.message !== code ? `: ${error.message}` : ''}; for a private certificate authority give ${setting('targetCa', 'target-ca')})`;
+          : code === 'ERR_TLS_CERT_ALTNAME_INVALID'
+            ? `presented a certificate that does not name this host (${error.message}); give ${setting('target')} a host name or address the certificate names, or have the certificate issued for this one`
+            : certificateProblem(code)
+              ? `presented a certificate this proxy does not trust (${code}: ${error.message}); if a private certificate authority signed it, give that authority's PEM file as ${setting('targetCa', 'target-ca')}`
+              : `could not be reached (${code}${error.message && error.message !== code ? `: ${error.message}` : ''}; for a private certificate authority give ${setting('targetCa', 'target-ca')})`;
   return apiError(
     'UPSTREAM_UNREACHABLE',
     `the target ${where} ${why}; the request was not answered by the service`,
@@ -177,6 +189,20 @@ function unreachable(where: string, error: NodeJS.ErrnoException): ApiError {
 /** TLS verification failures: OpenSSL's X.509 codes (`*CERT*`, `*_SIGNATURE`, `*_ISSUER*`) and Node's altname check. */
 const certificateProblem = (code: string): boolean =>
   /CERT|SIGNATURE|ISSUER|ERR_TLS_CERT_ALTNAME_INVALID/.test(code);
+
+function closedUnderRequest(where: string, method: string): ApiError {
+  return apiError(
+    'UPSTREAM_UNREACHABLE',
+    `the target ${where} closed its kept-alive connection as the request arrived, without answering; a ${method} is not sent again, since the service may have acted on it: retry it if that is safe`,
+  );
+}
+
+function stopped(where: string): ApiError {
+  return apiError(
+    'UPSTREAM_TIMEOUT',
+    `the target ${where} had not answered when the proxy stopped; the service is slow or hangs`,
+  );
+}
 
 function timedOut(where: string, ms: number): ApiError {
   return apiError(

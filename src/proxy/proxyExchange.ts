@@ -21,6 +21,7 @@ import type { OperationId } from '../spec/operations.js';
 import type { Diagnostic, Environment } from '../spec/types.js';
 import { readApiKey } from '../validate/headers.js';
 import { parseJsonBody } from '../validate/jsonText.js';
+import { decodeAnswer } from './answerEncoding.js';
 import { forward, type Target, type TargetAnswer } from './forward.js';
 import { endToEndHeaders } from './headers.js';
 import type { RecordingFile } from './recordingFile.js';
@@ -75,7 +76,12 @@ export function proxyExchange(
   let scope: string | undefined;
   const scopeOf = (): string | undefined => (scope ??= apiKey === undefined ? undefined : keyScope(apiKey));
   let clientDiagnostics: readonly Diagnostic[] = noDiagnostics;
-  const journal = (status: number, responseText: string | null, provider: readonly Diagnostic[]): void => {
+  const journal = (
+    status: number,
+    responseText: string | null,
+    provider: readonly Diagnostic[],
+    answerWarnings: readonly Diagnostic[] = noDiagnostics,
+  ): void => {
     const client = clientDiagnostics;
     const scoped = scopeOf();
     const ms = elapsedMs(started);
@@ -92,7 +98,7 @@ export function proxyExchange(
       requestBody: request.text === undefined ? (request.body ?? null) : null,
       responseText,
       diagnostics,
-      warnings: request.warnings,
+      warnings: answerWarnings.length === 0 ? request.warnings : [...request.warnings, ...answerWarnings],
       ...(client.length === 0 && provider.length > 0 ? { fault: 'provider' as const } : {}),
     });
     logExchange(proxy.logger, { method, path, status, ms }, diagnostics);
@@ -166,19 +172,32 @@ export function proxyExchange(
   };
 
   const answered = (answer: TargetAnswer, sentBody: Buffer | undefined): void => {
-    const { status, body } = answer;
+    const { status } = answer;
     // Passed back unchanged first; the verdict does not hold the answer up.
-    if (!res.headersSent && !res.destroyed) {
-      const headers = endToEndHeaders(answer.rawHeaders);
-      headers.push('Content-Length', String(body.length));
-      res.writeHead(status, answer.reason, headers);
-      res.end(body);
-    }
+    if (!res.headersSent && !res.destroyed) passBack(res, method, answer);
     const contentType = headerOf(answer.rawHeaders, 'content-type');
     const provider: Diagnostic[] = [];
+    const warnings: Diagnostic[] = [];
     const operation = request.operation;
+    // Judged as the service meant it: a gzip, deflate or br body decoded (the client got it as it came).
+    let body = answer.body;
+    let judge = operation !== undefined;
+    const coding = headerOf(answer.rawHeaders, 'content-encoding');
+    if (coding !== undefined && body.length > 0) {
+      const decoded = decodeAnswer(body, coding, proxy.bodyLimit);
+      if (decoded.kind === 'decoded') body = decoded.body;
+      else {
+        judge = false;
+        const diagnostic = {
+          code: 'BODY_INVALID_ENCODING',
+          path: '/headers/content-encoding',
+          message: decoded.message,
+        } as const;
+        (decoded.kind === 'corrupt' ? provider : warnings).push(diagnostic);
+      }
+    }
     let value: unknown;
-    if (operation !== undefined) {
+    if (operation !== undefined && judge) {
       // Parsed once: the value when the answer is sound JSON, else its bytes, for validateResponse to name the fault.
       const parsed = body.length === 0 ? undefined : parseJsonBody(body, 'answer');
       value = parsed === undefined ? undefined : parsed.ok ? parsed.value.value : plainJson(body);
@@ -211,7 +230,7 @@ export function proxyExchange(
         : value === undefined
           ? JSON.stringify(body.toString('utf8'))
           : body.toString('utf8');
-    journal(status, responseText, provider);
+    journal(status, responseText, provider, warnings);
     proxy.recording?.add({
       method,
       path,
@@ -254,6 +273,26 @@ function plainJson(body: Buffer): unknown {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Writes the target's answer to the client: status, reason, end-to-end headers and body as they came, framed by
+ * the body's length. An answer that has no body by HTTP's rules (to a HEAD, a 204 or a 304) keeps the target's
+ * Content-Length, which describes the representation (none for a 204, which may not carry one).
+ */
+function passBack(res: ServerResponse, method: string, answer: TargetAnswer): void {
+  const { status, body } = answer;
+  const headers = endToEndHeaders(answer.rawHeaders);
+  const bodiless = method === 'HEAD' || status === 204 || status === 304;
+  const length = bodiless
+    ? status === 204
+      ? undefined
+      : headerOf(answer.rawHeaders, 'content-length')
+    : String(body.length);
+  if (length !== undefined) headers.push('Content-Length', length);
+  res.writeHead(status, answer.reason, headers);
+  if (bodiless) res.end();
+  else res.end(body);
 }
 
 function headerOf(raw: readonly string[], name: string): string | undefined {

@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
@@ -32,16 +33,37 @@ export function parseTarget(text: string): URL {
   return url;
 }
 
-/** The PEM bytes of `targetCa`, or a ProxyOptionError naming the file. */
+/**
+ * The PEM bytes of `targetCa`, or a ProxyOptionError naming the file: one that cannot be read, or that holds no
+ * certificate Node can parse (every `BEGIN CERTIFICATE` block is checked).
+ */
 export async function readCa(path: string): Promise<Buffer> {
+  const option = setting('targetCa', 'target-ca');
+  let pem: Buffer;
   try {
-    return await readFile(path);
+    pem = await readFile(path);
   } catch (error) {
     throw new ProxyOptionError(
-      `${product}: cannot read ${path}, ${setting('targetCa', 'target-ca')} (${(error as Error).message}); give a PEM file of the certificate authority`,
+      `${product}: cannot read ${path}, ${option} (${(error as Error).message}); give a PEM file of the certificate authority`,
     );
   }
+  const blocks = pem.toString('latin1').match(pemCertificate) ?? [];
+  if (blocks.length === 0)
+    throw new ProxyOptionError(
+      `${product}: ${path}, ${option}, holds no PEM certificate (no "-----BEGIN CERTIFICATE-----" block); give the certificate authority's certificate in PEM (a DER file converts with: openssl x509 -inform der -in ca.der -out ca.pem)`,
+    );
+  for (const block of blocks)
+    try {
+      new X509Certificate(block);
+    } catch (error) {
+      throw new ProxyOptionError(
+        `${product}: ${path}, ${option}, holds a certificate block that cannot be parsed (${(error as Error).message}); give the certificate authority's certificate in PEM`,
+      );
+    }
+  return pem;
 }
+
+const pemCertificate = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
 
 /**
  * Refuses a recording path whose folder does not exist, is not a folder or cannot be written (and a path that is a

@@ -1,12 +1,16 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createValidatingProxy, type ValidatingProxy } from '../../../src/index.js';
 import { admin } from '../../support/admin.js';
 import { call, jsonHeaders, useMocks } from '../../support/http.js';
 import { answerJson, useProxies, useTargets } from '../../support/proxy.js';
+import { useTempDir } from '../../support/tempDir.js';
 
 const mocks = useMocks();
 const proxies = useProxies();
 const targets = useTargets();
+const dir = useTempDir('proxy-ca');
 
 /** The admin routes a proxy serves: the journal, reset, health and the documents, none over groups or faults. */
 const proxyRoutes =
@@ -118,5 +122,24 @@ describe('createValidatingProxy given a setting that cannot work', () => {
     const started = createValidatingProxy({ port: 0, ...options });
     await expect(started).rejects.toMatchObject({ name: 'ProxyOptionError' });
     await expect(started).rejects.toThrow(message);
+  });
+
+  it.each([
+    [
+      'a file that is not PEM',
+      'not a certificate\n',
+      'holds no PEM certificate (no "-----BEGIN CERTIFICATE-----" block)',
+    ],
+    [
+      'a PEM block that is not a certificate',
+      '-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n',
+      'holds a certificate block that cannot be parsed',
+    ],
+  ])('rejects %s as targetCa, naming the file and the option', async (_, content, message) => {
+    const file = join(dir(), 'ca.pem');
+    writeFileSync(file, content);
+    const started = createValidatingProxy({ port: 0, target: 'https://127.0.0.1:9', targetCa: file });
+    await expect(started).rejects.toMatchObject({ name: 'ProxyOptionError' });
+    await expect(started).rejects.toThrow(`${file}, the targetCa option (--target-ca), ${message}`);
   });
 });

@@ -46,4 +46,20 @@ describe('the proxy in front of an https target', () => {
     expect(target.received).toEqual([]);
     expect(proxy.requests({ invalid: true })).toMatchObject([{ status: 502, fault: 'provider' }]);
   });
+
+  it('answers 502 naming the host the certificate does not name, and the target to change, not --target-ca', async () => {
+    const certificate = selfSignedCertificate(tempDir()); // issued for 127.0.0.1 only
+    const target = await targets((_req, res) => answerJson(res, 200, created), certificate);
+    const byName = target.url.replace('127.0.0.1', 'localhost');
+    const proxy = await proxies({ target: byName, targetCa: certificate.certFile });
+
+    const answer = await call(proxy.url, 'GET', '/api/user', { headers: jsonHeaders(), body: getA });
+
+    expect(answer.status).toBe(502);
+    expect(answer.body.error.message).toMatch(
+      /presented a certificate that does not name this host \(Hostname\/IP does not match certificate's altnames: Host: localhost\. .*\); give the target option \(--target\) a host name or address the certificate names/,
+    );
+    expect(answer.body.error.message).not.toContain('--target-ca');
+    expect(target.received).toEqual([]);
+  });
 });

@@ -1,7 +1,12 @@
 import { type AddressInfo, createServer, type Socket } from 'node:net';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { request } from 'undici';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type Connection, Connections } from '../../../src/proxy/connections.js';
-import { call } from '../../support/http.js';
+import type { ApiError } from '../../../src/errors.js';
+import { type Connection, Connections, STOPPING } from '../../../src/proxy/connections.js';
+import { forward, type TargetAnswer, target as targetOf } from '../../../src/proxy/forward.js';
+import type { Result } from '../../../src/result.js';
+import { call, jsonHeaders } from '../../support/http.js';
 import { useProxies } from '../../support/proxy.js';
 
 const proxies = useProxies();
@@ -144,17 +149,17 @@ describe('the proxy’s connections to its target', () => {
     {
       wrong: 'a malformed answer',
       bytes: `HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}`,
-      says: 'sent a Content-Length that is not one number: "2, 3"; the service broke HTTP/1.1 framing, so its answer cannot be passed on',
+      says: 'sent Content-Length values that disagree: "2, 3"; the service broke HTTP/1.1 framing, so its answer cannot be passed on (the service may have acted on the request)',
     },
     {
       wrong: 'a body over the limit',
       bytes: `HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\n`,
-      says: 'answered a body larger than the limit of 1000 bytes; raise the bodyLimit option (--body-limit) if the service really answers that much',
+      says: 'answered a body larger than the limit of 1000 bytes, so it was not passed on (the service may have acted on the request); raise the bodyLimit option (--body-limit) if the service really answers that much',
     },
     {
       wrong: 'an answer cut short',
       bytes: `HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\n{"success":`,
-      says: 'closed the connection before the whole answer; the request was not answered by the service',
+      says: 'closed the connection before the whole answer; the service may or may not have acted on the request',
     },
   ])(
     'answers 502 naming the target and the fault for $wrong, and serves the next request',
@@ -195,67 +200,186 @@ describe('the proxy’s connections to its target', () => {
       const second = await call(proxy.url, method, path, { body });
       expect(second.status).toBe(status);
       if (status === 502)
-        expect(second.body.error.message).toMatch(/closed the connection without (answering|a whole answer)/);
+        expect(second.body.error.message).toBe(
+          `the target ${target.url}/api/user closed its kept-alive connection as the request arrived, without answering; a POST is not sent again, since the service may have acted on it: retry it if that is safe`,
+        );
       expect(target.requests).toHaveLength(requests);
       expect(target.requests.map((r) => r.connection)).toEqual(requests === 3 ? [0, 0, 1] : [0, 0]);
     },
   );
 });
 
+describe('answers the proxy passes back as they came and judges as the service meant them', () => {
+  const gzipped = gzipSync(groupJson);
+  it.each([
+    { coding: 'gzip', bytes: gzipped },
+    { coding: 'deflate', bytes: deflateSync(groupJson) },
+    { coding: 'br', bytes: brotliCompressSync(groupJson) },
+  ])('judges a $coding answer decoded, and passes its bytes on untouched', async ({ coding, bytes }) => {
+    const target = await rawTarget((socket) => {
+      socket.write(
+        `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: ${coding}\r\nContent-Length: ${bytes.length}\r\n\r\n`,
+      );
+      socket.write(bytes);
+    });
+    const proxy = await proxies({ target: target.url });
+    const answer = await request(`${proxy.url}/api/user`, {
+      method: 'GET',
+      headers: { ...jsonHeaders(), 'accept-encoding': coding },
+      body: JSON.stringify(getA),
+    });
+    expect(answer.headers['content-encoding']).toBe(coding);
+    expect(Buffer.from(await answer.body.arrayBuffer()).equals(bytes)).toBe(true);
+    const [entry] = proxy.requests();
+    expect(entry?.diagnostics).toEqual([]);
+    expect(entry?.warnings).toEqual([]);
+    expect(entry?.responseBody).toEqual(JSON.parse(groupJson));
+  });
+
+  it.each([
+    {
+      coding: 'gzip',
+      bytes: Buffer.from(groupJson),
+      where: 'diagnostics',
+      says: 'the answer says Content-Encoding "gzip" but its body is not gzip data',
+    },
+    {
+      coding: 'zstd',
+      bytes: Buffer.from('not judged'),
+      where: 'warnings',
+      says: 'the answer is encoded with Content-Encoding "zstd", which the proxy cannot decode (it reads gzip, deflate and br), so its body was passed on without being judged',
+    },
+  ])(
+    'names a $coding body it cannot decode in the entry’s $where',
+    async ({ coding, bytes, where, says }) => {
+      const target = await rawTarget((socket) => {
+        socket.write(
+          `HTTP/1.1 200 OK\r\nContent-Encoding: ${coding}\r\nContent-Length: ${bytes.length}\r\n\r\n`,
+        );
+        socket.write(bytes);
+      });
+      const proxy = await proxies({ target: target.url });
+      expect((await call(proxy.url, 'GET', '/api/user', { body: getA })).status).toBe(200);
+      const [entry] = proxy.requests();
+      expect(entry?.[where as 'diagnostics' | 'warnings']).toEqual([
+        {
+          code: 'BODY_INVALID_ENCODING',
+          path: '/headers/content-encoding',
+          message: expect.stringContaining(says),
+        },
+      ]);
+      expect(entry?.fault).toBe(where === 'diagnostics' ? 'provider' : null);
+    },
+  );
+
+  it.each([
+    { method: 'HEAD', head: 'HTTP/1.1 200 OK\r\nContent-Length: 189\r\n\r\n', length: '189' },
+    { method: 'GET', head: 'HTTP/1.1 304 Not Modified\r\nContent-Length: 189\r\n\r\n', length: '189' },
+    { method: 'GET', head: 'HTTP/1.1 204 No Content\r\n\r\n', length: undefined },
+  ])('keeps the Content-Length of a bodiless answer ($method, $head)', async ({ method, head, length }) => {
+    const target = await rawTarget((socket) => socket.write(head));
+    const proxy = await proxies({ target: target.url });
+    const answer = await request(`${proxy.url}/api/user`, {
+      method: method as 'GET',
+      headers: jsonHeaders(),
+      ...(method === 'HEAD' ? {} : { body: JSON.stringify(getA) }),
+    });
+    await answer.body.dump();
+    expect(answer.headers['content-length']).toBe(length);
+    expect(answer.headers['transfer-encoding']).toBeUndefined();
+  });
+});
+
+/** The connection `take` gives (none only once closed). */
+const taken = (connections: Connections, fresh = false): Promise<Connection> =>
+  new Promise((resolve, reject) =>
+    connections.take(
+      (connection) => (connection === undefined ? reject(new Error('closed')) : resolve(connection)),
+      fresh,
+    ),
+  );
+
 describe('Connections', () => {
   it('opens no more than its maximum, handing a freed connection to the request waiting', async () => {
     const target = await rawTarget(() => undefined);
     const connections = new Connections(new URL(target.url), { max: 1, idleMs: 1000 });
-    const used: number[] = [];
-    const first = new Promise<void>((resolve) =>
-      connections.take((connection) => {
-        used.push(1);
-        setTimeout(() => {
-          connections.give(connection, true);
-          resolve();
-        }, 50);
-      }),
-    );
-    const second = new Promise<boolean>((resolve) =>
-      connections.take((connection) => {
-        used.push(2);
-        resolve(connection.reused);
-        connections.give(connection, false);
-      }),
-    );
-    expect(used).toEqual([1]);
-    await first;
-    expect(await second).toBe(true);
-    expect(used).toEqual([1, 2]);
+    const first = await taken(connections);
+    let second: Connection | undefined;
+    connections.take((connection) => {
+      second = connection;
+    });
+    expect(second).toBeUndefined();
+    connections.give(first, true);
+    expect(second).toBe(first);
+    expect(second?.reused).toBe(true);
+    await vi.waitFor(() => expect(target.connections()).toBe(1));
     connections.close();
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(target.connections()).toBe(1);
   });
 
   it('closes a free connection that receives bytes nobody asked for', async () => {
     const target = await rawTarget(() => undefined);
     const connections = new Connections(new URL(target.url), { max: 4, idleMs: 10_000 });
-    const taken = await new Promise<Connection>((resolve) => connections.take(resolve));
-    taken.socket.write('GET /api/user HTTP/1.1\r\nContent-Length: 0\r\n\r\n');
+    const connection = await taken(connections);
+    connection.socket.write('GET /api/user HTTP/1.1\r\nContent-Length: 0\r\n\r\n');
     await vi.waitFor(() => expect(target.requests).toHaveLength(1));
-    connections.give(taken, true);
+    connections.give(connection, true);
     target.sockets()[0]?.write('HTTP/1.1 200 OK\r\n');
-    await vi.waitFor(() => expect(taken.open).toBe(false));
+    await vi.waitFor(() => expect(connection.open).toBe(false));
     connections.close();
   });
 
   it('closes a free connection once it has been idle for idleMs', async () => {
     const target = await rawTarget(() => undefined);
     const connections = new Connections(new URL(target.url), { max: 4, idleMs: 50 });
-    const taken = await new Promise<Connection>((resolve) => connections.take(resolve));
-    await new Promise((resolve) => taken.socket.once('connect', resolve));
-    connections.give(taken, true);
-    expect(taken.open).toBe(true);
+    const connection = await taken(connections);
+    await new Promise((resolve) => connection.socket.once('connect', resolve));
+    connections.give(connection, true);
+    expect(connection.open).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(taken.open).toBe(false);
-    const next = await new Promise<Connection>((resolve) => connections.take(resolve));
-    expect(next).not.toBe(taken);
-    next.destroy();
+    expect(connection.open).toBe(false);
+    const next = await taken(connections);
+    expect(next).not.toBe(connection);
     connections.close();
+  });
+
+  it('when closed, ends the exchanges in use with STOPPING and gives no connection to those waiting or asking', async () => {
+    const target = await rawTarget(() => undefined);
+    const connections = new Connections(new URL(target.url), { max: 1, idleMs: 1000 });
+    const inUse = await taken(connections);
+    const ended: Array<string | undefined> = [];
+    inUse.use({ data: () => undefined, ended: (error) => ended.push(error?.code) });
+    const waiting: Array<Connection | undefined> = [];
+    connections.take((connection) => waiting.push(connection));
+    connections.close();
+    expect(ended).toEqual([STOPPING]);
+    expect(waiting).toEqual([undefined]);
+    await expect(taken(connections)).rejects.toThrow('closed');
+    await vi.waitFor(() => expect(inUse.open).toBe(false));
+  });
+});
+
+describe('forward when the proxy stops', () => {
+  it('answers an exchange still waiting on the target 504, saying the proxy stopped, at once', async () => {
+    const target = await rawTarget(() => undefined);
+    const to = targetOf(new URL(target.url), 10_000, 1000);
+    const answer = new Promise<Result<TargetAnswer, ApiError>>((resolve) =>
+      forward(
+        to,
+        { method: 'GET', pathAndQuery: '/api/user', headers: [], body: Buffer.from('{}') },
+        resolve,
+      ),
+    );
+    await vi.waitFor(() => expect(target.requests).toHaveLength(1));
+    const began = performance.now();
+    to.connections.close();
+    const got = await answer;
+    expect(performance.now() - began).toBeLessThan(1000);
+    expect(got).toEqual({
+      ok: false,
+      error: expect.objectContaining({
+        code: 'UPSTREAM_TIMEOUT',
+        message: `the target ${target.url}/api/user had not answered when the proxy stopped; the service is slow or hangs`,
+      }),
+    });
   });
 });

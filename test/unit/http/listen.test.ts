@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { holdRequests, ListenError, listen } from '../../../src/http/listen.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { closeServer, holdRequests, ListenError, listen } from '../../../src/http/listen.js';
 import { call } from '../../support/http.js';
 
 const servers: Server[] = [];
@@ -50,5 +50,29 @@ describe('holdRequests', () => {
     hold.serve((req, res) => res.end(JSON.stringify({ path: req.url })));
     expect((await early).body).toEqual({ path: '/early' });
     expect((await call(url, 'GET', '/later')).body).toEqual({ path: '/later' });
+  });
+});
+
+describe('closeServer', () => {
+  it('calls giveUp at the deadline, so that a request still waiting is answered before its connection is cut', async () => {
+    const waiting = server();
+    let answer: (() => void) | undefined;
+    waiting.on('request', (_req, res) => {
+      answer = () => res.writeHead(504, { 'content-type': 'text/plain' }).end('gave up');
+    });
+    await listen(waiting, 0, '127.0.0.1');
+    const { port } = waiting.address() as AddressInfo;
+    const pending = call(`http://127.0.0.1:${port}`, 'GET', '/');
+    await vi.waitFor(() => expect(answer).toBeDefined());
+    let gaveUpAt = 0;
+    const began = performance.now();
+    await closeServer(waiting, 100, () => {
+      gaveUpAt = performance.now() - began;
+      answer?.();
+    });
+    const answered = await pending;
+    expect(answered.status).toBe(504);
+    expect(answered.text).toBe('gave up');
+    expect(gaveUpAt).toBeGreaterThanOrEqual(90);
   });
 });

@@ -104,12 +104,12 @@ describe('AnswerParser', () => {
     [
       'Content-Length values that disagree',
       'HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}',
-      'Content-Length that is not one number: "2, 3"',
+      'Content-Length values that disagree: "2, 3"',
     ],
     [
       'a Content-Length that is not a number',
       'HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n',
-      'Content-Length that is not one number',
+      'Content-Length that is not a number: "-1"',
     ],
     [
       'a status line that is not HTTP/1.x',
