@@ -124,7 +124,11 @@ export function forward(
           return;
         }
         if (error === undefined) read(parser.end());
-        else {
+        else if (resets.has(error.code ?? '')) {
+          // Reset by the target: like its closing, but an answer read to the connection's end is not whole.
+          const step = parser.end();
+          read(step.state === 'done' ? { state: 'failed', problem: 'cut short', why: cutShort } : step);
+        } else {
           using = undefined;
           finish({ ok: false, error: unreachable(where, error) });
         }
@@ -166,6 +170,11 @@ function headerOf(raw: readonly string[], name: string): string | undefined {
   return undefined;
 }
 
+/** The target resetting the connection (or having closed it under a write): it may have had the request. */
+const resets = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE']);
+const cutShort = 'closed the connection before the whole answer';
+
+/** A 502 for a target the request did not reach: refused, not resolved, or not trusted. */
 function unreachable(where: string, error: NodeJS.ErrnoException): ApiError {
   const code = error.code ?? error.message;
   const why =
@@ -173,16 +182,14 @@ function unreachable(where: string, error: NodeJS.ErrnoException): ApiError {
       ? 'refused the connection (is the service running, on that port?)'
       : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
         ? `has a host name that does not resolve (check ${setting('target')})`
-        : code === 'ECONNRESET' || code === 'ECONNABORTED' || error.message === 'socket hang up'
-          ? 'closed the connection without a whole answer'
-          : code === 'ERR_TLS_CERT_ALTNAME_INVALID'
-            ? `presented a certificate that does not name this host (${error.message}); give ${setting('target')} a host name or address the certificate names, or have the certificate issued for this one`
-            : certificateProblem(code)
-              ? `presented a certificate this proxy does not trust (${code}: ${error.message}); if a private certificate authority signed it, give that authority's PEM file as ${setting('targetCa', 'target-ca')}`
-              : `could not be reached (${code}${error.message && error.message !== code ? `: ${error.message}` : ''}; for a private certificate authority give ${setting('targetCa', 'target-ca')})`;
+        : code === 'ERR_TLS_CERT_ALTNAME_INVALID'
+          ? `presented a certificate that does not name this host (${error.message}); give ${setting('target')} a host name or address the certificate names, or have the certificate issued for this one`
+          : certificateProblem(code)
+            ? `presented a certificate this proxy does not trust (${code}: ${error.message}); if a private certificate authority signed it, give that authority's PEM file as ${setting('targetCa', 'target-ca')}`
+            : `could not be reached (${code}${error.message && error.message !== code ? `: ${error.message}` : ''}; for a private certificate authority give ${setting('targetCa', 'target-ca')})`;
   return apiError(
     'UPSTREAM_UNREACHABLE',
-    `the target ${where} ${why}; the request was not answered by the service`,
+    `the target ${where} ${why}; the request did not reach the service`,
   );
 }
 

@@ -178,6 +178,19 @@ describe('the proxy’s connections to its target', () => {
     },
   );
 
+  it('does not take an answer read to the connection’s end as whole when the target resets the connection', async () => {
+    const target = await rawTarget((socket) => {
+      socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{"success":');
+      setTimeout(() => socket.resetAndDestroy(), 20);
+    });
+    const proxy = await proxies({ target: target.url });
+    const failed = await call(proxy.url, 'GET', '/api/user', { body: getA });
+    expect(failed.status).toBe(502);
+    expect(failed.body.error.message).toBe(
+      `the target ${target.url}/api/user closed the connection before the whole answer; the service may or may not have acted on the request`,
+    );
+  });
+
   it.each([
     { method: 'GET', path: '/api/user', body: getA, status: 200, requests: 3 },
     {

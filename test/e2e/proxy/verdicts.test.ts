@@ -294,7 +294,7 @@ describe('a target that fails', () => {
       act: (_req: Received, res: ServerResponse) => res.socket?.destroy(),
       status: 502,
       code: 'UPSTREAM_UNREACHABLE',
-      says: 'closed the connection',
+      says: 'closed the connection without answering; the service may or may not have acted on the request',
     },
     {
       failure: 'hangs past --timeout',
@@ -333,7 +333,9 @@ describe('a target that fails', () => {
       const failed = await call(proxy.url, 'GET', '/api/user', { body: getA });
       expect(failed.status).toBe(502);
       expect(failed.body.error.code).toBe('UPSTREAM_UNREACHABLE');
-      expect(failed.body.error.message).toContain(`${gone.url}/api/user refused the connection`);
+      expect(failed.body.error.message).toBe(
+        `the target ${gone.url}/api/user refused the connection (is the service running, on that port?); the request did not reach the service`,
+      );
     }
     expect(proxy.requests({ invalid: true })).toHaveLength(2);
   });
