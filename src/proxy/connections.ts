@@ -119,8 +119,7 @@ export class Connections {
     connection.use(undefined);
     const idleMs = idleFor(this.#options.idleMs, keepAliveHint);
     if (!reusable || !connection.open || this.#closed || idleMs === 0) {
-      connection.destroy();
-      this.#next();
+      connection.destroy(); // its close hands a new connection to a request waiting, if any
       return;
     }
     connection.reused = true;

@@ -3,6 +3,7 @@ import { type ApiError, apiError } from '../errors.js';
 import type { Result } from '../result.js';
 import { AnswerParser, type AnswerRead } from './answerParser.js';
 import { type Connection, Connections, STOPPING } from './connections.js';
+import { headerOf } from './headers.js';
 import { setting } from './proxyOptions.js';
 
 /** The service behind the proxy: its base URL and the kept-alive connections to it. */
@@ -163,11 +164,6 @@ function answerProblem(where: string, step: AnswerRead & { state: 'failed' }): A
         ? '; the service broke HTTP/1.1 framing, so its answer cannot be passed on (the service may have acted on the request)'
         : '; the service may or may not have acted on the request';
   return apiError('UPSTREAM_UNREACHABLE', `the target ${where} ${step.why}${advice}`);
-}
-
-function headerOf(raw: readonly string[], name: string): string | undefined {
-  for (let i = 0; i < raw.length; i += 2) if ((raw[i] as string).toLowerCase() === name) return raw[i + 1];
-  return undefined;
 }
 
 /** The target resetting the connection (or having closed it under a write): it may have had the request. */

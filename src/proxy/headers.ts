@@ -35,3 +35,9 @@ export function endToEndHeaders(raw: readonly string[], also: readonly string[] 
   }
   return kept;
 }
+
+/** The first value of header `name` (lower case) in a flat `rawHeaders` list, as sent. */
+export function headerOf(raw: readonly string[], name: string): string | undefined {
+  for (let i = 0; i < raw.length; i += 2) if ((raw[i] as string).toLowerCase() === name) return raw[i + 1];
+  return undefined;
+}

@@ -23,7 +23,7 @@ import { readApiKey } from '../validate/headers.js';
 import { parseJsonBody } from '../validate/jsonText.js';
 import { decodeAnswer } from './answerEncoding.js';
 import { forward, type Target, type TargetAnswer } from './forward.js';
-import { endToEndHeaders } from './headers.js';
+import { endToEndHeaders, headerOf } from './headers.js';
 import type { RecordingFile } from './recordingFile.js';
 import { keyScope, type TrafficRules } from './trafficRules.js';
 
@@ -181,13 +181,13 @@ export function proxyExchange(
     const operation = request.operation;
     // Judged as the service meant it: a gzip, deflate or br body decoded (the client got it as it came).
     let body = answer.body;
-    let judge = operation !== undefined;
+    let decodable = true;
     const coding = headerOf(answer.rawHeaders, 'content-encoding');
     if (coding !== undefined && body.length > 0) {
       const decoded = decodeAnswer(body, coding, proxy.bodyLimit);
       if (decoded.kind === 'decoded') body = decoded.body;
       else {
-        judge = false;
+        decodable = false;
         const diagnostic = {
           code: 'BODY_INVALID_ENCODING',
           path: '/headers/content-encoding',
@@ -197,7 +197,7 @@ export function proxyExchange(
       }
     }
     let value: unknown;
-    if (operation !== undefined && judge) {
+    if (operation !== undefined && decodable) {
       // Parsed once: the value when the answer is sound JSON, else its bytes, for validateResponse to name the fault.
       const parsed = body.length === 0 ? undefined : parseJsonBody(body, 'answer');
       value = parsed === undefined ? undefined : parsed.ok ? parsed.value.value : plainJson(body);
@@ -293,9 +293,4 @@ function passBack(res: ServerResponse, method: string, answer: TargetAnswer): vo
   res.writeHead(status, answer.reason, headers);
   if (bodiless) res.end();
   else res.end(body);
-}
-
-function headerOf(raw: readonly string[], name: string): string | undefined {
-  for (let i = 0; i < raw.length; i += 2) if ((raw[i] as string).toLowerCase() === name) return raw[i + 1];
-  return undefined;
 }
