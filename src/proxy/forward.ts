@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import { buildConnector, type Dispatcher, Pool } from 'undici';
+import { buildConnector, type Dispatcher, errors, Pool } from 'undici';
 import { reach } from '../contract/reach.js';
 import { type ApiError, apiError } from '../errors.js';
 import type { Result } from '../result.js';
@@ -276,7 +276,7 @@ const resets = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE']);
 function framingFault(error: Error): boolean {
   const code = (error as NodeJS.ErrnoException).code ?? '';
   return (
-    code.startsWith('HPE_') ||
+    error instanceof errors.HTTPParserError ||
     code === lengthMismatch ||
     (code === 'UND_ERR_SOCKET' && error.message.startsWith('bad '))
   );

@@ -1,79 +1,20 @@
-import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { request } from 'undici';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ApiError } from '../../../src/errors.js';
-import { forward, stopForwarding, type TargetAnswer, target as targetOf } from '../../../src/proxy/forward.js';
+import {
+  forward,
+  stopForwarding,
+  type TargetAnswer,
+  target as targetOf,
+} from '../../../src/proxy/forward.js';
 import type { Result } from '../../../src/result.js';
 import { call, jsonHeaders } from '../../support/http.js';
-import { useProxies } from '../../support/proxy.js';
+import { useProxies, useRawTargets } from '../../support/proxy.js';
 
 const proxies = useProxies();
 
-/** A request as a raw target read it: its head's text, its body, and which connection (from 0) carried it. */
-interface RawRequest {
-  readonly head: string;
-  readonly body: string;
-  readonly connection: number;
-}
-
-interface RawTarget {
-  readonly url: string;
-  readonly requests: RawRequest[];
-  /** How many connections the proxy opened to it. */
-  connections(): number;
-  /** Its end of each connection still open. */
-  sockets(): Socket[];
-}
-
-const open: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((close) => close()));
-});
-
-/**
- * A target speaking HTTP/1.1 by hand on 127.0.0.1, port 0, so that a test can send any bytes: `answer` writes what
- * it likes to the socket for each request (framed by the request's Content-Length), or nothing.
- */
-async function rawTarget(
-  answer: (socket: Socket, request: RawRequest, index: number) => void,
-): Promise<RawTarget> {
-  const requests: RawRequest[] = [];
-  const sockets = new Set<Socket>();
-  let connections = 0;
-  const server = createServer((socket) => {
-    const connection = connections++;
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => undefined);
-    let pending = Buffer.alloc(0);
-    socket.on('data', (bytes: Buffer) => {
-      pending = Buffer.concat([pending, bytes]);
-      for (;;) {
-        const end = pending.indexOf('\r\n\r\n');
-        if (end === -1) return;
-        const head = pending.toString('latin1', 0, end);
-        const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
-        if (pending.length < end + 4 + length) return;
-        const request = { head, body: pending.toString('utf8', end + 4, end + 4 + length), connection };
-        pending = pending.subarray(end + 4 + length);
-        requests.push(request);
-        answer(socket, request, requests.length - 1);
-      }
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  open.push(async () => {
-    for (const socket of sockets) socket.destroy();
-    await new Promise((resolve) => server.close(resolve));
-  });
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    requests,
-    connections: () => connections,
-    sockets: () => [...sockets],
-  };
-}
+const rawTarget = useRawTargets();
 
 const groupJson = JSON.stringify({
   success: 1,
@@ -132,6 +73,18 @@ describe('the proxy’s connections to its target', () => {
     const answer = await call(proxy.url, 'GET', '/api/user', { body: getA });
     expect(answer.status).toBe(200);
     expect(answer.text).toBe(groupJson);
+  });
+
+  it('opens a new connection after a kept one received bytes nobody asked for', async () => {
+    const target = await rawTarget((socket, _, index) => {
+      socket.write(ok());
+      if (index === 0) setTimeout(() => socket.write('HTTP/1.1 200 OK\r\n'), 20);
+    });
+    const proxy = await proxies({ target: target.url });
+    expect((await call(proxy.url, 'GET', '/api/user', { body: getA })).status).toBe(200);
+    await vi.waitFor(() => expect(target.sockets()).toHaveLength(0));
+    expect((await call(proxy.url, 'GET', '/api/user', { body: getA })).status).toBe(200);
+    expect(target.requests.map((r) => r.connection)).toEqual([0, 1]);
   });
 
   it('passes on an answer the target ends by closing the connection', async () => {
@@ -326,4 +279,24 @@ describe('forward when the proxy stops', () => {
       }),
     });
   });
+});
+
+describe('the proxy stopping with exchanges in flight', () => {
+  it('answers them 504 at the grace deadline, saying the proxy stopped, and closes every connection to the target', async () => {
+    const target = await rawTarget(() => undefined);
+    const proxy = await proxies({ target: target.url });
+    const waiting = call(proxy.url, 'GET', '/api/user', { body: getA });
+    await vi.waitFor(() => expect(target.requests).toHaveLength(1));
+    const began = performance.now();
+    const closed = proxy.close();
+    const answer = await waiting;
+    expect(performance.now() - began).toBeGreaterThan(4_000);
+    expect(answer.status).toBe(504);
+    expect(answer.body.error).toMatchObject({
+      code: 'UPSTREAM_TIMEOUT',
+      message: `the target ${target.url}/api/user had not answered when the proxy stopped; the service is slow or hangs`,
+    });
+    await closed;
+    await vi.waitFor(() => expect(target.sockets()).toHaveLength(0));
+  }, 15_000);
 });
