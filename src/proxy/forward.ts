@@ -300,7 +300,9 @@ const bodyTooLarge = (limit: number): string =>
 /** The 502 or 504 for an exchange that failed: `answering` when the answer's head had come. */
 function failure(to: Target, where: string, error: Error, answering: boolean): ApiError {
   const code = (error as NodeJS.ErrnoException).code ?? '';
-  if (error instanceof Stopping) return stopped(where);
+  // Stopped before this exchange was sent, or while it was in flight.
+  if (error instanceof Stopping || code === 'UND_ERR_DESTROYED' || code === 'UND_ERR_CLOSED')
+    return stopped(where);
   if (error instanceof TooLarge)
     return apiError('UPSTREAM_UNREACHABLE', `the target ${where} ${error.message}`);
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')

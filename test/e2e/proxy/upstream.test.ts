@@ -109,6 +109,16 @@ describe('the proxy’s connections to its target', () => {
       says: 'answered a body larger than the limit of 1000 bytes, so it was not passed on (the service may have acted on the request); raise the bodyLimit option (--body-limit) if the service really answers that much',
     },
     {
+      wrong: 'chunks over the body limit',
+      bytes: `HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n258\r\n${'a'.repeat(600)}\r\n258\r\n${'a'.repeat(600)}\r\n0\r\n\r\n`,
+      says: 'answered a body larger than the limit of 1000 bytes, so it was not passed on (the service may have acted on the request); raise the bodyLimit option (--body-limit) if the service really answers that much',
+    },
+    {
+      wrong: 'a head over 16 KiB',
+      bytes: `HTTP/1.1 200 OK\r\nX-Big: ${'a'.repeat(17_000)}\r\nContent-Length: 2\r\n\r\n{}`,
+      says: 'answered a head (status line and headers) over 16384 bytes, so it was not passed on (the service may have acted on the request)',
+    },
+    {
       wrong: 'an answer cut short',
       bytes: `HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\n{"success":`,
       says: 'closed the connection before the whole answer; the service may or may not have acted on the request',
@@ -256,7 +266,7 @@ describe('answers the proxy passes back as they came and judges as the service m
 });
 
 describe('forward when the proxy stops', () => {
-  it('answers an exchange still waiting on the target 504, saying the proxy stopped, at once', async () => {
+  it('answers an exchange still waiting on the target 504, saying the proxy stopped, at once, and any sent after', async () => {
     const target = await rawTarget(() => undefined);
     const to = targetOf(new URL(target.url), 10_000, 1000);
     const answer = new Promise<Result<TargetAnswer, ApiError>>((resolve) =>
@@ -271,13 +281,19 @@ describe('forward when the proxy stops', () => {
     stopForwarding(to);
     const got = await answer;
     expect(performance.now() - began).toBeLessThan(1000);
-    expect(got).toEqual({
+    const stoppedAnswer = {
       ok: false,
       error: expect.objectContaining({
         code: 'UPSTREAM_TIMEOUT',
         message: `the target ${target.url}/api/user had not answered when the proxy stopped; the service is slow or hangs`,
       }),
-    });
+    };
+    expect(got).toEqual(stoppedAnswer);
+    const after = await new Promise<Result<TargetAnswer, ApiError>>((resolve) =>
+      forward(to, { method: 'GET', pathAndQuery: '/api/user', headers: [], body: undefined }, resolve),
+    );
+    expect(after).toEqual(stoppedAnswer);
+    expect(target.requests).toHaveLength(1);
   });
 });
 
