@@ -167,6 +167,14 @@ const cases: Case[] = [
     message: /fits GET \/api\/user .*did you mean GET \(get-or-create\).*-X GET/,
   },
   {
+    name: 'a required field spelt another way (the fix leads the message)',
+    body: JSON.stringify({ name: 'Shop', userGroupId: 'shop-1' }),
+    status: 400,
+    code: 'VALIDATION_FAILED',
+    message:
+      /^the request body does not match getOrCreateUserGroup: body has unknown field "userGroupId"; did you mean "user_group_id"\? \(and 1 more problem in details\)$/,
+  },
+  {
     name: 'a rotation body sent with GET',
     body: JSON.stringify({ current_token: 'a'.repeat(64) }),
     status: 400,

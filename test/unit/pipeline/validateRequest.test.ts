@@ -93,6 +93,29 @@ describe('validateRequest', () => {
     });
   });
 
+  it('leads with the misspelt field when it explains the missing one, the missing field after it', () => {
+    const result = validateRequest({
+      method: 'GET',
+      path: '/api/user',
+      headers: { Authorization: 'Token k', 'Content-Type': 'application/json' },
+      body: { name: 'Shop', userGroupId: 'shop-1' },
+    });
+    expect(result.diagnostics.map(({ code, path }) => `${code} ${path}`)).toEqual([
+      'UNKNOWN_FIELD /body/userGroupId',
+      'MISSING_FIELD /body/user_group_id',
+    ]);
+  });
+
+  it('keeps the missing field first when the unknown field is not a spelling of it', () => {
+    const result = validateRequest({
+      method: 'GET',
+      path: '/api/user',
+      headers: { Authorization: 'Token k', 'Content-Type': 'application/json' },
+      body: { name: 'Shop', colour: 'red' },
+    });
+    expect(result.diagnostics.map((d) => d.code)).toEqual(['MISSING_FIELD', 'UNKNOWN_FIELD']);
+  });
+
   it('words type errors as "body/<field> must be a string"', () => {
     const result = validateRequest({
       method: 'GET',
