@@ -48,7 +48,10 @@ export function diagnosticsFromAjv(
 function misspells(error: ErrorObject, errors: readonly ErrorObject[]): boolean {
   if (error.keyword !== 'additionalProperties') return false;
   const known = Object.keys(((error.parentSchema ?? {}) as { properties?: object }).properties ?? {});
-  const meant = nearestField(String((error.params as { additionalProperty: unknown }).additionalProperty), known);
+  const meant = nearestField(
+    String((error.params as { additionalProperty: unknown }).additionalProperty),
+    known,
+  );
   return (
     meant !== undefined &&
     errors.some(
