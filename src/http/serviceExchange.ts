@@ -392,7 +392,7 @@ export class ServiceExchange implements PipelineRequest, BodySink {
 export function storeFailure(context: MockContext, error: Error): ApiError {
   if (!(error instanceof StoreUnavailableError)) return internalError(context, error);
   logStoreError(context, error, 'database unavailable');
-  return apiError('STORE_UNAVAILABLE', error.message, [], { headers: { 'retry-after': '1' } });
+  return apiError('STORE_UNAVAILABLE', error.reason, [], { headers: { 'retry-after': '1' } });
 }
 
 /**

@@ -150,7 +150,7 @@ describe.skipIf(!postgresAvailable())('the PostgreSQL store during an outage', (
       const answer = await mock.api(method, body);
       expect(storeUnavailableProblems(answer), method).toEqual([]);
       expect(answer.body.error.message).toMatch(
-        /^user-group-mock: PostgreSQL is unavailable \(database "\w+" does not exist\)/,
+        /^PostgreSQL is unavailable \(database "\w+" does not exist\)/,
       );
     }
     expect((await admin(mock.url, 'GET', '/__admin/health')).body).toMatchObject({ database: 'down' });
