@@ -48,6 +48,7 @@ export class ServiceExchange implements PipelineRequest, BodySink {
   readonly query: string | undefined;
   readonly bodySent: boolean;
   readonly contentLength: number | undefined;
+  readonly userAgent: string | undefined;
   operation: Operation | undefined = undefined;
   owner: KeyOwner | undefined = undefined;
   text: string | undefined = undefined;
@@ -77,6 +78,7 @@ export class ServiceExchange implements PipelineRequest, BodySink {
     this.contentEncoding = head.contentEncoding;
     this.bodySent = announcesBody(head);
     this.contentLength = head.contentLength;
+    this.userAgent = head.userAgent;
     this.#started = performance.now();
   }
 

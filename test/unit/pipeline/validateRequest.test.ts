@@ -106,6 +106,27 @@ describe('validateRequest', () => {
     ]);
   });
 
+  it.each([
+    [
+      'curl/8.5.0',
+      /give curl the body with -d and its type: curl -X GET …\/api\/user .* -d '\{"user_group_id"/,
+    ],
+    [
+      'node',
+      /^GET \/api\/user needs a JSON body .*, e\.g\. \{.*\}\. From Node: fetch cannot send a GET body/,
+    ],
+  ])('words the missing body of a GET for the client that sent it (%s)', (agent, said) => {
+    const result = validateRequest({
+      method: 'GET',
+      path: '/api/user',
+      headers: { Authorization: 'Token k', 'Content-Type': 'application/json', 'User-Agent': agent },
+    });
+    expect(result.diagnostics.map((d) => d.code)).toEqual(['BODY_MISSING']);
+    expect(result.diagnostics[0]?.message).toMatch(said);
+    if (agent.startsWith('curl'))
+      expect(result.diagnostics[0]?.message).not.toMatch(/fetch|undici|node:http/);
+  });
+
   it('keeps the missing field first when the unknown field is not a spelling of it', () => {
     const result = validateRequest({
       method: 'GET',
