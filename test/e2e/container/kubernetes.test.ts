@@ -36,7 +36,6 @@ describe.skipIf(!playable && !containersRequired)(
   () => {
     const dir = useTempDir('kube');
     let cluster: TestCluster | undefined;
-    let played: string | undefined;
     let secret: string | undefined;
     const replicas: { name: string; url: string }[] = [];
     let adminKey = '';
@@ -89,15 +88,21 @@ describe.skipIf(!playable && !containersRequired)(
         copies.push(copy);
         replicas.push({ name: `${copy.metadata.name}-pod-0-mock`, url: `http://127.0.0.1:${port}` });
       }
-      played = join(dir(), 'replicas.yaml');
+      const played = join(dir(), 'replicas.yaml');
       writeFileSync(played, copies.map((copy) => JSON.stringify(copy)).join('\n---\n'));
-      await container(['kube', 'down', played]).catch(() => undefined);
+      await removePods();
       await container(['kube', 'play', played], 180_000);
       for (const replica of replicas) await waitLive(replica.url, replica.name, 60_000);
     }, 1_200_000);
 
+    /** Removes the replicas' pods (left by an earlier run that stopped half-way, too). */
+    const removePods = async (): Promise<void> => {
+      const pods = replicas.map((replica) => replica.name.replace(/-mock$/, ''));
+      if (pods.length > 0) await container(['pod', 'rm', '--force', ...pods]).catch(() => undefined);
+    };
+
     afterAll(async () => {
-      if (played !== undefined) await container(['kube', 'down', played]).catch(() => undefined);
+      await removePods();
       if (secret !== undefined) await container(['secret', 'rm', secret]).catch(() => undefined);
       cluster?.remove();
     });
