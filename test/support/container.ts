@@ -1,7 +1,9 @@
 import { execFile } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { promisify } from 'node:util';
-import { type Engine, findEngine } from '../../scripts/containerImage.js';
+import { lock } from 'proper-lockfile';
+import { type BuiltImage, buildImage, type Engine, findEngine } from '../../scripts/containerImage.js';
 import { call } from './http.js';
 
 const exec = promisify(execFile);
@@ -19,6 +21,28 @@ export const containersRequired = process.env.CI === 'true';
 
 export const engineMissing =
   'user-group-mock: neither podman nor a docker engine is here (apt-get install -y podman runc): the container tests are skipped';
+
+const cache = new URL('../../node_modules/.cache/user-group-mock/', import.meta.url).pathname;
+
+/**
+ * The image of this checkout, built by one test file at a time: vitest runs the container test files in parallel
+ * processes, and the first build (and, where docker.io is out of reach, the making of the base) must happen once,
+ * the other files then finding every layer in the engine's cache. The build blocks its process, so the lock is
+ * declared stale only after 30 minutes.
+ */
+export async function builtImage(): Promise<BuiltImage> {
+  mkdirSync(cache, { recursive: true });
+  const release = await lock(cache, {
+    lockfilePath: `${cache}image.lock`,
+    stale: 1_800_000,
+    retries: { retries: 1_800, minTimeout: 1_000, maxTimeout: 1_000 },
+  });
+  try {
+    return buildImage(engine, true);
+  } finally {
+    await release();
+  }
+}
 
 /** Runs the engine with `args`; resolves with its stdout (trimmed), rejects naming the command and its stderr. */
 export async function container(args: readonly string[], timeoutMs = 60_000): Promise<string> {

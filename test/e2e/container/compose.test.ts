@@ -2,8 +2,7 @@ import { execFile, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildImage } from '../../../scripts/containerImage.js';
-import { containersRequired, engine, freePort, waitLive } from '../../support/container.js';
+import { builtImage, containersRequired, engine, freePort, waitLive } from '../../support/container.js';
 import { call, jsonHeaders } from '../../support/http.js';
 
 const exec = promisify(execFile);
@@ -33,7 +32,7 @@ describe.skipIf(!composeAvailable && !containersRequired)(
       });
 
     beforeAll(async () => {
-      buildImage(engine, true);
+      await builtImage();
       const port = await freePort();
       env = {
         ...process.env,

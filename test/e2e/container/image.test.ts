@@ -2,8 +2,9 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BuiltImage, buildImage } from '../../../scripts/containerImage.js';
+import type { BuiltImage } from '../../../scripts/containerImage.js';
 import {
+  builtImage,
   container,
   containersRequired,
   engine,
@@ -31,8 +32,8 @@ describe.skipIf(engine === undefined && !containersRequired)(
     const names: string[] = [];
     const dirs: string[] = [];
 
-    beforeAll(() => {
-      built = buildImage(engine, true);
+    beforeAll(async () => {
+      built = await builtImage();
       console.info(
         `user-group-mock image ${built.tag}: ${(built.bytes / 1e6).toFixed(0)} MB, from ${built.base}, built in ${built.seconds.toFixed(1)} s`,
       );

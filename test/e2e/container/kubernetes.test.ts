@@ -2,8 +2,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { buildImage } from '../../../scripts/containerImage.js';
-import { container, containersRequired, engine, freePort, waitLive } from '../../support/container.js';
+import {
+  builtImage,
+  container,
+  containersRequired,
+  engine,
+  freePort,
+  waitLive,
+} from '../../support/container.js';
 import { call, jsonHeaders } from '../../support/http.js';
 import { postgresAvailable, startTestCluster, type TestCluster } from '../../support/postgres.js';
 import { useTempDir } from '../../support/tempDir.js';
@@ -41,7 +47,7 @@ describe.skipIf(!playable && !containersRequired)(
     let adminKey = '';
 
     beforeAll(async () => {
-      const { tag } = buildImage(engine, true);
+      const { tag } = await builtImage();
       cluster = await startTestCluster({ listen: '*' });
       const password = 'kube-test-password';
       await cluster.createRoleWithPassword('mock', password);

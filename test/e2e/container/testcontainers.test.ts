@@ -3,8 +3,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildImage } from '../../../scripts/containerImage.js';
-import { containersRequired, engine, engineMissing } from '../../support/container.js';
+import { builtImage, containersRequired, engine, engineMissing } from '../../support/container.js';
+import { publishedExample } from '../../support/publishedExample.js';
 
 const docs = new URL('../../../docs/', import.meta.url);
 const example = new URL('examples/container/testcontainers.example.ts', docs);
@@ -36,17 +36,12 @@ describe.skipIf(!runs)('docs/container.md, the Testcontainers example', { tags: 
   afterAll(() => {
     service?.kill();
   });
-  buildImage(engine, true);
+  await builtImage();
   await import('../../../docs/examples/container/testcontainers.example.js');
 });
 
 describe('docs/container.md', () => {
   it('shows the Testcontainers example verbatim, importing from user-group-mock', () => {
-    const published = readFileSync(example, 'utf8').replaceAll(
-      "'../../../src/index.js'",
-      "'user-group-mock'",
-    );
-    expect(published).not.toContain('../');
-    expect(readFileSync(new URL('container.md', docs), 'utf8')).toContain(`\`\`\`ts\n${published}\`\`\``);
+    expect(readFileSync(new URL('container.md', docs), 'utf8')).toContain(publishedExample(example));
   });
 });
