@@ -96,3 +96,16 @@ export async function stateOf(name: string): Promise<{ status: string; exitCode:
   ).split(' ');
   return { status: status as string, exitCode: Number(exitCode) };
 }
+
+/** Waits (bounded) until the container has exited and the engine has cleaned up after it; resolves with its state. */
+export async function waitExited(
+  name: string,
+  withinMs = 30_000,
+): Promise<{ status: string; exitCode: number }> {
+  const started = Date.now();
+  for (;;) {
+    const state = await stateOf(name);
+    if (state.status === 'exited' || Date.now() - started > withinMs) return state;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

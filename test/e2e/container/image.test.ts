@@ -11,7 +11,7 @@ import {
   engineMissing,
   freePort,
   logsOf,
-  stateOf,
+  waitExited,
   waitLive,
 } from '../../support/container.js';
 import { call, jsonHeaders } from '../../support/http.js';
@@ -122,7 +122,7 @@ describe.skipIf(engine === undefined && !containersRequired)(
       }
 
       await container(['kill', '--signal', 'KILL', name]);
-      expect((await stateOf(name)).status).toBe('exited');
+      expect(await waitExited(name)).toEqual({ status: 'exited', exitCode: 137 });
       await container(['start', name]);
       await waitLive(url, name);
 
@@ -141,17 +141,14 @@ describe.skipIf(engine === undefined && !containersRequired)(
       await container(['stop', '--time', '10', name]);
       const took = Date.now() - started;
 
-      expect(await stateOf(name)).toEqual({ status: 'exited', exitCode: 0 });
+      expect(await waitExited(name)).toEqual({ status: 'exited', exitCode: 0 });
       expect(took).toBeLessThan(3_000);
       expect(await logsOf(name)).toContain('user-group-mock: SIGTERM received');
     });
 
     it('makes and prints an admin key when none is given, and names the fix for a /data it cannot write', async () => {
       const { name } = await run(dataDir(), [], '');
-      const deadline = Date.now() + 30_000;
-      while ((await stateOf(name)).status === 'running' && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      const { exitCode } = await stateOf(name);
+      const { exitCode } = await waitExited(name);
       const logs = await logsOf(name);
       expect(exitCode).toBe(1);
       expect(logs).toMatch(/this container made one: send "X-Admin-Key: [\w-]{32}"/);
