@@ -11,10 +11,7 @@ const key = { kind: 'string', value: 'KEY', env: '' } as const;
 
 /** Every setting of `verify`: the one table its flags and --help come from. */
 export const verifyOptions = {
-  providerBaseUrl: {
-    ...url,
-    help: 'the implementation to verify, e.g. http://127.0.0.1:4010 (required)',
-  },
+  providerBaseUrl: { ...url, help: 'the implementation to verify, e.g. http://127.0.0.1:4010 (required)' },
   apiKey: {
     ...key,
     help: "its Customer API key, for runs without a tenant of their own (--state-setup-url, --allow-reset); replaces the contract's key in requests that expect success",
@@ -106,10 +103,10 @@ export async function runVerify(
   try {
     result = await verifyProvider({
       providerBaseUrl,
-      ...(apiKey === undefined ? {} : { apiKey }),
-      ...(testingApiKey === undefined ? {} : { testingApiKey }),
-      ...(stateSetupUrl === undefined ? {} : { stateSetupUrl }),
-      ...(adminKey === undefined ? {} : { adminKey }),
+      apiKey,
+      testingApiKey,
+      stateSetupUrl,
+      adminKey,
       allowReset: options.allowReset === true,
       ...(pacts === undefined || pacts.length === 0 ? {} : { contracts: pacts.map((file) => resolve(file)) }),
       signal: interruption.signal,

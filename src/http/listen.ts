@@ -31,12 +31,12 @@ export interface ServerSettings {
 }
 
 /** A server listening: the address it was given (an IPv6 one without brackets), the port it took, its base URL. */
-export interface Listening {
+export type Listening = {
   readonly server: Server;
   readonly host: string;
   readonly port: number;
   readonly url: string;
-}
+};
 
 /**
  * The one way the mock and the proxy start an HTTP server: created with their limits, a malformed request answered

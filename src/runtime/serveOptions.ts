@@ -83,11 +83,7 @@ export const serveOptions = {
     help: 'KEY[:Customer|:Testing], repeatable (env: comma-separated); default dev-customer-key:Customer and dev-testing-key:Testing',
     fromText: parseApiKeys,
   },
-  fixtures: {
-    kind: 'string',
-    nonEmpty: true,
-    help: 'JSON file { "groups": [...] } seeded at start',
-  },
+  fixtures: { kind: 'string', nonEmpty: true, help: 'JSON file { "groups": [...] } seeded at start' },
   seed: {
     kind: 'integer',
     min: 0,
@@ -96,16 +92,8 @@ export const serveOptions = {
   },
   logLevel: sharedOptions.logLevel,
   bodyLimit: sharedOptions.bodyLimit,
-  headersTimeout: {
-    ...timeout,
-    help: 'ms to receive the headers before 408',
-    default: 10_000,
-  },
-  requestTimeout: {
-    ...timeout,
-    help: 'ms to receive the whole request before 408',
-    default: 30_000,
-  },
+  headersTimeout: { ...timeout, help: 'ms to receive the headers before 408', default: 10_000 },
+  requestTimeout: { ...timeout, help: 'ms to receive the whole request before 408', default: 30_000 },
   rateLimit: {
     kind: 'custom',
     check: rateLimitProblem,
