@@ -11,8 +11,12 @@ import { notAvailable, type Row, renderTable } from './table.js';
 import { judge, TARGETS } from './targets.js';
 import { throughputRows } from './throughput.js';
 
+/** `--only WORD`: the parts whose name holds WORD, printed and written to nothing (a full run stands alone). */
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
+
 /** Runs one part of the benchmark; a part that throws becomes an n/a row instead of ending the run. */
 async function section(name: string, produce: () => Promise<Row[]>): Promise<Row[]> {
+  if (only !== undefined && !name.includes(only)) return [];
   const started = performance.now();
   process.stderr.write(`bench: ${name}...`);
   try {
@@ -68,6 +72,7 @@ async function main(): Promise<void> {
       `${settings.rounds} round(s) of ${settings.slices} ABBA slice(s); ${describeMachine(results)}; ${seconds} s)\n`,
   );
   console.log(renderTable(rows));
+  if (only !== undefined) return;
   const file = resultsFile(settings.quick);
   await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);
   console.log(`\nwritten: ${file}`);
