@@ -27,7 +27,9 @@ export function flagsOf(settings: Settings): Readonly<Record<string, Flag>> {
 export function flagHelpLines(settings: Settings): string {
   return Object.values(flagsOf(settings))
     .map((entry) => {
-      const value = entry.kind === 'boolean' ? '' : ` ${entry.value ?? 'VALUE'}`;
+      const words = entry.kind === 'oneOf' ? entry.values.join('|') : 'VALUE';
+      const value =
+        entry.kind === 'boolean' ? '' : ` ${entry.value ?? (entry.kind === 'integer' ? 'N' : words)}`;
       const fallback = entry.flagDefault ?? entry.default;
       const byDefault = fallback === undefined || fallback === false ? '' : ` (default ${fallback})`;
       const env = entry.env === undefined ? '' : `  [${entry.env}]`;
@@ -80,14 +82,8 @@ export function readFlags<Name extends string>(
       options[name] = given === true || (given === undefined && ['1', 'true'].includes(variable ?? ''));
       continue;
     }
-    const texts =
-      given !== undefined
-        ? ([given].flat() as string[])
-        : variable === undefined
-          ? undefined
-          : entry.multiple === true
-            ? variable.split(',')
-            : [variable];
+    const listed = variable === undefined ? undefined : entry.multiple ? variable.split(',') : [variable];
+    const texts = given === undefined ? listed : ([given].flat() as string[]);
     const fallback = entry.flagDefault ?? entry.default;
     if (texts !== undefined) options[name] = fromText(entry, entry.flag, texts);
     else if (fallback !== undefined) options[name] = fallback;

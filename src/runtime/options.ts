@@ -92,7 +92,11 @@ export const sharedOptions = {
     default: 'silent',
     flagDefault: 'info',
   },
-  adminKey: { kind: 'string', help: 'key required on /__admin calls (required beyond loopback)' },
+  adminKey: {
+    kind: 'string',
+    value: 'KEY',
+    help: 'key required on /__admin calls (required beyond loopback)',
+  },
   onWarning: { kind: 'function' },
   help: { kind: 'boolean', help: 'print this help', env: '', flagOnly: '' },
 } as const satisfies Settings;

@@ -64,6 +64,7 @@ export const serveOptions = {
   db: {
     kind: 'string',
     nonEmpty: true,
+    value: 'PATH',
     help: 'database file, or postgres://user@host:port/db to share one PostgreSQL database between replicas (env DATABASE_URL too, when it is a postgres:// URL)',
     flagDefault: '.user-group-mock/db.json',
   },

@@ -24,11 +24,13 @@ describe('the settings table of each command', () => {
     '%s: --help shows every flag with its value, default and environment variable',
     (_, settings, help) => {
       for (const flag of Object.values(flagsOf(settings))) {
-        const value = flag.kind === 'boolean' ? '' : ` ${flag.value ?? 'VALUE'}`;
         const fallback = flag.flagDefault ?? flag.default;
         const byDefault = fallback === undefined || fallback === false ? '' : ` (default ${fallback})`;
         const env = flag.env === undefined ? '' : `  [${flag.env}]`;
-        expect(help).toContain(`\n  --${flag.flag}${value}\n      ${flag.help}${byDefault}${env}\n`);
+        const line = `      ${flag.help}${byDefault}${env}\n`.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        expect(help).toMatch(
+          new RegExp(`\n  --${flag.flag}${flag.kind === 'boolean' ? '' : ' \\S+'}\n${line}`),
+        );
       }
     },
   );
