@@ -8,6 +8,7 @@ import {
 import { type AddressInfo, BlockList, isIP } from 'node:net';
 import { product } from '../errors.js';
 import { setting } from '../runtime/options.js';
+import type { MockServerOptions } from '../runtime/serveOptions.js';
 import { answerClientError } from './clientError.js';
 
 /** The port or address in the settings cannot be listened on: a mistake in how the mock was started. */
@@ -21,14 +22,9 @@ export class ListenError extends Error {
   }
 }
 
-/** What the mock and the proxy start their HTTP server with. */
-export interface ServerSettings {
-  readonly host: string;
-  readonly port: number;
-  readonly headersTimeout: number;
-  readonly requestTimeout: number;
-  readonly adminKey?: string | undefined;
-}
+/** What the mock and the proxy start their HTTP server with (the proxy's timeouts are its own). */
+type ServerSettings = Required<Pick<MockServerOptions, Started>> & Pick<MockServerOptions, 'adminKey'>;
+type Started = 'host' | 'port' | 'headersTimeout' | 'requestTimeout';
 
 /** A server listening: the address it was given (an IPv6 one without brackets), the port it took, its base URL. */
 export type Listening = {
