@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { settings as settingsFor } from './config.js';
 import { durableRows } from './durable.js';
 import { millionRows, startupRows } from './footprint.js';
+import { passThroughRows } from './passThrough.js';
 import { postgresRows } from './postgres.js';
 import { installCleanup, stopAll } from './proc.js';
 import { proxyRows } from './proxy.js';
@@ -55,6 +56,7 @@ async function main(): Promise<void> {
     rows.push(...(await section('1M groups', () => millionRows(settings))));
     rows.push(...(await section('validation', () => validationRows(settings.validationCalls))));
     rows.push(...(await section('proxy', () => proxyRows(settings))));
+    rows.push(...(await section('proxy pass-throughs', () => passThroughRows(settings))));
   } finally {
     await stopAll();
   }
