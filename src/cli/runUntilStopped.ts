@@ -43,7 +43,7 @@ export async function runUntilStopped<
     process.stdout.write(command.help());
     return 0;
   }
-  const stopping = stopSignal();
+  const stopping = stopSignal(env.npm_command === undefined ? undefined : process.ppid);
   let server: Server;
   try {
     server = await command.start(args);
@@ -79,12 +79,14 @@ const parentPollMs = 500;
  * first, said as a reason ("SIGTERM received"). The handlers stay until `dispose`, so that a second signal during
  * the shutdown does not kill the process half way (the shutdown is bounded).
  *
- * The launcher is watched because `npx` and `npm start` run the command through `sh -c`: told to stop, npm passes
- * the signal to that shell alone, which ends without passing it on, and the server would run on, holding its port
- * and its lock. A parent that is PID 1 (an init, a container's entry point) or none (this process is PID 1 itself)
- * is not watched: it never goes away while this process runs.
+ * The launcher (`parent`) is watched when npm started this process (`npx`, `npm exec`, `npm start`, `npm run`: npm
+ * sets `npm_command`), because npm runs the command through `sh -c`: told to stop, npm passes the signal to that
+ * shell alone, which ends without passing it on, and the server would run on, holding its port and its lock.
+ * Started otherwise (`user-group-mock serve &` in a CI step, a supervisor), it outlives its parent as any server
+ * does. A parent that is PID 1 (an init, a container's entry point) or none (this process is PID 1 itself) is not
+ * watched: it never goes away while this process runs.
  */
-function stopSignal(parent = process.ppid): {
+function stopSignal(parent: number | undefined): {
   readonly signal: Promise<string>;
   readonly received: string | undefined;
   dispose(): void;
@@ -104,7 +106,7 @@ function stopSignal(parent = process.ppid): {
     return [name, handler] as const;
   });
   const watch =
-    parent > 1
+    parent !== undefined && parent > 1
       ? setInterval(() => {
           if (parentGone(parent)) stop(`the process that started it (pid ${parent}) has gone`);
         }, parentPollMs).unref()

@@ -137,3 +137,38 @@ describe.skipIf(cannotUnshare !== undefined)('a mock that is PID 1 (a container 
     expect(cli.stderr()).toContain('SIGTERM received');
   }, 30_000);
 });
+
+describe('a mock started without npm', () => {
+  it('outlives the shell that started it in the background, as a server does, and stops on its own SIGTERM', async () => {
+    const dir = tempDir();
+    const db = join(dir, 'db.json');
+    const out = join(dir, 'out.log');
+    // npm's own variables (vitest may run under npm test) would make the mock take its parent for npm.
+    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('npm_')));
+    const shell = spawnSync(
+      'sh',
+      [
+        '-c',
+        `"${process.execPath}" "${join(packageRoot, builtBin)}" serve --port 0 --db "${db}" --log-level silent >"${out}" 2>&1 & echo $!`,
+      ],
+      { env, encoding: 'utf8' },
+    );
+    const pid = Number(shell.stdout.trim());
+    inner.add(pid);
+    let url: string | undefined;
+    for (const deadline = Date.now() + 15_000; url === undefined && Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      url = /listening on (http:\/\/\S+)/.exec(existsSync(out) ? readFileSync(out, 'utf8') : '')?.[1];
+    }
+    expect(url).toBeDefined();
+    // The shell has ended: several rounds of the launcher check must not take that as a reason to stop.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect((await call(url as string, 'GET', '/__admin/health')).status).toBe(200);
+    process.kill(pid, 'SIGTERM');
+    const deadline = Date.now() + 5_000;
+    while (existsSync(`${db}.lock`) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(existsSync(`${db}.lock`)).toBe(false);
+    expect(readFileSync(out, 'utf8')).toContain('SIGTERM received');
+  }, 30_000);
+});
