@@ -99,7 +99,7 @@ export function proxyExchange(
       responseText,
       diagnostics,
       warnings: answerWarnings.length === 0 ? request.warnings : [...request.warnings, ...answerWarnings],
-      ...(client.length === 0 && provider.length > 0 ? { fault: 'provider' as const } : {}),
+      ...(provider.length === 0 ? {} : { fault: client.length === 0 ? 'provider' : 'both' }),
     });
     logExchange(proxy.logger, { method, path, status, ms }, diagnostics);
   };

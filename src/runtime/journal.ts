@@ -12,6 +12,8 @@ export interface JournalQuery {
   readonly operationId?: ServiceOperationId;
   /** `true` lists only the requests that broke the contract (those with diagnostics). */
   readonly invalid?: boolean;
+  /** Only the requests that broke the contract by this side's fault (an entry of `both` sides is either's). */
+  readonly fault?: 'client' | 'provider';
   /** Only the newest `limit` entries (after filtering), 1 to 1000. */
   readonly limit?: number;
   /** Only entries whose id is above this one. */
@@ -32,8 +34,17 @@ export type JournalRecord = Omit<
   readonly diagnostics: readonly Diagnostic[];
   readonly warnings: readonly Diagnostic[];
   /** Whose mistake the diagnostics are; the client's unless said otherwise (the proxy judges answers too). */
-  readonly fault?: 'client' | 'provider';
+  readonly fault?: JournalFault;
 };
+
+/** Whose mistake a broken contract is: the request's, the answer's (behind the proxy), or both in one exchange. */
+export type JournalFault = NonNullable<JournalEntry['fault']>;
+
+/** Whether an entry's diagnostics are (also) `side`'s fault: an exchange both sides broke is each side's. */
+export const isFaultOf = (
+  entry: { readonly diagnostics: readonly unknown[]; readonly fault?: JournalFault | null | undefined },
+  side: 'client' | 'provider',
+): boolean => entry.diagnostics.length > 0 && ((entry.fault ?? 'client') === side || entry.fault === 'both');
 
 /** How many entries a journal keeps unless told otherwise (`journalLimit`, `--journal-limit`). */
 export const defaultJournalLimit = 1000;
@@ -143,6 +154,8 @@ export class Journal {
     if (query.operationId !== undefined)
       entries = entries.filter(({ entry }) => entry.operationId === query.operationId);
     if (query.invalid === true) entries = entries.filter(({ entry }) => entry.diagnostics.length > 0);
+    const { fault } = query;
+    if (fault !== undefined) entries = entries.filter(({ entry }) => isFaultOf(entry, fault));
     if (query.after !== undefined) entries = entries.filter(({ id }) => id > (query.after as number));
     if (query.limit !== undefined) entries = entries.slice(-query.limit);
     return entries.map(({ entry, id, at }) => journalEntry(entry, id, at));

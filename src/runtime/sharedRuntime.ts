@@ -4,6 +4,7 @@ import type { JournalLine } from '../store/postgres/statements.js';
 import type { Fault, FaultSpec } from './faults.js';
 import {
   defaultJournalLimit,
+  isFaultOf,
   type JournalEntry,
   type JournalQuery,
   type JournalRecord,
@@ -43,6 +44,10 @@ export class SharedRuntime {
     if (++this.#recorded % 100 === 0) await this.#trim('journal', tenant);
   }
 
+  /**
+   * The entries `query` asks for. The mock judges requests only, so an invalid entry is always the client's: a
+   * `fault` filter reads the invalid entries and keeps those of that side (none for `provider`).
+   */
   async list(tenant: string, query: JournalQuery = {}): Promise<JournalEntry[]> {
     const { rows } = await this.store.query<{ id: string; at: Date; record: string }>(
       `SELECT id, at, record FROM (
@@ -54,14 +59,16 @@ export class SharedRuntime {
         tenant,
         this.capacity,
         query.operationId ?? null,
-        query.invalid === true,
+        query.invalid === true || query.fault !== undefined,
         query.after ?? null,
         query.limit ?? this.capacity,
       ],
     );
-    return rows
+    const entries = rows
       .reverse()
       .map((row) => journalEntry(JSON.parse(row.record) as JournalRecord, Number(row.id), row.at.getTime()));
+    const { fault } = query;
+    return fault === undefined ? entries : entries.filter((entry) => isFaultOf(entry, fault));
   }
 
   async clear(tenant: string): Promise<void> {

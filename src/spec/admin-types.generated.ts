@@ -492,9 +492,12 @@ export interface components {
             /**
              * @description Whose mistake the `diagnostics` are: `client` when the request broke the contract (the mock's entries
              *     always say so), `provider` when the answer of the service behind `user-group-mock proxy` did while the
-             *     request was valid; null when there are no diagnostics.
+             *     request was valid, `both` when the request broke it and the answer did too (e.g. a request with
+             *     `Authorization: Bearer …` answered 200 with a group that lacks its token: the service accepted what the
+             *     contract refuses, and answered wrongly); the client's diagnostics come first. Null when there are no
+             *     diagnostics. `GET /__admin/requests?fault=client` and `?fault=provider` both list a `both` entry.
              */
-            fault?: ("client" | "provider") | null;
+            fault?: ("client" | "provider" | "both") | null;
         };
         /** @description At least one of `status`, `delay_ms`, `action`. */
         FaultRequest: {
@@ -813,6 +816,13 @@ export interface operations {
                  *     the mock and assert that this list is empty.
                  */
                 invalid?: boolean;
+                /**
+                 * @description Only the requests that broke the contract by this side's fault: `client` (the request broke it) or
+                 *     `provider` (the answer of the service behind `user-group-mock proxy` did). An entry whose `fault` is
+                 *     `both` is listed under either, so that neither side's mistake hides the other's. On a mock every
+                 *     invalid request is the client's.
+                 */
+                fault?: "client" | "provider";
                 /** @description Only the newest `limit` entries (after filtering); at most the largest journal a tenant can keep (`--journal-limit`). */
                 limit?: number;
             };

@@ -30,11 +30,24 @@ const faults: Readonly<Record<Fault, FaultWords>> = {
     explained:
       "The provider's fault: the request kept the contract, the service's answer (or its failure to answer) did not; fix the service.",
   },
+  both: {
+    badge: '✗ both',
+    label: "both the client's and the provider's fault",
+    verdict: 'The request and the provider’s answer both broke the contract',
+    explained:
+      "Both sides' fault: the request does not follow the document (the client's problems are listed first), and the service's answer breaks it too, where it should have refused the request; fix both.",
+  },
 };
 
 /** An invalid entry's fault; the client's when the journal does not say (as the journal itself assumes). */
 const faultOf = (entry: JournalEntry): Fault | undefined =>
   entry.diagnostics.length === 0 ? undefined : (entry.fault ?? 'client');
+
+/** Whether an entry is (also) this side's fault: an exchange both sides broke is listed under either filter. */
+const isFaultOf = (entry: JournalEntry, side: Fault): boolean => {
+  const fault = faultOf(entry);
+  return fault === side || (fault === 'both' && side !== 'both');
+};
 
 interface Filters {
   readonly operation: string;
@@ -72,7 +85,7 @@ function matches(entry: JournalEntry, filters: Filters): boolean {
     return false;
   if (filters.status !== '' && statusClassOf(entry.status) !== filters.status) return false;
   if (filters.invalidOnly && entry.diagnostics.length === 0) return false;
-  if (filters.fault !== '' && faultOf(entry) !== filters.fault) return false;
+  if (filters.fault !== '' && !isFaultOf(entry, filters.fault)) return false;
   const text = filters.text.trim().toLowerCase();
   return text === '' || textOf(entry).includes(text);
 }
@@ -265,8 +278,9 @@ function Detail(props: { entry: JournalEntry }): VNode {
   ];
   const bodyMarks: Mark[] = all.filter((m) => inBody(m.diagnostic));
   const fault = faultOf(entry);
-  // The provider's diagnostics point into the answer; the client's (listed first when both erred) into the request.
-  const requestMarks = fault === 'provider' ? [] : bodyMarks;
+  // The provider's diagnostics point into the answer, the client's into the request. When both erred, a `/body`
+  // path could be either body's: nothing is marked rather than the wrong line.
+  const requestMarks = fault === 'client' || fault === undefined ? bodyMarks : [];
   const answerMarks = fault === 'provider' ? bodyMarks : [];
   const jump = (id: string): void => {
     const note = document.getElementById(id);
@@ -290,7 +304,7 @@ function Detail(props: { entry: JournalEntry }): VNode {
             ${fault === undefined ? '' : html`<p class="fault">${faults[fault].explained}</p>`}
             <ul class="diagnostics">${all.map(
               (m) => html`<li class=${`diag-${m.tone}`}>
-                <code class="pointer">${m.diagnostic.path || '/'}</code> <span class="code-name">${m.diagnostic.code}</span>${' '}${m.diagnostic.message}${' '}${inBody(m.diagnostic) ? html`<button type="button" class="link" onClick=${() => jump(m.id)}>show in body</button>` : ''}
+                <code class="pointer">${m.diagnostic.path || '/'}</code> <span class="code-name">${m.diagnostic.code}</span>${' '}${m.diagnostic.message}${' '}${inBody(m.diagnostic) && fault !== 'both' ? html`<button type="button" class="link" onClick=${() => jump(m.id)}>show in body</button>` : ''}
               </li>`,
             )}</ul>
           </div>`

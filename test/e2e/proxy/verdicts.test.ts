@@ -284,6 +284,55 @@ describe('a buggy client through the proxy', () => {
   );
 });
 
+describe('both sides breaking the contract in one exchange', () => {
+  it('journals a Bearer request answered 200 without a token as both sides’ fault, found by either fault filter', async () => {
+    const target = await targets((_req, res) =>
+      answerJson(res, 200, {
+        success: 1,
+        new_user_group: true,
+        user_group: { team_id: 1, name: 'A', provided_id: 'a', properties: null },
+      }),
+    );
+    const proxy = await proxies({ target: target.url });
+    const headers = { authorization: `Bearer ${customerKey}`, 'content-type': 'application/json' };
+    await call(proxy.url, 'GET', '/api/user', { headers, body: getA });
+    const [entry] = proxy.requests();
+    expect(entry?.fault).toBe('both');
+    expect(entry?.diagnostics.map((d) => [d.code, d.path])).toEqual([
+      ['AUTH_BEARER', '/headers/authorization'],
+      ['MISSING_FIELD', '/body/user_group/token'],
+    ]);
+    for (const fault of ['client', 'provider'] as const) {
+      expect(proxy.requests({ fault }), fault).toEqual([entry]);
+      const listed = await call(proxy.url, 'GET', `/__admin/requests?fault=${fault}`, { headers: {} });
+      expect([listed.status, listed.body.map((e: { id: number }) => e.id)], fault).toEqual([
+        200,
+        [entry?.id],
+      ]);
+    }
+  });
+
+  it('lists under each fault filter only the entries of that side (or both)', async () => {
+    let calls = 0;
+    const target = await targets((_req, res) =>
+      calls++ === 0
+        ? answerJson(res, 200, { success: 1, user_group: group('a', token(1)) })
+        : answerJson(res, 400, {
+            success: 0,
+            error: { code: 'VALIDATION_FAILED', message: 'no', details: [] },
+          }),
+    );
+    const proxy = await proxies({ target: target.url });
+    await call(proxy.url, 'GET', '/api/user', { body: getA }); // the provider's: no new_user_group
+    await call(proxy.url, 'GET', '/api/user', { body: { name: 'A' } }); // the client's: no user_group_id
+    const [provider, client] = proxy.requests();
+    expect([provider?.fault, client?.fault]).toEqual(['provider', 'client']);
+    expect(proxy.requests({ fault: 'provider' })).toEqual([provider]);
+    expect(proxy.requests({ fault: 'client' })).toEqual([client]);
+    expect(() => proxy.requests({ fault: 'nobody' } as never)).toThrow(/fault must be one of/);
+  });
+});
+
 describe('a target that fails', () => {
   const answerA = (res: ServerResponse) =>
     answerJson(res, 200, { success: 1, new_user_group: true, user_group: group('a', token(1)) });

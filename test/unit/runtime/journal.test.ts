@@ -79,4 +79,21 @@ describe('Journal', () => {
     expect(Object.keys(first ?? {})).toEqual(Object.keys(second ?? {}));
     expect(second).toMatchObject({ id: 2, status: 200, requestBody: 1, fault: null });
   });
+
+  it('lists under a fault filter the entries of that side, an exchange both sides broke under either', () => {
+    const journal = new Journal();
+    const broke = [{ code: 'MISSING_FIELD', path: '/body/name', message: 'no name' }];
+    for (const fault of [undefined, 'client', 'provider', 'both'] as const)
+      journal.record({ ...record(0), diagnostics: broke, ...(fault === undefined ? {} : { fault }) });
+    journal.record(record(1)); // valid: no side's
+    expect(journal.list({ fault: 'client' }).map((e) => [e.id, e.fault])).toEqual([
+      [1, 'client'],
+      [2, 'client'],
+      [4, 'both'],
+    ]);
+    expect(journal.list({ fault: 'provider' }).map((e) => [e.id, e.fault])).toEqual([
+      [3, 'provider'],
+      [4, 'both'],
+    ]);
+  });
 });
