@@ -1,4 +1,5 @@
 import type { Diagnostic, JournalEntry, ServiceOperationId } from '../spec/types.js';
+import { type RequestHeader, requestHeadersOf } from './requestHeaders.js';
 
 /** What the client sent and how the mock answered: one entry per request, never the raw API key. */
 export type { JournalEntry };
@@ -27,8 +28,24 @@ export interface JournalQuery {
  */
 export type JournalRecord = Omit<
   JournalEntry,
-  'id' | 'time' | 'responseBody' | 'diagnostics' | 'warnings' | 'fault'
+  | 'id'
+  | 'time'
+  | 'responseBody'
+  | 'diagnostics'
+  | 'warnings'
+  | 'fault'
+  | 'requestHeaders'
+  | 'requestBodyNotKept'
 > & {
+  /**
+   * The request's headers as Node gave them (`req.rawHeaders`: name, value, name, value...), the array itself:
+   * secrets are hidden when the journal is read (`requestHeadersOf`), never stored elsewhere unhidden.
+   */
+  readonly rawHeaders: readonly string[];
+  /** What the `Authorization` key matched, in words without the key (`keyMatchedBy`); none: it matched no key. */
+  readonly keyMatched?: string | undefined;
+  /** Why the body the request announced was not kept (`requestBodyNotKept`), if it was not. */
+  readonly requestBodyNotKept?: string | undefined;
   readonly requestText: string | undefined;
   readonly responseText: string | null;
   readonly diagnostics: readonly Diagnostic[];
@@ -75,6 +92,9 @@ export class Journal {
   readonly #diagnostics: Array<readonly Diagnostic[]>;
   readonly #warnings: Array<readonly Diagnostic[]>;
   readonly #fault: Array<JournalRecord['fault']>;
+  readonly #rawHeaders: Array<readonly string[]>;
+  readonly #keyMatched: Array<string | undefined>;
+  readonly #bodyNotKept: Array<string | undefined>;
   readonly #ids: Float64Array;
   readonly #times: Float64Array;
   /** How many slots hold an entry (up to `capacity`). */
@@ -97,6 +117,9 @@ export class Journal {
     this.#diagnostics = new Array(capacity);
     this.#warnings = new Array(capacity);
     this.#fault = new Array(capacity);
+    this.#rawHeaders = new Array(capacity);
+    this.#keyMatched = new Array(capacity);
+    this.#bodyNotKept = new Array(capacity);
     this.#ids = new Float64Array(capacity);
     this.#times = new Float64Array(capacity);
   }
@@ -119,6 +142,9 @@ export class Journal {
     this.#diagnostics[slot] = entry.diagnostics;
     this.#warnings[slot] = entry.warnings;
     this.#fault[slot] = entry.fault;
+    this.#rawHeaders[slot] = entry.rawHeaders;
+    this.#keyMatched[slot] = entry.keyMatched;
+    this.#bodyNotKept[slot] = entry.requestBodyNotKept;
     this.#ids[slot] = id;
     this.#times[slot] = at;
     this.#next = (slot + 1) % this.capacity;
@@ -135,6 +161,9 @@ export class Journal {
       keyEnvironment: this.#keyEnvironment[slot] ?? null,
       status: this.#status[slot] as number,
       durationMs: this.#durationMs[slot] as number,
+      rawHeaders: this.#rawHeaders[slot] ?? [],
+      keyMatched: this.#keyMatched[slot],
+      requestBodyNotKept: this.#bodyNotKept[slot],
       requestText: this.#requestText[slot],
       requestBody: this.#requestBody[slot] ?? null,
       responseText: this.#responseText[slot] ?? null,
@@ -189,6 +218,9 @@ export class Journal {
       this.#diagnostics,
       this.#warnings,
       this.#fault,
+      this.#rawHeaders,
+      this.#keyMatched,
+      this.#bodyNotKept,
     ])
       column.fill(undefined as never);
     this.#size = 0;
@@ -231,17 +263,46 @@ export interface JournalListener {
   cleared?(): void;
 }
 
-/** A record as the journal lists it: bodies parsed, the time formatted. */
-export function journalEntry(record: JournalRecord, id: number, at: number): JournalEntry {
-  const { requestText, requestBody, responseText, diagnostics, warnings, fault, ...rest } = record;
+/**
+ * A record as the shared journal (PostgreSQL) stores it: the headers already listed with their secrets hidden,
+ * since the table outlives the request.
+ */
+export type StoredRecord = Omit<JournalRecord, 'rawHeaders' | 'keyMatched'> & {
+  readonly requestHeaders: readonly RequestHeader[];
+};
+
+export const storedRecord = ({ rawHeaders, keyMatched, ...rest }: JournalRecord): StoredRecord => ({
+  ...rest,
+  requestHeaders: requestHeadersOf(rawHeaders, keyMatched),
+});
+
+/** A record as the journal lists it: bodies parsed, the headers' secrets hidden, the time formatted. */
+export function journalEntry(record: JournalRecord | StoredRecord, id: number, at: number): JournalEntry {
+  const {
+    requestText,
+    requestBody,
+    requestBodyNotKept,
+    responseText,
+    diagnostics,
+    warnings,
+    fault,
+    ...rest
+  } = record;
+  const { rawHeaders, keyMatched, requestHeaders, ...request } = rest as Partial<
+    JournalRecord & StoredRecord
+  > &
+    typeof rest;
   return {
     id,
     time: new Date(at).toISOString(),
-    ...rest,
+    ...request,
     diagnostics: [...diagnostics],
     warnings: [...warnings],
     fault: diagnostics.length === 0 ? null : (fault ?? 'client'),
+    requestHeaders:
+      rawHeaders === undefined ? [...(requestHeaders ?? [])] : requestHeadersOf(rawHeaders, keyMatched),
     requestBody: requestText === undefined ? (requestBody ?? null) : JSON.parse(requestText),
+    requestBodyNotKept: requestBodyNotKept ?? null,
     responseBody: responseText === null ? null : JSON.parse(responseText),
   };
 }

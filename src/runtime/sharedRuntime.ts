@@ -9,6 +9,8 @@ import {
   type JournalQuery,
   type JournalRecord,
   journalEntry,
+  type StoredRecord,
+  storedRecord,
 } from './journal.js';
 
 /**
@@ -66,7 +68,7 @@ export class SharedRuntime {
     );
     const entries = rows
       .reverse()
-      .map((row) => journalEntry(JSON.parse(row.record) as JournalRecord, Number(row.id), row.at.getTime()));
+      .map((row) => journalEntry(JSON.parse(row.record) as StoredRecord, Number(row.id), row.at.getTime()));
     const { fault } = query;
     return fault === undefined ? entries : entries.filter((entry) => isFaultOf(entry, fault));
   }
@@ -130,7 +132,7 @@ export class SharedRuntime {
 export const journalLine = (record: JournalRecord): JournalLine => ({
   operationId: record.operationId,
   invalid: record.diagnostics.length > 0,
-  record: JSON.stringify(record),
+  record: JSON.stringify(storedRecord(record)),
 });
 
 export const faultOf = (row: FaultRow): Fault => ({

@@ -88,7 +88,7 @@ export interface paths {
          * @description What the scope's keys sent and how the mock answered, newest last. A request whose `Authorization` carries
          *     a key of the scope is journaled here whatever its path or method (a wrong path's 404 or a wrong method's 405
          *     too); requests whose key is missing or unknown cannot be attributed to a tenant and are journaled in the
-         *     default scope. Admin calls are not journaled. The raw API key is never recorded, only its environment. The
+         *     default scope. Admin calls are not journaled. The raw API key is never recorded: `requestHeaders` shows which key it was. The
          *     journal keeps the newest `--journal-limit` entries (default 1000); `X-Journal-Dropped` says how many older
          *     ones it dropped.
          */
@@ -478,8 +478,29 @@ export interface components {
              *     included.
              */
             durationMs: number;
-            /** @description The parsed JSON body; its text (up to 4 KiB) when it was not JSON; null when none was read. */
+            /**
+             * @description The request's headers as sent, in order, each name spelt as the client spelt it (a repeated header is
+             *     listed each time), for every request, a refused one too. Secrets are never shown: an `Authorization`
+             *     value keeps its scheme and says how long the credential was and what it matched, e.g.
+             *     `Token ‹16 characters: the Customer key of tenant "default"›` or `Bearer ‹16 characters: matches no API
+             *     key›` (behind `user-group-mock proxy`, the environment the key's answers have shown); the values of
+             *     `Proxy-Authorization`, `Cookie` and of any header whose name contains `key`, `token`, `secret`,
+             *     `password`, `session` or `signature` only say their length.
+             */
+            requestHeaders: components["schemas"]["RequestHeader"][];
+            /**
+             * @description The parsed JSON body; its text (up to 4 KiB) when it was not JSON; null when none was kept (see
+             *     `requestBodyNotKept`). The body of a request refused from its headers alone (a missing or unknown key,
+             *     a wrong Content-Type, a wrong path) is read before the refusal is answered, and kept the same way.
+             */
             requestBody: unknown;
+            /**
+             * @description Why the body the request announced (a Content-Length above 0, or chunked) is not in `requestBody`: its
+             *     Content-Length is over the body limit (it is not read), more than the limit arrived, it came compressed
+             *     (`Content-Encoding`), it was cut short, or the client went away first. Null when it was kept, or when
+             *     the request announced no body.
+             */
+            requestBodyNotKept: string | null;
             /** @description The JSON body answered; null when there was none. */
             responseBody: unknown;
             /** @description How the request broke the contract; empty for a valid request. */
@@ -498,6 +519,13 @@ export interface components {
              *     diagnostics. `GET /__admin/requests?fault=client` and `?fault=provider` both list a `both` entry.
              */
             fault?: ("client" | "provider" | "both") | null;
+        };
+        /** @description One header of a request, as the journal shows it (secrets hidden). */
+        RequestHeader: {
+            /** @example Content-Type */
+            name: string;
+            /** @example application/json */
+            value: string;
         };
         /** @description At least one of `status`, `delay_ms`, `action`. */
         FaultRequest: {

@@ -260,6 +260,25 @@ function Row(props: { entry: JournalEntry; selected: boolean; onSelect: (id: num
  */
 const unknownKey = 'no API key of a known environment';
 
+/**
+ * The request's headers as sent, secrets hidden by the journal; open when a diagnostic is about one (a wrong
+ * scheme, Content-Type...), folded otherwise.
+ */
+function Headers(props: { entry: JournalEntry }): VNode {
+  const { entry } = props;
+  const about = entry.diagnostics.some((d) => d.path.startsWith('/headers/'));
+  return html`<details class="headers" open=${about}>
+    <summary><h3>Request headers <span class="muted">(${entry.requestHeaders.length})</span></h3></summary>
+    <table class="header-list">
+      <caption class="visually-hidden">The request's headers, in the order sent; the API key is never shown</caption>
+      <tbody>${entry.requestHeaders.map(
+        (header) =>
+          html`<tr><th scope="row"><code>${header.name}</code></th><td><code>${header.value}</code></td></tr>`,
+      )}</tbody>
+    </table>
+  </details>`;
+}
+
 const inBody = (d: Diagnostic): boolean => d.path === '/body' || d.path.startsWith('/body/');
 
 function Detail(props: { entry: JournalEntry }): VNode {
@@ -309,12 +328,17 @@ function Detail(props: { entry: JournalEntry }): VNode {
             )}</ul>
           </div>`
     }
+    ${Headers({ entry })}
     <div class="bodies">
       <section aria-labelledby=${`req-${entry.id}`}>
         <h3 id=${`req-${entry.id}`}>Request body</h3>
         ${
           entry.requestBody === null
-            ? html`<p class="empty">No body was read.</p>`
+            ? html`<p class="empty">${
+                entry.requestBodyNotKept === null
+                  ? 'No body was sent (no Content-Length or Transfer-Encoding announced one).'
+                  : `The body was ${entry.requestBodyNotKept}.`
+              }</p>`
             : typeof entry.requestBody === 'string'
               ? html`<pre class="json raw">${entry.requestBody}</pre>`
               : JsonBody({ value: entry.requestBody, marks: requestMarks, label: 'Request body' })

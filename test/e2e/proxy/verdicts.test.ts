@@ -333,6 +333,44 @@ describe('both sides breaking the contract in one exchange', () => {
   });
 });
 
+describe('what the client sent, in the proxy journal', () => {
+  it('keeps the headers and body of a request refused before forwarding, and of one forwarded, the key hidden', async () => {
+    const target = await targets((req, res) =>
+      req.method === 'PUT'
+        ? answerJson(res, 200, {
+            success: 1,
+            user_group: group('a', token(1), { api_environment_tag: 'Customer' }),
+          })
+        : answerJson(res, 200, { success: 1, new_user_group: true, user_group: group('a', token(1)) }),
+    );
+    const blocking = await proxies({ target: target.url, blockInvalid: true });
+    const bearer = { authorization: `Bearer ${customerKey}`, 'content-type': 'application/json' };
+    expect((await call(blocking.url, 'GET', '/api/user', { headers: bearer, body: getA })).status).toBe(401);
+    await call(blocking.url, 'GET', '/api/user', { body: getA });
+    await call(blocking.url, 'PUT', '/api/user', { body: getA });
+    await call(blocking.url, 'GET', '/api/user', { body: getA });
+    expect(target.received).toHaveLength(3);
+    const [refused, first, update, again] = blocking.requests();
+    expect(refused?.requestBody).toEqual(getA);
+    expect(refused?.requestBodyNotKept).toBeNull();
+    const authorization = (entry: typeof refused) =>
+      entry?.requestHeaders.find((h) => h.name === 'authorization')?.value;
+    expect(authorization(refused)).toBe('Bearer ‹16 characters: not read as an API key›');
+    // A get-or-create's answer names no environment: the proxy learns a key's from an update or a rotation.
+    expect([first?.keyEnvironment, authorization(first)]).toEqual([
+      null,
+      "Token ‹16 characters: a key whose environment no answer has shown yet (the proxy learns it from the service's answers)›",
+    ]);
+    expect([update?.keyEnvironment, authorization(update)]).toEqual([
+      'Customer',
+      'Token ‹16 characters: a key the service answers in Customer›',
+    ]);
+    expect(again?.keyEnvironment).toBe('Customer');
+    expect(first?.requestHeaders.find((h) => h.name === 'content-type')?.value).toBe('application/json');
+    expect(JSON.stringify(blocking.requests())).not.toContain(customerKey);
+  });
+});
+
 describe('a target that fails', () => {
   const answerA = (res: ServerResponse) =>
     answerJson(res, 200, { success: 1, new_user_group: true, user_group: group('a', token(1)) });
