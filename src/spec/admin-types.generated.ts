@@ -480,12 +480,13 @@ export interface components {
             durationMs: number;
             /**
              * @description The request's headers as sent, in order, each name spelt as the client spelt it (a repeated header is
-             *     listed each time), for every request, a refused one too. Secrets are never shown: an `Authorization`
+             *     listed each time), for every request, a refused one too. Credentials are never shown: an `Authorization`
              *     value keeps its scheme and says how long the credential was and what it matched, e.g.
              *     `Token ‹16 characters: the Customer key of tenant "default"›` or `Bearer ‹16 characters: matches no API
              *     key›` (behind `user-group-mock proxy`, the environment the key's answers have shown); the values of
-             *     `Proxy-Authorization`, `Cookie` and of any header whose name contains `key`, `token`, `secret`,
-             *     `password`, `session` or `signature` only say their length.
+             *     `Proxy-Authorization`, `Cookie` and of any header named like a credential (a name containing `key`,
+             *     `token`, `password`, `session` or `signature`, or naming a Secret) only say their length; a credential
+             *     sent in a header of another name is shown as sent.
              */
             requestHeaders: components["schemas"]["RequestHeader"][];
             /**
@@ -520,7 +521,7 @@ export interface components {
              */
             fault?: ("client" | "provider" | "both") | null;
         };
-        /** @description One header of a request, as the journal shows it (secrets hidden). */
+        /** @description One header of a request, as the journal shows it (credentials hidden). */
         RequestHeader: {
             /** @example Content-Type */
             name: string;
