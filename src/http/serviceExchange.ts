@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { defaultTenantId } from '../domain/model.js';
-import type { Decision } from '../domain/userGroups.js';
+import { defaultTenantId, groupKey } from '../domain/model.js';
+import { type Decision, rotatedTokenNotFound } from '../domain/userGroups.js';
 import { type ApiError, apiError } from '../errors.js';
 import { answer, errorReply, type Reply } from '../pipeline/answer.js';
 import { groupTokenAsKey } from '../pipeline/authenticate.js';
@@ -19,6 +19,7 @@ import type { KeyOwner } from '../runtime/keyRing.js';
 import { elapsedMs, logExchange } from '../runtime/log.js';
 import { type MockContext, runtimeOf, type SharedState, type TenantRuntime } from '../runtime/mockContext.js';
 import { keyMatchedBy } from '../runtime/requestHeaders.js';
+import type { RetiredToken } from '../runtime/retiredTokens.js';
 import { faultOf, journalLine } from '../runtime/sharedRuntime.js';
 import type { Operation, OperationId } from '../spec/operations.js';
 import type { Diagnostic } from '../spec/types.js';
@@ -49,6 +50,7 @@ export class ServiceExchange implements PipelineRequest, BodySink {
   readonly query: string | undefined;
   readonly bodySent: boolean;
   readonly contentLength: number | undefined;
+  readonly userAgent: string | undefined;
   operation: Operation | undefined = undefined;
   owner: KeyOwner | undefined = undefined;
   text: string | undefined = undefined;
@@ -82,6 +84,7 @@ export class ServiceExchange implements PipelineRequest, BodySink {
     this.contentEncoding = head.contentEncoding;
     this.bodySent = announcesBody(head);
     this.contentLength = head.contentLength;
+    this.userAgent = head.userAgent;
     this.#started = performance.now();
   }
 
@@ -252,7 +255,7 @@ export class ServiceExchange implements PipelineRequest, BodySink {
     }
     const outcome = runOperation(this, context.store.world, context.ids);
     if (!outcome.ok) {
-      this.fail(outcome.error, false);
+      this.#refuse(outcome.error);
       return;
     }
     const decision = outcome.value;
@@ -299,7 +302,7 @@ export class ServiceExchange implements PipelineRequest, BodySink {
           } else if (!served.result.ok) {
             // The tenant was removed through another replica: its keys are forgotten here too.
             if (served.result.error.code === 'AUTH_UNKNOWN_KEY') this.context.keys.forget(owner.tenant);
-            this.fail(served.result.error, false);
+            this.#refuse(served.result.error);
           } else if (served.journaled && prepared !== undefined) {
             shared.runtime.recorded(owner.tenant).catch((error: Error) => {
               logStoreError(this.context, error, 'journal trim failed');
@@ -311,6 +314,39 @@ export class ServiceExchange implements PipelineRequest, BodySink {
           }
         }),
       (error: Error) => this.#guarded(() => this.#storeFailed(error)),
+    );
+  }
+
+  /**
+   * The operation refused the request. A rotation's TOKEN_NOT_FOUND for a token the tenant's journal shows rotated
+   * away says so, and when: the rule alone cannot tell it from a token never issued.
+   */
+  #refuse(error: ApiError): void {
+    const owner = this.owner;
+    const token = (this.body as { current_token?: unknown } | undefined)?.current_token;
+    if (error.code !== 'TOKEN_NOT_FOUND' || owner === undefined || typeof token !== 'string') {
+      this.fail(error, false);
+      return;
+    }
+    const { context } = this;
+    const shared = context.shared;
+    if (shared === undefined) {
+      const retired = runtimeOf(context, owner.tenant).retired.find(token);
+      const groups = context.store.world.tenants.get(owner.tenant)?.groups;
+      const exists = (r: RetiredToken) => groups?.has(groupKey(r.environment, r.provided_id)) === true;
+      this.fail(retired === undefined ? error : rotatedTokenNotFound(retired, exists(retired)), false);
+      return;
+    }
+    const explained = async (): Promise<ApiError> => {
+      const retired = await shared.runtime.retired(owner.tenant, token);
+      if (retired === undefined) return error;
+      const group = await shared.store.group(owner.tenant, retired.environment, retired.provided_id);
+      return rotatedTokenNotFound(retired, group !== undefined);
+    };
+    // The journal out of reach: the refusal as the rule gave it.
+    explained().then(
+      (refusal) => this.#guarded(() => this.fail(refusal, false)),
+      () => this.#guarded(() => this.fail(error, false)),
     );
   }
 
@@ -418,7 +454,7 @@ export class ServiceExchange implements PipelineRequest, BodySink {
 export function storeFailure(context: MockContext, error: Error): ApiError {
   if (!(error instanceof StoreUnavailableError)) return internalError(context, error);
   logStoreError(context, error, 'database unavailable');
-  return apiError('STORE_UNAVAILABLE', error.message, [], { headers: { 'retry-after': '1' } });
+  return apiError('STORE_UNAVAILABLE', error.reason, [], { headers: { 'retry-after': '1' } });
 }
 
 /**

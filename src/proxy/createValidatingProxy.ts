@@ -24,7 +24,7 @@ import { Store } from '../store/store.js';
 import { AssetStore } from '../ui/assets.js';
 import { createPages, pagePaths } from '../ui/pages.js';
 import { warmUp } from '../validate/schemaChecks.js';
-import { acceptsConnections, target as targetOf } from './forward.js';
+import { acceptsConnections, stopForwarding, target as targetOf } from './forward.js';
 import { createProxyApp } from './proxyApp.js';
 import { checkRecordPath, ProxyOptionError, parseTarget, readCa, setting } from './proxyOptions.js';
 import { Recording } from './recording.js';
@@ -229,8 +229,8 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
   const shutDown = async (): Promise<void> => {
     stopping.abort();
     // Requests still waiting on the target when the grace period ends get a 504 saying so, not a cut connection.
-    await closeServer(server, undefined, () => target.connections.close());
-    target.connections.close();
+    await closeServer(server, undefined, () => stopForwarding(target));
+    stopForwarding(target);
     await store.close();
     await recording?.close();
   };

@@ -12,6 +12,7 @@ import {
   type StoredRecord,
   storedRecord,
 } from './journal.js';
+import { type RetiredToken, rotatedAway } from './retiredTokens.js';
 
 /**
  * The journal and the planned faults of every tenant, kept in PostgreSQL beside the groups when it is the store,
@@ -89,6 +90,24 @@ export class SharedRuntime {
     );
     const beyond = Math.max(0, Number(rows[0]?.kept ?? 0) - this.capacity);
     return beyond + (this.#trimmed.get(tenant) ?? 0);
+  }
+
+  /**
+   * The group a token belonged to before a rotation replaced it, read from the tenant's journal (every replica's
+   * rotations), while the journal keeps that rotation.
+   */
+  async retired(tenant: string, token: string): Promise<RetiredToken | undefined> {
+    const { rows } = await this.store.query<{ at: Date; record: string }>(
+      `SELECT at, record FROM journal
+       WHERE tenant = $1 AND operation_id = 'rotateUserGroupToken' AND position($2 IN record) > 0
+       ORDER BY id DESC`,
+      [tenant, token],
+    );
+    for (const row of rows) {
+      const found = rotatedAway(JSON.parse(row.record) as JournalRecord, row.at.getTime());
+      if (found?.[0] === token) return found[1];
+    }
+    return undefined;
   }
 
   async addFault(tenant: string, spec: FaultSpec): Promise<Fault> {

@@ -142,12 +142,17 @@ export async function startTestCluster(options: { fsync?: boolean } = {}): Promi
  */
 export function storeUnavailableProblems(answer: Answer): string[] {
   const problems: string[] = [];
-  const body = answer.body as { success?: unknown; error?: { code?: unknown } } | undefined;
+  const body = answer.body as
+    | { success?: unknown; error?: { code?: unknown; message?: unknown } }
+    | undefined;
   if (answer.status !== 503) problems.push(`status ${answer.status}, not 503`);
   if (body?.success !== 0) problems.push(`success is ${JSON.stringify(body?.success)}, not 0`);
   if (body?.error?.code !== 'STORE_UNAVAILABLE')
     problems.push(`error.code is ${JSON.stringify(body?.error?.code)}, not STORE_UNAVAILABLE`);
   if (answer.headers['retry-after'] === undefined) problems.push('no Retry-After header');
+  // API messages carry no product prefix (logs do).
+  if (/^user-group-mock:/.test(String(body?.error?.message)))
+    problems.push('the message starts with the log prefix "user-group-mock:"');
   if (/"user_group"|"new_user_group"|[0-9a-f]{64}/.test(answer.text))
     problems.push(`the body carries a group or a token: ${answer.text}`);
   return problems;

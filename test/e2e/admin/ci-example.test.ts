@@ -33,7 +33,7 @@ describe('docs/ci.md', () => {
     await service(mock, 'GET', { name: 'Customer A', userGroupId: 'customer-a' }, tenant.api_keys.Testing);
     const invalid = mock.requests({ invalid: true }, tenant.id);
     expect(invalid.map((e) => e.diagnostics.map((d) => d.path))).toEqual([
-      ['/body/user_group_id', '/body/userGroupId'],
+      ['/body/userGroupId', '/body/user_group_id'],
     ]);
     expect(mock.requests({ invalid: true }, other.id)).toEqual([]);
   });
