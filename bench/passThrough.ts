@@ -1,12 +1,12 @@
 import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { type Dispatcher, Pool } from 'undici';
-import { type Settings, settings as settingsFor } from './config.js';
+import type { Settings } from './config.js';
 import { combine, type LoadResult, runLoad } from './load.js';
 import { oursMissing, startOurs } from './ours.js';
-import { installCleanup, type ServerProcess, spawnServer, stopAll } from './proc.js';
+import { type ServerProcess, spawnServer } from './proc.js';
 import { startProxy } from './proxy.js';
-import { int, notAvailable, type Row, renderTable } from './table.js';
+import { int, notAvailable, type Row } from './table.js';
 import { getExisting } from './workloads.js';
 
 /**
@@ -221,18 +221,9 @@ export async function passThroughRows(settings: Settings): Promise<Row[]> {
   }
 }
 
+// The pass-through's own process: `--import tsx bench/passThrough.ts serve KIND TARGET`.
 if (process.argv[1] === self) {
   const [command, kind, target] = process.argv.slice(2);
   if (command === 'serve' && kind !== undefined && kind in CLIENTS && target !== undefined)
     servePassThrough(kind as Client, new URL(target));
-  else {
-    // `tsx bench/passThrough.ts [--quick]`: this section alone, printed, not written to the results.
-    const settings = settingsFor(process.argv.includes('--quick'));
-    installCleanup();
-    try {
-      console.log(renderTable(await passThroughRows(settings)));
-    } finally {
-      await stopAll();
-    }
-  }
 }

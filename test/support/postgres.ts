@@ -61,7 +61,12 @@ const asPostgres = (args: readonly string[]): void => {
  * keeps the kernel's page cache, so nothing acknowledged is lost); the benchmark asks for `fsync: true`, as a real
  * deployment runs.
  */
-export async function startTestCluster(options: { fsync?: boolean } = {}): Promise<TestCluster> {
+export async function startTestCluster(
+  options: {
+    fsync?: boolean /** listen_addresses (default 127.0.0.1; '*' for containers) */;
+    listen?: string;
+  } = {},
+): Promise<TestCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'ugm-pg-'));
   if (process.getuid?.() === 0) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres'])), 0);
   const data = join(dir, 'data');
@@ -76,7 +81,7 @@ export async function startTestCluster(options: { fsync?: boolean } = {}): Promi
       '-l',
       join(dir, 'server.log'),
       '-o',
-      `-p ${port} -k ${dir} -c listen_addresses=${host} -c fsync=${options.fsync ? 'on' : 'off'} -c max_connections=200`,
+      `-p ${port} -k ${dir} -c listen_addresses=${options.listen ?? host} -c fsync=${options.fsync ? 'on' : 'off'} -c max_connections=200`,
       '-w',
       'start',
     ]);

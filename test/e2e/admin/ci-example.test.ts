@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createUserGroupClient } from '../../../src/index.js';
 import { service, useMocks } from '../../support/admin.js';
+import { publishedExample } from '../../support/publishedExample.js';
 
 const docs = new URL('../../../docs/', import.meta.url);
 const example = new URL('examples/ci/parallel.example.ts', docs);
@@ -15,13 +16,9 @@ describe('docs/ci.md', () => {
   const start = useMocks();
 
   it('shows the example verbatim in docs/ci.md and the README, importing from user-group-mock', () => {
-    const published = readFileSync(example, 'utf8').replaceAll(
-      "'../../../src/index.js'",
-      "'user-group-mock'",
-    );
-    expect(published).not.toContain('../');
-    expect(readFileSync(new URL('ci.md', docs), 'utf8')).toContain(`\`\`\`ts\n${published}\`\`\``);
-    expect(readFileSync(new URL('../README.md', docs), 'utf8')).toContain(`\`\`\`ts\n${published}\`\`\``);
+    const published = publishedExample(example);
+    expect(readFileSync(new URL('ci.md', docs), 'utf8')).toContain(published);
+    expect(readFileSync(new URL('../README.md', docs), 'utf8')).toContain(published);
   });
 
   it('relies on a check that catches a broken client in its tenant', async () => {
