@@ -18,6 +18,7 @@ import type { JournalRecord } from '../runtime/journal.js';
 import type { KeyOwner } from '../runtime/keyRing.js';
 import { elapsedMs, logExchange } from '../runtime/log.js';
 import { type MockContext, runtimeOf, type SharedState, type TenantRuntime } from '../runtime/mockContext.js';
+import { keyMatchedBy } from '../runtime/requestHeaders.js';
 import type { RetiredToken } from '../runtime/retiredTokens.js';
 import { faultOf, journalLine } from '../runtime/sharedRuntime.js';
 import type { Operation, OperationId } from '../spec/operations.js';
@@ -29,6 +30,7 @@ import { memoisedAnswer } from './answerMemo.js';
 import { type BodyResult, type BodySink, collectBody } from './collectBody.js';
 import { authenticateOnConnection } from './connectionKeys.js';
 import { announcesBody, type RequestHead } from './head.js';
+import { bodyNotKept, readRefusedBody } from './refusedBody.js';
 import { type Payload, payloadOf, send } from './respond.js';
 
 /**
@@ -62,6 +64,10 @@ export class ServiceExchange implements PipelineRequest, BodySink {
   runtime: TenantRuntime | undefined = undefined;
   /** What the client got wrong against the document (listed by the journal's `invalid=true`). */
   diagnostics: readonly Diagnostic[] = noWarnings;
+  /** Whether the body has been read (or reading it has begun): a refusal before that reads it first. */
+  #bodyRead = false;
+  /** Why the body the request announced is not in the journal, if it is not. */
+  #bodyNotKept: string | undefined = undefined;
   readonly #started: number;
 
   constructor(
@@ -101,7 +107,10 @@ export class ServiceExchange implements PipelineRequest, BodySink {
     }
     if (this.owner !== undefined) this.runtime = runtimeOf(context, this.owner.tenant);
     if (refused !== undefined) this.fail(refused);
-    else collectBody(this.req, this.contentLength, context.bodyLimit, this);
+    else {
+      this.#bodyRead = true;
+      collectBody(this.req, this.contentLength, context.bodyLimit, this);
+    }
   }
 
   /**
@@ -129,8 +138,21 @@ export class ServiceExchange implements PipelineRequest, BodySink {
     );
   }
 
-  /** Answers an error; its details are what the client got wrong (an error without details names nothing). */
+  /**
+   * Answers an error; its details are what the client got wrong (an error without details names nothing). A
+   * refusal decided from the headers reads the body first, for the journal (`readRefusedBody`).
+   */
   fail(error: ApiError, contract = true): void {
+    if (!this.#bodyRead) {
+      this.#bodyRead = true;
+      readRefusedBody(this.req, this, this.context.bodyLimit, error, (notKept) =>
+        this.#guarded(() => {
+          this.#bodyNotKept = notKept;
+          this.fail(error, contract);
+        }),
+      );
+      return;
+    }
     this.#replyWith(errorReply(error));
     if (contract && this.diagnostics.length === 0) this.diagnostics = error.details;
     this.complete();
@@ -162,6 +184,7 @@ export class ServiceExchange implements PipelineRequest, BodySink {
   /** The body has arrived: parse, value checks, schema, then the operation (after a planned fault, if one is due). */
   #received(read: BodyResult): void {
     if (!read.ok) {
+      this.#bodyNotKept = bodyNotKept(read);
       if (read.error === undefined)
         this.complete(); // the client went away: nobody to answer
       else this.fail(read.error);
@@ -401,6 +424,9 @@ export class ServiceExchange implements PipelineRequest, BodySink {
       keyEnvironment: owner?.environment ?? null,
       status: delivered ? (this.reply?.status ?? 0) : 0,
       durationMs: elapsedMs(this.#started),
+      rawHeaders: this.req.rawHeaders,
+      keyMatched: owner === undefined ? undefined : keyMatchedBy(owner),
+      requestBodyNotKept: this.#bodyNotKept,
       requestText: this.text,
       requestBody: this.text === undefined ? (this.body ?? null) : null,
       responseText,

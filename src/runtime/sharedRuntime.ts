@@ -4,10 +4,13 @@ import type { JournalLine } from '../store/postgres/statements.js';
 import type { Fault, FaultSpec } from './faults.js';
 import {
   defaultJournalLimit,
+  isFaultOf,
   type JournalEntry,
   type JournalQuery,
   type JournalRecord,
   journalEntry,
+  type StoredRecord,
+  storedRecord,
 } from './journal.js';
 import { type RetiredToken, rotatedAway } from './retiredTokens.js';
 
@@ -44,6 +47,10 @@ export class SharedRuntime {
     if (++this.#recorded % 100 === 0) await this.#trim('journal', tenant);
   }
 
+  /**
+   * The entries `query` asks for. The mock judges requests only, so an invalid entry is always the client's: a
+   * `fault` filter reads the invalid entries and keeps those of that side (none for `provider`).
+   */
   async list(tenant: string, query: JournalQuery = {}): Promise<JournalEntry[]> {
     const { rows } = await this.store.query<{ id: string; at: Date; record: string }>(
       `SELECT id, at, record FROM (
@@ -55,14 +62,16 @@ export class SharedRuntime {
         tenant,
         this.capacity,
         query.operationId ?? null,
-        query.invalid === true,
+        query.invalid === true || query.fault !== undefined,
         query.after ?? null,
         query.limit ?? this.capacity,
       ],
     );
-    return rows
+    const entries = rows
       .reverse()
-      .map((row) => journalEntry(JSON.parse(row.record) as JournalRecord, Number(row.id), row.at.getTime()));
+      .map((row) => journalEntry(JSON.parse(row.record) as StoredRecord, Number(row.id), row.at.getTime()));
+    const { fault } = query;
+    return fault === undefined ? entries : entries.filter((entry) => isFaultOf(entry, fault));
   }
 
   async clear(tenant: string): Promise<void> {
@@ -142,7 +151,7 @@ export class SharedRuntime {
 export const journalLine = (record: JournalRecord): JournalLine => ({
   operationId: record.operationId,
   invalid: record.diagnostics.length > 0,
-  record: JSON.stringify(record),
+  record: JSON.stringify(storedRecord(record)),
 });
 
 export const faultOf = (row: FaultRow): Fault => ({

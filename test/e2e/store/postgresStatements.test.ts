@@ -23,8 +23,10 @@ describe.skipIf(!postgresAvailable())('the PostgreSQL store, statement by statem
   });
   afterAll(() => cluster?.remove());
 
+  let database = '';
   const start = async (): Promise<MockServer> => {
-    mock = await createMockServer({ db: await cluster.createDatabase() });
+    database = await cluster.createDatabase();
+    mock = await createMockServer({ db: database });
     return mock;
   };
   const api = (server: MockServer, method: string, body: unknown): Promise<Answer> =>
@@ -112,5 +114,36 @@ describe.skipIf(!postgresAvailable())('the PostgreSQL store, statement by statem
     sent.mockClear();
     expect(await preview({})).toBe(200);
     expect(sent).toHaveBeenCalledTimes(2);
+  });
+
+  it('journals the headers of a success and of a refusal with the key hidden, in the table as in the listing', async () => {
+    const server = await start();
+    await api(server, 'GET', { name: 'A', user_group_id: 'a' });
+    const bearer = { authorization: `Bearer ${customerKey}`, 'content-type': 'application/json' };
+    await call(server.url, 'GET', '/api/user', { headers: bearer, body: { name: 'A', user_group_id: 'a' } });
+    const journal = (await admin(server.url, 'GET', '/__admin/requests')).body as {
+      status: number;
+      requestBody: unknown;
+      requestHeaders: { name: string; value: string }[];
+    }[];
+    expect(journal.map((entry) => [entry.status, entry.requestBody])).toEqual([
+      [200, { name: 'A', user_group_id: 'a' }],
+      [401, { name: 'A', user_group_id: 'a' }],
+    ]);
+    expect(
+      journal.map((entry) => entry.requestHeaders.find((h) => h.name === 'authorization')?.value),
+    ).toEqual([
+      'Token ‹16 characters: the Customer key of tenant "default"›',
+      'Bearer ‹16 characters: the Customer key of tenant "default"›',
+    ]);
+    const client = new pg.Client({ connectionString: database });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ record: string }>('SELECT record FROM journal ORDER BY id');
+      expect(rows).toHaveLength(2);
+      for (const row of rows) expect(String(row.record)).not.toContain(customerKey);
+    } finally {
+      await client.end();
+    }
   });
 });
