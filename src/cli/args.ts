@@ -5,12 +5,7 @@ import type { ApiKey } from '../runtime/keyRing.js';
 import { environmentMeant, ranges } from '../runtime/options.js';
 import { parseRateLimit } from '../runtime/rateLimiter.js';
 import { defaultJournalLimit } from '../store/journal.js';
-import {
-  isPostgresUrl,
-  postgresUrlForm,
-  postgresUrlProblem,
-  withoutPassword,
-} from '../store/postgres/postgresUrl.js';
+import { isPostgresUrl, postgresUrlForm, postgresUrlProblem, withoutPassword } from '../store/openStore.js';
 import { type FlagSpec, flagHelpLines, integer, logLevelOf, readFlags, sharedFlags } from './flags.js';
 
 /** Each flag of `serve`, its environment variable, and its help line: the one table --help is printed from. */
