@@ -153,14 +153,7 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
   let store: Store | undefined;
   try {
     const ids = options.seed === undefined ? cryptoIds : seededIds(options.seed);
-    const opened = await openStore(options.db, {
-      ids,
-      journalLimit,
-      poolSize: options.poolSize,
-      files: options.files,
-      compactAfter: options.compactAfter,
-      onWarning: options.onWarning,
-    });
+    const opened = await openStore(options.db, { ...options, ids, journalLimit });
     store = opened;
     const runtimes = new Map<string, TenantRuntime>();
     const context: MockContext = {

@@ -6,18 +6,13 @@ import { PostgresStore } from './postgres/postgresStore.js';
 import { isPostgresUrl } from './postgres/postgresUrl.js';
 import type { Store } from './store.js';
 
+/** As `MockServerOptions` has them; `ids` makes tokens, ids and team ids. */
 export interface StoreOptions {
-  /** Where tokens, ids and team ids come from. */
   readonly ids: IdSource;
-  /** How many journal entries and faults each tenant keeps. */
   readonly journalLimit: number;
-  /** Connections to PostgreSQL (default 10). */
   readonly poolSize?: number | undefined;
-  /** The database file's file-system seam (tests inject disk faults here). */
   readonly files?: FileSystem | undefined;
-  /** Compact the change log after this many records. */
   readonly compactAfter?: number | undefined;
-  /** Trouble the store recovers from by itself. */
   readonly onWarning?: OnWarning | undefined;
 }
 
