@@ -1,4 +1,4 @@
-import type { Environment, Group, TenantKeys, World } from '../domain/model.js';
+import type { Environment, Group, KeyOwner, TenantKeys, World } from '../domain/model.js';
 import type { GroupSeed } from '../domain/seed.js';
 import type { Decision } from '../domain/userGroups.js';
 import { product } from '../errors.js';
@@ -8,11 +8,7 @@ import type { Health } from '../spec/types.js';
 import type { Fault, FaultSpec, Faults } from './faults.js';
 import type { Journal, JournalEntry, JournalQuery, JournalRecord } from './journal.js';
 
-/** Who asks: the tenant and environment of an API key. */
-export interface KeyOwner {
-  readonly tenant: string;
-  readonly environment: Environment;
-}
+export type { KeyOwner };
 
 /**
  * What a key is to the store: a tenant's key, a group token sent in its place (a group's current token, or one a
