@@ -18,6 +18,8 @@ export interface RequestHead {
   readonly transferEncoding: string | undefined;
   /** The query string after `?` in the request target, or undefined without a `?`. */
   readonly query: string | undefined;
+  /** The client's User-Agent (the first), for advice in the words of that client (curl's `-d`). */
+  readonly userAgent: string | undefined;
 }
 
 export function readHead(req: IncomingMessage): RequestHead {
@@ -28,6 +30,7 @@ export function readHead(req: IncomingMessage): RequestHead {
   let contentTypes: string[] | undefined;
   let contentEncoding: string | undefined;
   let transferEncoding: string | undefined;
+  let userAgent: string | undefined;
   const raw = req.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i] as string;
@@ -35,6 +38,9 @@ export function readHead(req: IncomingMessage): RequestHead {
     switch (name.length) {
       case 4:
         if (host === undefined && named(name, 'host', 'Host')) host = value;
+        break;
+      case 10:
+        if (userAgent === undefined && named(name, 'user-agent', 'User-Agent')) userAgent = value;
         break;
       case 12:
         if (named(name, 'content-type', 'Content-Type')) {
@@ -71,6 +77,7 @@ export function readHead(req: IncomingMessage): RequestHead {
     contentEncoding,
     transferEncoding,
     query,
+    userAgent,
   };
 }
 

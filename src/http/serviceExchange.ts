@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { defaultTenantId } from '../domain/model.js';
-import type { Decision } from '../domain/userGroups.js';
+import { defaultTenantId, groupKey } from '../domain/model.js';
+import { type Decision, rotatedTokenNotFound } from '../domain/userGroups.js';
 import { type ApiError, apiError } from '../errors.js';
 import { answer, errorReply, type Reply } from '../pipeline/answer.js';
 import { groupTokenAsKey } from '../pipeline/authenticate.js';
@@ -45,6 +45,7 @@ export class ServiceExchange implements PipelineRequest, BodySink, ServiceCall {
   readonly query: string | undefined;
   readonly bodySent: boolean;
   readonly contentLength: number | undefined;
+  readonly userAgent: string | undefined;
   operation: Operation | undefined = undefined;
   owner: KeyOwner | undefined = undefined;
   text: string | undefined = undefined;
@@ -76,6 +77,7 @@ export class ServiceExchange implements PipelineRequest, BodySink, ServiceCall {
     this.contentEncoding = head.contentEncoding;
     this.bodySent = announcesBody(head);
     this.contentLength = head.contentLength;
+    this.userAgent = head.userAgent;
     this.#started = performance.now();
   }
 
@@ -226,6 +228,29 @@ export class ServiceExchange implements PipelineRequest, BodySink, ServiceCall {
     }
   }
 
+  /**
+   * The operation refused the request. A rotation's TOKEN_NOT_FOUND for a token the tenant's journal shows rotated
+   * away says so, and when: the rule alone cannot tell it from a token never issued.
+   */
+  #refuse(error: ApiError): void {
+    const token = (this.body as { current_token?: unknown } | undefined)?.current_token;
+    if (error.code !== 'TOKEN_NOT_FOUND' || typeof token !== 'string') {
+      this.fail(error, false);
+      return;
+    }
+    // The journal out of reach: the refusal as the rule gave it.
+    this.context.store.rotatedAway(this.runtime as TenantRuntime, token).then(
+      (found) =>
+        this.#guarded(() =>
+          this.fail(
+            found === undefined ? error : rotatedTokenNotFound(found.retired, found.groupExists),
+            false,
+          ),
+        ),
+      () => this.#guarded(() => this.fail(error, false)),
+    );
+  }
+
   /** The answer to a decision, and its journal entry, before the store commits them (with PostgreSQL). */
   journal(decision: Decision<unknown>): JournalRecord {
     this.reply = answer(this, decision);
@@ -241,7 +266,7 @@ export class ServiceExchange implements PipelineRequest, BodySink, ServiceCall {
         // The tenant was removed (through another replica, with PostgreSQL): its keys are forgotten here too.
         if (result.error.code === 'AUTH_UNKNOWN_KEY')
           this.context.keys.forget((this.owner as KeyOwner).tenant);
-        this.fail(result.error, false);
+        this.#refuse(result.error);
       } else if (journaled && this.#prepared !== undefined) this.#deliver(this.#prepared);
       else this.#succeed(result.value);
     } catch (error) {
@@ -352,7 +377,7 @@ export function storeFailure(context: MockContext, error: Error): ApiError {
   }
   if (!(error instanceof StoreUnavailableError)) return internalError(context, error);
   logStoreError(context, error, 'database unavailable');
-  return apiError('STORE_UNAVAILABLE', error.message, [], { headers: { 'retry-after': '1' } });
+  return apiError('STORE_UNAVAILABLE', error.reason, [], { headers: { 'retry-after': '1' } });
 }
 
 /**

@@ -1,6 +1,7 @@
 import { type ApiError, errorFromDiagnostics } from '../errors.js';
 import type { Diagnostic } from '../spec/types.js';
 import { checkContentEncoding, checkContentType } from '../validate/headers.js';
+import { smallestBody } from '../validate/mistakes.js';
 import type { PipelineRequest } from './pipelineRequest.js';
 
 /**
@@ -9,13 +10,7 @@ import type { PipelineRequest } from './pipelineRequest.js';
  */
 export function checkMediaType(request: PipelineRequest): ApiError | undefined {
   if (!request.bodySent) {
-    // Only a GET's body is lost to the client itself: fetch and browsers refuse to send one, and node:http sends a
-    // GET body (written or given to end()) without Content-Length or chunked framing unless the caller sets one.
-    const getBody =
-      request.method === 'GET'
-        ? ' (fetch cannot send a GET body: use undici.request, which frames it, or node:http with the Content-Length header set yourself, Buffer.byteLength(body): node:http sends a GET body unframed, without Content-Length or Transfer-Encoding, even through end(body), so it is not read as the body)'
-        : '';
-    const message = `${request.method} ${request.path} needs a JSON body and arrived without one; send it with "Content-Type: application/json" and a Content-Length header${getBody}`;
+    const message = bodyMissing(request);
     return errorFromDiagnostics('BODY_MISSING', [{ code: 'BODY_MISSING', path: '/body', message }]);
   }
   const encoding = checkContentEncoding(request.contentEncoding);
@@ -29,4 +24,21 @@ export function checkMediaType(request: PipelineRequest): ApiError | undefined {
     type?.code === 'HTTP_MALFORMED' ? 'HTTP_MALFORMED' : 'UNSUPPORTED_MEDIA_TYPE',
     found,
   );
+}
+
+/**
+ * What to do about a missing body, in the words of the client that sent the request: curl (its User-Agent) gets
+ * the command with `-d`; any other client the general form first, then, for a GET, the advice for Node's clients,
+ * whose own choices lose a GET's body (fetch and browsers refuse to send one; node:http sends it unframed, without
+ * Content-Length or chunked framing, unless the caller sets one).
+ */
+function bodyMissing(request: PipelineRequest): string {
+  const { method, path, operation } = request;
+  const example = operation === undefined ? undefined : smallestBody(operation);
+  const missing = `${method} ${path} needs a JSON body and arrived without one`;
+  if (request.userAgent?.startsWith('curl/') === true)
+    return `${missing}; give curl the body with -d and its type: curl -X ${method} …${path} -H 'Authorization: Token <API_KEY>' -H 'Content-Type: application/json' -d '${example ?? '{…}'}'`;
+  const general = `${missing}; send it with "Content-Type: application/json" and a Content-Length header${example === undefined ? '' : `, e.g. ${example}`}`;
+  if (method !== 'GET') return general;
+  return `${general}. From Node: fetch cannot send a GET body; use undici.request, which frames it, or node:http with the Content-Length header set yourself (Buffer.byteLength(body)): node:http sends a GET body unframed, even through end(body), so it is not read as the body`;
 }

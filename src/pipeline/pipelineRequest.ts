@@ -22,6 +22,8 @@ export interface PipelineRequest {
   readonly bodySent: boolean;
   /** The declared Content-Length, when there is one. */
   readonly contentLength: number | undefined;
+  /** The client's User-Agent, when sent: advice is worded for that client (curl, Node). */
+  readonly userAgent?: string | undefined;
   /** Set by `findOperation`. */
   operation: Operation | undefined;
   /** Set by `authenticate` when a key ring is given and knows the key. */
@@ -48,6 +50,7 @@ export interface ArrivedRequest {
   readonly query?: string | undefined;
   readonly bodySent: boolean;
   readonly contentLength?: number | undefined;
+  readonly userAgent?: string | undefined;
 }
 
 /** A fresh request record, before any step has run. */
@@ -60,6 +63,7 @@ export const pipelineRequest = (arrived: ArrivedRequest): PipelineRequest => ({
   query: arrived.query,
   bodySent: arrived.bodySent,
   contentLength: arrived.contentLength,
+  userAgent: arrived.userAgent,
   operation: undefined,
   owner: undefined,
   text: undefined,

@@ -84,6 +84,7 @@ function check(given: RequestToValidate): RequestValidation {
     contentType: headers['content-type'],
     contentEncoding: [headers['content-encoding'] ?? []].flat().join(',') || undefined,
     bodySent: body !== undefined,
+    userAgent: [headers['user-agent'] ?? []].flat()[0],
   });
   // The server's steps in the server's order; where it stops at the first problem, the library goes on to find
   // every problem it can, so one call names them all.

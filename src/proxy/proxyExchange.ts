@@ -70,6 +70,7 @@ export function proxyExchange(
     query: head.query,
     bodySent: announcesBody(head),
     contentLength: head.contentLength,
+    userAgent: head.userAgent,
   });
   const apiKey = keyOf(request);
   // Taken when the rules or the journal first need it, after the request is on its way.

@@ -235,6 +235,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__admin/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the process answers, for an orchestrator's liveness probe (no key)
+         * @description 200 `{"status":"live"}` whenever the mock (or proxy) answers HTTP at all. It needs no admin key even when
+         *     the mock has one, reads no `Authorization`, and tells nothing else (no version, no store), so that a
+         *     container `HEALTHCHECK`, a compose `healthcheck` or a Kubernetes `livenessProbe` can call it on a mock that
+         *     listens beyond loopback.
+         */
+        get: operations["liveness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__admin/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the mock can serve now, for an orchestrator's readiness probe (no key)
+         * @description 200 `{"status":"ready"}` when the mock can serve, 503 `{"status":"degraded"}` while what it depends on is
+         *     out of reach (PostgreSQL for a mock, the target for a proxy): the `status` of `GET /__admin/health` and
+         *     nothing more. It needs no admin key and reads no `Authorization`: a Kubernetes `readinessProbe` takes a
+         *     replica out of its Service while its database is away.
+         */
+        get: operations["readiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/__admin/openapi.json": {
         parameters: {
             query?: never;
@@ -342,6 +388,11 @@ export interface components {
                 message: string;
                 details: components["schemas"]["Diagnostic"][];
             };
+        };
+        /** @description What a keyless probe answers, a status word and nothing else. */
+        Probe: {
+            /** @enum {string} */
+            status: "live" | "ready" | "degraded";
         };
         /**
          * @description What answers and whether it can serve. On a mock, `status`, `version` and `store` (and `database` with
@@ -1068,6 +1119,57 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+        };
+    };
+    liveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process answers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Probe"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+        };
+    };
+    readiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The mock can serve. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Probe"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description What the mock depends on is out of reach; it answers again by itself once it is back. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Probe"];
+                };
+            };
         };
     };
     adminDocumentJson: {

@@ -23,6 +23,7 @@ import {
   type JournalQuery,
   type JournalRecord,
   journalEntry,
+  rotatedAway,
 } from '../journal.js';
 import type { KeyLookup, KeyOwner, ServiceCall, Store, TenantMemory, TenantRow } from '../store.js';
 import type { FaultRow } from './faultRows.js';
@@ -473,6 +474,22 @@ export class PostgresStore implements Store {
     if (row?.token === true) return 'group-token';
     this.#misses.set(key, true);
     return undefined;
+  }
+
+  /** The newest journaled rotation that replaced `token` in the tenant (every replica's), by its index. */
+  async rotatedAway(tenant: TenantMemory, token: string) {
+    const { rows } = await this.query<{ at: Date; record: string }>(
+      'SELECT at, record FROM journal WHERE retired_token = $2 AND tenant = $1 ORDER BY id DESC LIMIT 1',
+      [tenant.id, token],
+    );
+    const row = rows[0];
+    const found = row && rotatedAway(JSON.parse(row.record) as JournalRecord, row.at.getTime());
+    if (found === undefined) return undefined;
+    const [, retired] = found;
+    return {
+      retired,
+      groupExists: (await this.group(tenant.id, retired.environment, retired.provided_id)) !== undefined,
+    };
   }
 
   /** Journals a request whose entry did not go in with a change. */

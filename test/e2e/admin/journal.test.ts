@@ -57,10 +57,10 @@ describe('GET /__admin/requests (the journal)', () => {
     const invalid = await admin(mock.url, 'GET', '/__admin/requests?invalid=true');
     expect(invalid.body).toHaveLength(2);
     expect(invalid.body[0].diagnostics).toEqual([
-      expect.objectContaining({ code: 'MISSING_FIELD', path: '/body/user_group_id' }),
       expect.objectContaining({ code: 'UNKNOWN_FIELD', path: '/body/userGroupId' }),
+      expect.objectContaining({ code: 'MISSING_FIELD', path: '/body/user_group_id' }),
     ]);
-    expect(invalid.body[0].diagnostics[1].message).toContain('did you mean "user_group_id"?');
+    expect(invalid.body[0].diagnostics[0].message).toContain('did you mean "user_group_id"?');
     expect(invalid.body[1].diagnostics).toEqual([expect.objectContaining({ code: 'BODY_INVALID_JSON' })]);
     expect(await mock.requests({ invalid: true })).toEqual(invalid.body);
   });

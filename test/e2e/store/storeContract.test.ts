@@ -114,7 +114,16 @@ describe.each(stores)('the store contract with $name', (store) => {
     const rotated = await api(mock, 'POST', { current_token: token });
     expect(rotated.status).toBe(200);
     expect(rotated.body.user_group.token).not.toBe(token);
-    expect((await api(mock, 'POST', { current_token: token })).body.error.code).toBe('TOKEN_NOT_FOUND');
+    const reused = await api(mock, 'POST', { current_token: token });
+    expect(reused.body.error.code).toBe('TOKEN_NOT_FOUND');
+    // The mock knows the token was rotated away: it says so, and when, rather than "may have been rotated".
+    expect(reused.body.error.message).toMatch(
+      /^current_token was the token of group "g-1" \(Customer\) until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC, when a rotation replaced it; use the group's current token: GET \/api\/user with \{"user_group_id": "g-1", "name": …\} answers it \(Customer key\)$/,
+    );
+    const when = /until (\S+ \S+) UTC/.exec(reused.body.error.message)?.[1];
+    expect(Math.abs(Date.parse(`${when?.replace(' ', 'T')}Z`) - Date.now())).toBeLessThan(60_000);
+    const never = await api(mock, 'POST', { current_token: 'e'.repeat(64) });
+    expect(never.body.error.message).toContain('it may have been rotated already');
     expect((await admin(mock.url, 'GET', `/__admin/tokens/${token}`)).status).toBe(404);
     const groups = (await admin(mock.url, 'GET', '/__admin/groups')).body;
     expect(groups).toEqual([
