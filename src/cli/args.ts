@@ -1,11 +1,6 @@
 import { product } from '../errors.js';
 import { type MockServerOptions, serveOptions } from '../runtime/serveOptions.js';
-import {
-  isPostgresUrl,
-  postgresUrlForm,
-  postgresUrlProblem,
-  withoutPassword,
-} from '../store/postgres/postgresUrl.js';
+import { isPostgresUrl, postgresUrlForm, postgresUrlProblem, withoutPassword } from '../store/openStore.js';
 import { type Env, flagHelpLines, flagsOf, readFlags } from './flags.js';
 
 /** The flags of `serve`, from its settings (src/runtime/serveOptions.ts). */

@@ -12,19 +12,16 @@ import { checkValues } from '../pipeline/checkValues.js';
 import { findOperation } from '../pipeline/findOperation.js';
 import { parseBody } from '../pipeline/parseBody.js';
 import { noWarnings, type PipelineRequest } from '../pipeline/pipelineRequest.js';
-import { runOperation } from '../pipeline/runOperation.js';
-import type { Fault } from '../runtime/faults.js';
-import type { JournalRecord } from '../runtime/journal.js';
+import type { Result } from '../result.js';
 import type { KeyOwner } from '../runtime/keyRing.js';
 import { elapsedMs, logExchange } from '../runtime/log.js';
-import { type MockContext, runtimeOf, type SharedState, type TenantRuntime } from '../runtime/mockContext.js';
-import { keyMatchedBy } from '../runtime/requestHeaders.js';
-import type { RetiredToken } from '../runtime/retiredTokens.js';
-import { faultOf, journalLine } from '../runtime/sharedRuntime.js';
+import { type MockContext, runtimeOf, type TenantRuntime } from '../runtime/mockContext.js';
 import type { Operation, OperationId } from '../spec/operations.js';
 import type { Diagnostic } from '../spec/types.js';
-import type { Serving } from '../store/postgres/statements.js';
-import { StoreUnavailableError } from '../store/postgres/unavailable.js';
+import type { Fault } from '../store/faults.js';
+import type { JournalRecord } from '../store/journal.js';
+import { keyMatchedBy } from '../store/requestHeaders.js';
+import { type KeyLookup, type ServiceCall, StoreUnavailableError, StoreWriteError } from '../store/store.js';
 import { readApiKey } from '../validate/headers.js';
 import { memoisedAnswer } from './answerMemo.js';
 import { type BodyResult, type BodySink, collectBody } from './collectBody.js';
@@ -43,7 +40,7 @@ import { type Payload, payloadOf, send } from './respond.js';
  * answer needs nothing from the disk is answered in the same tick, and a request allocates one object for its
  * whole course instead of a closure per step (decision 3).
  */
-export class ServiceExchange implements PipelineRequest, BodySink {
+export class ServiceExchange implements PipelineRequest, BodySink, ServiceCall {
   readonly authorization: readonly string[];
   readonly contentType: string | readonly string[] | undefined;
   readonly contentEncoding: string | undefined;
@@ -68,6 +65,8 @@ export class ServiceExchange implements PipelineRequest, BodySink {
   #bodyRead = false;
   /** Why the body the request announced is not in the journal, if it is not. */
   #bodyNotKept: string | undefined = undefined;
+  /** The journal entry of the answer prepared before the store wrote it with its change (PostgreSQL). */
+  #prepared: JournalRecord | undefined = undefined;
   readonly #started: number;
 
   constructor(
@@ -101,7 +100,7 @@ export class ServiceExchange implements PipelineRequest, BodySink {
       checkQuery(this) ??
       checkLimits(this, context.rateLimiter, context.bodyLimit) ??
       checkMediaType(this);
-    if (refused?.code === 'AUTH_UNKNOWN_KEY' && context.shared !== undefined && this.owner === undefined) {
+    if (refused?.code === 'AUTH_UNKNOWN_KEY' && this.owner === undefined) {
       this.#lookUpKey(refused);
       return;
     }
@@ -114,28 +113,31 @@ export class ServiceExchange implements PipelineRequest, BodySink {
   }
 
   /**
-   * A key this replica does not know, with a shared store: it may be a tenant's made through another replica, so
-   * the database is asked before the key is refused; a key found there is remembered and the request served.
+   * A key the key ring does not know: the store is asked before the key is refused (with PostgreSQL it may be a
+   * tenant's made through another replica); a key found there is remembered and the request served.
    */
   #lookUpKey(refused: ApiError): void {
     const read = readApiKey(this.authorization.length > 1 ? this.authorization : this.authorization[0]);
-    const shared = this.context.shared;
-    if (!read.ok || shared === undefined) {
+    if (!read.ok) {
       this.fail(refused);
       return;
     }
-    shared.store.lookUpKey(read.value).then(
-      (found) =>
-        this.#guarded(() => {
-          if (found === undefined) this.fail(refused);
-          else if (found === 'group-token') this.fail(groupTokenAsKey());
-          else {
-            this.context.keys.learn(read.value, found);
-            this.serve();
-          }
-        }),
-      (error: Error) => this.#guarded(() => this.#storeFailed(error)),
-    );
+    const found = this.context.store.lookUpKey(read.value);
+    if (!(found instanceof Promise)) this.#keyFound(refused, read.value, found);
+    else
+      found.then(
+        (lookup) => this.#guarded(() => this.#keyFound(refused, read.value, lookup)),
+        (error: Error) => this.storeFailed(error),
+      );
+  }
+
+  #keyFound(refused: ApiError, key: string, found: KeyLookup): void {
+    if (found === undefined) this.fail(refused);
+    else if (found === 'group-token') this.fail(groupTokenAsKey());
+    else {
+      this.context.keys.learn(key, found);
+      this.serve();
+    }
   }
 
   /**
@@ -171,6 +173,7 @@ export class ServiceExchange implements PipelineRequest, BodySink {
   #replyWith(reply: Reply | undefined): void {
     this.reply = reply;
     this.payload = undefined;
+    this.#prepared = undefined;
   }
 
   bodyArrived(read: BodyResult): void {
@@ -195,22 +198,23 @@ export class ServiceExchange implements PipelineRequest, BodySink {
       this.fail(refused);
       return;
     }
-    const operationId = (this.operation as Operation).operationId as OperationId;
-    if (this.context.shared === undefined)
-      this.#planned((this.runtime as TenantRuntime).faults.take(operationId));
-    else this.#serveShared(this.context.shared, operationId);
+    this.context.store.serve(this, this.runtime as TenantRuntime, true);
   }
 
-  /** Strikes the planned fault that is due, if any, else runs the operation. */
-  #planned(fault: Fault | undefined): void {
-    if (fault === undefined) this.#operate();
-    else if (fault.delay_ms > 0)
-      (this.runtime ?? runtimeOf(this.context, defaultTenantId)).delays.wait(
-        fault.delay_ms,
-        () => this.#guarded(() => this.#strike(fault)),
-        () => this.#abandon(),
-      );
-    else this.#strike(fault);
+  /** The store claimed a planned fault: it strikes, after its delay if it has one. */
+  faulted(fault: Fault): void {
+    try {
+      this.#replyWith(undefined);
+      if (fault.delay_ms > 0)
+        (this.runtime ?? runtimeOf(this.context, defaultTenantId)).delays.wait(
+          fault.delay_ms,
+          () => this.#guarded(() => this.#strike(fault)),
+          () => this.#abandon(),
+        );
+      else this.#strike(fault);
+    } catch (error) {
+      this.crash(error as Error);
+    }
   }
 
   /**
@@ -232,7 +236,8 @@ export class ServiceExchange implements PipelineRequest, BodySink {
       this.req.socket.destroy();
       this.complete();
     } else if (fault.status === null) {
-      this.#operate();
+      // A delay alone: the operation runs now, no other fault claimed for it.
+      this.context.store.serve(this, this.runtime as TenantRuntime, false);
     } else {
       this.fail(
         apiError(
@@ -246,128 +251,66 @@ export class ServiceExchange implements PipelineRequest, BodySink {
     }
   }
 
-  /** The operation, then the store: answered at once when nothing is waiting for the disk. */
-  #operate(): void {
-    const { context } = this;
-    if (context.shared !== undefined) {
-      this.#serveShared(context.shared, undefined);
-      return;
-    }
-    const outcome = runOperation(this, context.store.world, context.ids);
-    if (!outcome.ok) {
-      this.#refuse(outcome.error);
-      return;
-    }
-    const decision = outcome.value;
-    // A read must not answer with a change that is not durable yet: it waits for the store to settle.
-    if (decision.changes.length === 0 && context.store.settledNow) {
-      this.#succeed(decision);
-      return;
-    }
-    // No changes: commit resolves once everything already applied is durable.
-    context.store.commit(decision.changes).then(
-      () => this.#guarded(() => this.#succeed(decision)),
-      (error: Error) => {
-        context.logger.error({ err: error }, 'write failed');
-        this.#guarded(() =>
-          this.fail(apiError('INTERNAL_ERROR', `${error.message} Retry the request.`), false),
-        );
-      },
-    );
-  }
-
-  /**
-   * With PostgreSQL as the store: the planned fault due for `faultFor` (claimed in the same statement as the rest),
-   * else the operation, its change and the request's journal entry, committed together; the answer goes out after
-   * the commit. The answer to a change is decided before its statement, so its journal entry is written with it.
-   */
-  #serveShared(shared: SharedState, faultFor: OperationId | undefined): void {
-    const owner = this.owner as KeyOwner;
-    const operationId = (this.operation as Operation).operationId as OperationId;
-    /** The journal entry of the answer prepared for the store, written with its change. */
-    let prepared: JournalRecord | undefined;
-    const serving: Serving = {
-      faultFor,
-      journal: (decision) => {
-        prepared = this.#prepared(decision);
-        return journalLine(prepared);
-      },
-    };
-    shared.store.serve(operationId, owner, this.body, this.context.ids, serving).then(
-      (served) =>
-        this.#guarded(() => {
-          if (served.fault !== undefined) {
-            this.#replyWith(undefined);
-            this.#planned(faultOf(served.fault));
-          } else if (!served.result.ok) {
-            // The tenant was removed through another replica: its keys are forgotten here too.
-            if (served.result.error.code === 'AUTH_UNKNOWN_KEY') this.context.keys.forget(owner.tenant);
-            this.#refuse(served.result.error);
-          } else if (served.journaled && prepared !== undefined) {
-            shared.runtime.recorded(owner.tenant).catch((error: Error) => {
-              logStoreError(this.context, error, 'journal trim failed');
-            });
-            this.#deliver(prepared);
-          } else {
-            this.#replyWith(undefined);
-            this.#succeed(served.result.value);
-          }
-        }),
-      (error: Error) => this.#guarded(() => this.#storeFailed(error)),
-    );
-  }
-
   /**
    * The operation refused the request. A rotation's TOKEN_NOT_FOUND for a token the tenant's journal shows rotated
    * away says so, and when: the rule alone cannot tell it from a token never issued.
    */
   #refuse(error: ApiError): void {
-    const owner = this.owner;
     const token = (this.body as { current_token?: unknown } | undefined)?.current_token;
-    if (error.code !== 'TOKEN_NOT_FOUND' || owner === undefined || typeof token !== 'string') {
+    if (error.code !== 'TOKEN_NOT_FOUND' || typeof token !== 'string') {
       this.fail(error, false);
       return;
     }
-    const { context } = this;
-    const shared = context.shared;
-    if (shared === undefined) {
-      const retired = runtimeOf(context, owner.tenant).retired.find(token);
-      const groups = context.store.world.tenants.get(owner.tenant)?.groups;
-      const exists = (r: RetiredToken) => groups?.has(groupKey(r.environment, r.provided_id)) === true;
-      this.fail(retired === undefined ? error : rotatedTokenNotFound(retired, exists(retired)), false);
-      return;
-    }
-    const explained = async (): Promise<ApiError> => {
-      const retired = await shared.runtime.retired(owner.tenant, token);
-      if (retired === undefined) return error;
-      const group = await shared.store.group(owner.tenant, retired.environment, retired.provided_id);
-      return rotatedTokenNotFound(retired, group !== undefined);
-    };
     // The journal out of reach: the refusal as the rule gave it.
-    explained().then(
-      (refusal) => this.#guarded(() => this.fail(refusal, false)),
+    this.context.store.rotatedAway(this.runtime as TenantRuntime, token).then(
+      (found) =>
+        this.#guarded(() =>
+          this.fail(
+            found === undefined ? error : rotatedTokenNotFound(found.retired, found.groupExists),
+            false,
+          ),
+        ),
       () => this.#guarded(() => this.fail(error, false)),
     );
   }
 
   /** The answer to a decision, and its journal entry, before the store commits them (with PostgreSQL). */
-  #prepared(decision: Decision<unknown>): JournalRecord {
+  journal(decision: Decision<unknown>): JournalRecord {
     this.reply = answer(this, decision);
     this.payload = payloadOf(this.reply.body);
-    return this.#journalRecord(this.payload.text);
+    this.#prepared = this.#journalRecord(this.payload.text);
+    return this.#prepared;
+  }
+
+  /** The store ran the rule and its change is durable: answered (at once when nothing waited for the disk). */
+  stored(result: Result<Decision<unknown>>, journaled: boolean): void {
+    try {
+      if (!result.ok) {
+        // The tenant was removed (through another replica, with PostgreSQL): its keys are forgotten here too.
+        if (result.error.code === 'AUTH_UNKNOWN_KEY')
+          this.context.keys.forget((this.owner as KeyOwner).tenant);
+        this.#refuse(result.error);
+      } else if (journaled && this.#prepared !== undefined) this.#deliver(this.#prepared);
+      else this.#succeed(result.value);
+    } catch (error) {
+      this.crash(error as Error);
+    }
   }
 
   #succeed(decision: Decision<unknown>): void {
-    this.reply = answer(this, decision);
-    if (decision.shows !== undefined && this.context.shared === undefined)
-      this.payload = memoisedAnswer(decision.shows, decision.body);
+    this.#replyWith(answer(this, decision));
+    if (decision.shows !== undefined) this.payload = memoisedAnswer(decision.shows, decision.body);
     this.complete();
   }
 
-  /** The shared store failed: 503 when PostgreSQL is out of reach (nothing was kept), else a bug (500). */
-  #storeFailed(error: Error): void {
-    this.#replyWith(errorReply(storeFailure(this.context, error)));
-    this.complete();
+  /** The store failed: 503 when it is out of reach (nothing was kept), else a bug (500). */
+  storeFailed(error: Error): void {
+    try {
+      this.#replyWith(errorReply(storeFailure(this.context, error)));
+      this.complete();
+    } catch (failed) {
+      this.crash(failed as Error);
+    }
   }
 
   /** A step past the first tick: a bug there would otherwise escape to the event loop; it answers 500 instead. */
@@ -380,27 +323,26 @@ export class ServiceExchange implements PipelineRequest, BodySink {
   }
 
   /**
-   * Sends the reply (or drops the connection when there is none), then journals and logs the request. With a shared
-   * store the journal entry is written to the database first: once the client has its answer, every replica's
+   * Sends the reply (or drops the connection when there is none), then journals and logs the request. A store that
+   * keeps the journal apart (PostgreSQL) has the entry first: once the client has its answer, every replica's
    * journal lists the request.
    */
   complete(): void {
-    const { context, reply } = this;
-    const shared = context.shared;
-    if (shared === undefined) {
-      this.#deliver();
-      return;
-    }
+    const { context, reply, res } = this;
     this.payload ??= reply === undefined ? undefined : payloadOf(reply.body);
     // A client gone before its answer (during a planned delay) is journaled with status 0.
-    const record = this.#journalRecord(this.payload?.text ?? null, !this.res.destroyed);
-    const written = shared.runtime
-      .record(this.#journalOwner()?.tenant ?? defaultTenantId, record)
-      .catch((error: Error) => {
-        logStoreError(context, error, 'journal write failed');
-      });
-    if (reply === undefined) this.#deliver(record);
-    else void written.then(() => this.#deliver(record));
+    const delivered = !res.destroyed && !res.headersSent;
+    const record = this.#journalRecord(delivered ? (this.payload?.text ?? null) : null, delivered);
+    const written = context.store.record(this.#journalOwner()?.tenant ?? defaultTenantId, record);
+    if (written === undefined || reply === undefined) this.#deliver(record);
+    else
+      written.then(
+        () => this.#deliver(record),
+        (error: Error) => {
+          logStoreError(context, error, 'journal write failed');
+          this.#deliver(record);
+        },
+      );
   }
 
   /**
@@ -435,11 +377,11 @@ export class ServiceExchange implements PipelineRequest, BodySink {
     };
   }
 
-  #deliver(journaled?: JournalRecord): void {
+  #deliver(record: JournalRecord): void {
     const { context, reply, res, method, path } = this;
-    const sent = reply === undefined ? undefined : send(res, reply, this.payload);
-    if (reply === undefined && !res.headersSent) res.destroy();
-    const record = journaled ?? this.#journalRecord(sent ?? null, sent !== undefined);
+    if (reply === undefined) {
+      if (!res.headersSent) res.destroy();
+    } else send(res, reply, this.payload);
     const tenant = this.runtime === undefined ? (this.#journalOwner()?.tenant ?? defaultTenantId) : undefined;
     (this.runtime ?? runtimeOf(context, tenant as string)).journal.record(record);
     logExchange(
@@ -450,15 +392,22 @@ export class ServiceExchange implements PipelineRequest, BodySink {
   }
 }
 
-/** The answer when PostgreSQL failed: 503 when it is out of reach (nothing was kept), else a bug (500); logged. */
+/**
+ * The answer when the store failed, logged: 503 when it is out of reach, 500 when a change could not be written
+ * (nothing was kept either way), else a bug (500).
+ */
 export function storeFailure(context: MockContext, error: Error): ApiError {
+  if (error instanceof StoreWriteError) {
+    context.logger.error({ err: error }, 'write failed');
+    return apiError('INTERNAL_ERROR', `${error.message} Retry the request.`);
+  }
   if (!(error instanceof StoreUnavailableError)) return internalError(context, error);
   logStoreError(context, error, 'database unavailable');
   return apiError('STORE_UNAVAILABLE', error.reason, [], { headers: { 'retry-after': '1' } });
 }
 
 /**
- * Logs a failure of the store. PostgreSQL out of reach is expected while it is away, on every request: one line with
+ * Logs a failure of the store. A store out of reach is expected while it is away, on every request: one line with
  * the reason, not a stack trace each time; anything else with its stack.
  */
 function logStoreError(context: MockContext, error: Error, what: string): void {

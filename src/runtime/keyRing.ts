@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import type { Environment, World } from '../domain/model.js';
+import type { Environment, KeyOwner, World } from '../domain/model.js';
 import { defaultTenantId } from '../domain/model.js';
 
 export interface ApiKey {
@@ -7,10 +7,7 @@ export interface ApiKey {
   readonly environment: Environment;
 }
 
-export interface KeyOwner {
-  readonly tenant: string;
-  readonly environment: Environment;
-}
+export type { KeyOwner };
 
 /** The keys a mock accepts when given none: one per environment, for the default tenant. */
 export const defaultApiKeys: readonly ApiKey[] = [

@@ -1,4 +1,5 @@
 import { product } from '../errors.js';
+import { maxJournalLimit } from '../store/journal.js';
 import { nearest } from '../validate/nearest.js';
 
 /**

@@ -1,25 +1,9 @@
 import { groupKey } from '../domain/model.js';
 import type { RotatedAway } from '../domain/userGroups.js';
-import type { JournalListener, JournalRecord } from './journal.js';
+import { type JournalListener, type JournalRecord, rotatedAway } from '../store/journal.js';
 
 /** A token that a rotation replaced: the group that held it, and when the rotation was answered. */
 export type RetiredToken = RotatedAway;
-
-/** The token a journalled rotation replaced, and whose it was: a rotation answered 200 names both. */
-export function rotatedAway(record: JournalRecord, at: number): [string, RetiredToken] | undefined {
-  if (record.operationId !== 'rotateUserGroupToken' || record.status !== 200) return undefined;
-  if (record.requestText === undefined || record.responseText === null) return undefined;
-  const sent = JSON.parse(record.requestText) as { current_token?: unknown };
-  const answered = JSON.parse(record.responseText) as {
-    user_group?: { provided_id?: unknown; api_environment_tag?: unknown };
-  };
-  const token = sent.current_token;
-  const provided_id = answered.user_group?.provided_id;
-  const environment = answered.user_group?.api_environment_tag;
-  if (typeof token !== 'string' || typeof provided_id !== 'string') return undefined;
-  if (environment !== 'Customer' && environment !== 'Testing') return undefined;
-  return [token, { environment, provided_id, rotatedAt: at }];
-}
 
 /**
  * The tokens a tenant's rotations replaced, so that the embed preview can tell a rotated token from one that was

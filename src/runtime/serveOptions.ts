@@ -1,7 +1,7 @@
 import type { Environment } from '../domain/model.js';
 import { product } from '../errors.js';
 import type { FileSystem } from '../store/fileSystem.js';
-import { defaultJournalLimit, maxJournalLimit } from './journal.js';
+import { defaultJournalLimit, maxJournalLimit } from '../store/journal.js';
 import type { ApiKey } from './keyRing.js';
 import { type Settings, sharedOptions } from './options.js';
 import { parseRateLimit } from './rateLimiter.js';

@@ -1,15 +1,4 @@
-import { product } from '../../errors.js';
-
-/** PostgreSQL could not be reached or dropped the connection: nothing of the request was kept; retry later. */
-export class StoreUnavailableError extends Error {
-  /** What the API answers (`STORE_UNAVAILABLE`): the message without the product prefix that logs carry. */
-  readonly reason: string;
-  constructor(cause: Error) {
-    const reason = `PostgreSQL is unavailable (${cause.message}); nothing of this request was kept. Retry once the database is back.`;
-    super(`${product}: ${reason}`, { cause });
-    this.reason = reason;
-  }
-}
+import { StoreUnavailableError } from '../store.js';
 
 const connectionErrors = new Set([
   'ECONNREFUSED',

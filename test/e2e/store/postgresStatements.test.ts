@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMockServer, type MockServer } from '../../../src/index.js';
+import { keyStatement } from '../../../src/store/postgres/statements.js';
 import { admin } from '../../support/admin.js';
 import { type Answer, call, customerKey, jsonHeaders } from '../../support/http.js';
 import { postgresAvailable, startTestCluster, type TestCluster } from '../../support/postgres.js';
@@ -56,6 +57,31 @@ describe.skipIf(!postgresAvailable())('the PostgreSQL store, statement by statem
       made.map((answer) => answer.body),
     );
     expect(journal.every((entry) => entry.status === 200)).toBe(true);
+  });
+
+  it('looks an unknown key up once, in one statement of index look-ups, then remembers it is unknown', async () => {
+    const url = await cluster.createDatabase();
+    mock = await createMockServer({ db: url });
+    const sent = vi.spyOn(pg.Client.prototype, 'query');
+    const wrong = { body: { name: 'A', user_group_id: 'a' }, headers: jsonHeaders('f'.repeat(64)) };
+    for (let i = 0; i < 50; i++)
+      expect((await call(mock.url, 'GET', '/api/user', wrong)).body.error.code).toBe('AUTH_UNKNOWN_KEY');
+    // 50 requests journaled, one look-up: without the memory of misses, each request asked again.
+    expect(sent.mock.calls.filter(([text]) => text === keyStatement)).toHaveLength(1);
+    sent.mockRestore();
+    // No journal scan: with sequential scans priced out, the plan still finds an index for every table.
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query('SET enable_seqscan = off');
+      await client.query(`PREPARE key_lookup(text) AS ${keyStatement}`);
+      const { rows } = await client.query<{ 'QUERY PLAN': string }>("EXPLAIN EXECUTE key_lookup('x')");
+      const plan = rows.map((row) => row['QUERY PLAN']).join('\n');
+      expect(plan).toContain('journal_retired_token');
+      expect(plan).not.toMatch(/Seq Scan on (journal|groups|tenants)/);
+    } finally {
+      await client.end();
+    }
   });
 
   it('hands out team ids in order through one replica, and gives back the one drawn for a known id', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { requestHeadersOf } from '../../../src/runtime/requestHeaders.js';
+import { requestHeadersOf } from '../../../src/store/requestHeaders.js';
 
 describe('requestHeadersOf', () => {
   it.each([

@@ -1,3 +1,4 @@
+import type { RotatedAway } from '../domain/userGroups.js';
 import type { Diagnostic, JournalEntry, ServiceOperationId } from '../spec/types.js';
 import { type RequestHeader, requestHeadersOf } from './requestHeaders.js';
 
@@ -305,4 +306,23 @@ export function journalEntry(record: JournalRecord | StoredRecord, id: number, a
     requestBodyNotKept: requestBodyNotKept ?? null,
     responseBody: responseText === null ? null : JSON.parse(responseText),
   };
+}
+
+/** The token a journalled rotation replaced, and whose it was: a rotation answered 200 names both. */
+export function rotatedAway(
+  record: Pick<JournalRecord, 'operationId' | 'status' | 'requestText' | 'responseText'>,
+  at: number,
+): [string, RotatedAway] | undefined {
+  if (record.operationId !== 'rotateUserGroupToken' || record.status !== 200) return undefined;
+  if (record.requestText === undefined || record.responseText === null) return undefined;
+  const sent = JSON.parse(record.requestText) as { current_token?: unknown };
+  const answered = JSON.parse(record.responseText) as {
+    user_group?: { provided_id?: unknown; api_environment_tag?: unknown };
+  };
+  const token = sent.current_token;
+  const provided_id = answered.user_group?.provided_id;
+  const environment = answered.user_group?.api_environment_tag;
+  if (typeof token !== 'string' || typeof provided_id !== 'string') return undefined;
+  if (environment !== 'Customer' && environment !== 'Testing') return undefined;
+  return [token, { environment, provided_id, rotatedAt: at }];
 }

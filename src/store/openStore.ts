@@ -1,0 +1,48 @@
+import type { IdSource } from '../domain/ids.js';
+import { EmbeddedStore } from './embeddedStore.js';
+import type { FileSystem } from './fileSystem.js';
+import { type OnWarning, openFilePersistence, openMemoryPersistence } from './persistence.js';
+import { PostgresStore } from './postgres/postgresStore.js';
+import { isPostgresUrl } from './postgres/postgresUrl.js';
+import type { Store } from './store.js';
+
+/** As `MockServerOptions` has them; `ids` makes tokens, ids and team ids. */
+export interface StoreOptions {
+  readonly ids: IdSource;
+  readonly journalLimit: number;
+  readonly poolSize?: number | undefined;
+  readonly files?: FileSystem | undefined;
+  readonly compactAfter?: number | undefined;
+  readonly onWarning?: OnWarning | undefined;
+}
+
+/** The store `db` names: none, memory; a PostgreSQL URL, PostgreSQL; anything else, a database file. */
+export async function openStore(db: string | undefined, options: StoreOptions): Promise<Store> {
+  const { ids, onWarning } = options;
+  const warn = onWarning === undefined ? {} : { onWarning };
+  if (db === undefined) return new EmbeddedStore(await openMemoryPersistence(), 'memory', ids, onWarning);
+  if (isPostgresUrl(db))
+    return PostgresStore.open(db, {
+      ids,
+      capacity: options.journalLimit,
+      ...(options.poolSize ? { poolSize: options.poolSize } : {}),
+      ...warn,
+    });
+  const persistence = await openFilePersistence(db, {
+    ...(options.files ? { files: options.files } : {}),
+    ...(options.compactAfter ? { compactAfter: options.compactAfter } : {}),
+    ...warn,
+  });
+  return new EmbeddedStore(persistence, 'file', ids, onWarning);
+}
+
+export {
+  isPostgresUrl,
+  postgresUrlForm,
+  postgresUrlProblem,
+  withoutPassword,
+} from './postgres/postgresUrl.js';
+// What the command line needs to know of PostgreSQL: how its URL is written, and the start-up failures it names
+// with their own exit codes.
+export { SchemaTooNewError } from './postgres/schema.js';
+export { DatabaseRefusedError, DatabaseUnreachableError } from './postgres/startErrors.js';
