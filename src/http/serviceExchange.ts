@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { defaultTenantId, groupKey } from '../domain/model.js';
+import { defaultTenantId } from '../domain/model.js';
 import { type Decision, rotatedTokenNotFound } from '../domain/userGroups.js';
 import { type ApiError, apiError } from '../errors.js';
 import { answer, errorReply, type Reply } from '../pipeline/answer.js';

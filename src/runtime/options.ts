@@ -1,5 +1,4 @@
 import { product } from '../errors.js';
-import { maxJournalLimit } from '../store/journal.js';
 import { nearest } from '../validate/nearest.js';
 
 /**
