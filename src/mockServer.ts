@@ -13,7 +13,7 @@ import { defaultTenantId, groupKey, type World } from './domain/model.js';
 import type { GroupSeed } from './domain/seed.js';
 import { product } from './errors.js';
 import { createApp } from './http/app.js';
-import { answerClientError } from './http/clientError.js';
+import { answerClientErrors } from './http/clientError.js';
 import { closeServer, holdRequests, listen } from './http/listen.js';
 import { defaultJournalLimit } from './runtime/journal.js';
 import { type ApiKey, defaultApiKeys, KeyRing } from './runtime/keyRing.js';
@@ -158,7 +158,7 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
     // Node's own refusal of a missing Host has no body; the app answers it with the error envelope.
     requireHostHeader: false,
   });
-  server.on('clientError', answerClientError);
+  answerClientErrors(server);
   await listen(server, options.port ?? 0, host);
   const held = holdRequests(server);
   const stopping = new AbortController();

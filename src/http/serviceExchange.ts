@@ -1,17 +1,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { defaultTenantId } from '../domain/model.js';
+import { defaultTenantId, type Group } from '../domain/model.js';
 import type { Decision } from '../domain/userGroups.js';
 import { type ApiError, apiError } from '../errors.js';
 import { answer, errorReply, type Reply } from '../pipeline/answer.js';
 import { groupTokenAsKey } from '../pipeline/authenticate.js';
-import { checkLimits } from '../pipeline/checkLimits.js';
-import { checkMediaType } from '../pipeline/checkMediaType.js';
-import { checkQuery } from '../pipeline/checkQuery.js';
-import { checkSchema } from '../pipeline/checkSchema.js';
-import { checkValues } from '../pipeline/checkValues.js';
-import { findOperation } from '../pipeline/findOperation.js';
-import { parseBody } from '../pipeline/parseBody.js';
-import { noWarnings, type PipelineRequest } from '../pipeline/pipelineRequest.js';
+import { Pipeline } from '../pipeline/pipeline.js';
+import {
+  isOwned,
+  noWarnings,
+  type Owned,
+  type PipelineRequest,
+  type Routed,
+} from '../pipeline/pipelineRequest.js';
 import { runOperation } from '../pipeline/runOperation.js';
 import type { Fault } from '../runtime/faults.js';
 import type { JournalRecord } from '../runtime/journal.js';
@@ -24,17 +24,28 @@ import type { Diagnostic } from '../spec/types.js';
 import type { Serving } from '../store/postgres/statements.js';
 import { StoreUnavailableError } from '../store/postgres/unavailable.js';
 import { readApiKey } from '../validate/headers.js';
-import { memoisedAnswer } from './answerMemo.js';
+import { memoisedAnswer, shownGroup } from './answerMemo.js';
 import { type BodyResult, type BodySink, collectBody } from './collectBody.js';
 import { authenticateOnConnection } from './connectionKeys.js';
 import { announcesBody, type RequestHead } from './head.js';
 import { type Payload, payloadOf, send } from './respond.js';
 
 /**
+ * The mock's way: every step, the key remembered per connection in front of `authenticate` (decision 5), stopping at
+ * the first problem.
+ */
+const mockWay = new Pipeline<ServiceExchange, MockContext>({
+  own: {
+    authenticate: (exchange, context) => authenticateOnConnection(exchange, exchange.req.socket, context),
+  },
+  mode: 'first',
+});
+
+/**
  * The HTTP adapter of the request pipeline (src/pipeline) for the service: one request, from routing to the
- * journal. It is the pipeline's request record itself, runs the steps in order (route, authenticate, limits, media
- * type, then, once the body has arrived, parse, value checks, schema, operation, answer), and answers, journals and
- * logs the request once (`complete`).
+ * journal. It is the pipeline's request record itself, runs its two stages (`mockWay`: the header stage at once,
+ * the body stage once the body has arrived), then the operation and the answer, and answers, journals and logs the
+ * request once (`complete`).
  *
  * Written as a class with callbacks rather than closures and `await`: after the body has arrived, a request whose
  * answer needs nothing from the disk is answered in the same tick, and a request allocates one object for its
@@ -64,7 +75,7 @@ export class ServiceExchange implements PipelineRequest, BodySink {
 
   constructor(
     private readonly context: MockContext,
-    private readonly req: IncomingMessage,
+    readonly req: IncomingMessage,
     private readonly res: ServerResponse,
     readonly method: string,
     readonly path: string,
@@ -79,33 +90,29 @@ export class ServiceExchange implements PipelineRequest, BodySink {
     this.#started = performance.now();
   }
 
-  /** Routes the request; undefined when no service operation has this path (the caller may try the admin API). */
-  route(): ApiError | undefined {
-    return findOperation(this);
-  }
-
-  /** Serves the routed operation: the steps decided from the headers first, then the body once it has arrived. */
-  serve(): void {
+  /** Serves the routed operation: the header stage first, then the body stage once the body has arrived. */
+  serve(this: Routed<ServiceExchange>): void {
     const { context } = this;
-    const refused =
-      authenticateOnConnection(this, this.req.socket, context) ??
-      checkQuery(this) ??
-      checkLimits(this, context.rateLimiter, context.bodyLimit) ??
-      checkMediaType(this);
+    const refused = mockWay.head(this, context);
     if (refused?.code === 'AUTH_UNKNOWN_KEY' && context.shared !== undefined && this.owner === undefined) {
       this.#lookUpKey(refused);
       return;
     }
     if (this.owner !== undefined) this.runtime = runtimeOf(context, this.owner.tenant);
-    if (refused !== undefined) this.fail(refused);
-    else collectBody(this.req, this.contentLength, context.bodyLimit, this);
+    // With a key ring, a request that passed `authenticate` has its owner.
+    if (refused === undefined && isOwned(this))
+      collectBody(this.req, this.contentLength, context.bodyLimit, this);
+    else
+      this.fail(
+        refused ?? internalError(context, new Error('a request passed authenticate without an owner')),
+      );
   }
 
   /**
    * A key this replica does not know, with a shared store: it may be a tenant's made through another replica, so
    * the database is asked before the key is refused; a key found there is remembered and the request served.
    */
-  #lookUpKey(refused: ApiError): void {
+  #lookUpKey(this: Routed<ServiceExchange>, refused: ApiError): void {
     const read = readApiKey(this.authorization.length > 1 ? this.authorization : this.authorization[0]);
     const shared = this.context.shared;
     if (!read.ok || shared === undefined) {
@@ -148,7 +155,7 @@ export class ServiceExchange implements PipelineRequest, BodySink {
     this.payload = undefined;
   }
 
-  bodyArrived(read: BodyResult): void {
+  bodyArrived(this: Owned<ServiceExchange>, read: BodyResult): void {
     try {
       this.#received(read);
     } catch (error) {
@@ -157,26 +164,26 @@ export class ServiceExchange implements PipelineRequest, BodySink {
   }
 
   /** The body has arrived: parse, value checks, schema, then the operation (after a planned fault, if one is due). */
-  #received(read: BodyResult): void {
+  #received(this: Owned<ServiceExchange>, read: BodyResult): void {
     if (!read.ok) {
-      if (read.error === undefined)
-        this.complete(); // the client went away: nobody to answer
+      if ('gone' in read)
+        this.complete(); // nobody to answer
       else this.fail(read.error);
       return;
     }
-    const refused = parseBody(this, read.value) ?? checkValues(this) ?? checkSchema(this);
+    const refused = mockWay.body(this, this.context, read.value);
     if (refused !== undefined) {
       this.fail(refused);
       return;
     }
-    const operationId = (this.operation as Operation).operationId as OperationId;
+    const operationId = this.operation.operationId as OperationId;
     if (this.context.shared === undefined)
-      this.#planned((this.runtime as TenantRuntime).faults.take(operationId));
+      this.#planned((this.runtime ?? runtimeOf(this.context, this.owner.tenant)).faults.take(operationId));
     else this.#serveShared(this.context.shared, operationId);
   }
 
   /** Strikes the planned fault that is due, if any, else runs the operation. */
-  #planned(fault: Fault | undefined): void {
+  #planned(this: Owned<ServiceExchange>, fault: Fault | undefined): void {
     if (fault === undefined) this.#operate();
     else if (fault.delay_ms > 0)
       (this.runtime ?? runtimeOf(this.context, defaultTenantId)).delays.wait(
@@ -201,27 +208,22 @@ export class ServiceExchange implements PipelineRequest, BodySink {
   }
 
   /** A planned fault: the connection lost, an error status, or (a delay alone) the normal answer. */
-  #strike(fault: Fault): void {
+  #strike(this: Owned<ServiceExchange>, fault: Fault): void {
     if (fault.action === 'reset-connection') {
       this.req.socket.destroy();
       this.complete();
     } else if (fault.status === null) {
       this.#operate();
     } else {
-      this.fail(
-        apiError(
-          'INJECTED_FAULT',
-          `fault ${fault.id}, planned with injectFault (POST /__admin/faults); a real client retries or reports this`,
-          [],
-          { status: fault.status },
-        ),
-        false,
-      );
+      // The fault's own status, on its reply: the only answer whose status the catalogue does not decide.
+      const message = `fault ${fault.id}, planned with injectFault (POST /__admin/faults); a real client retries or reports this`;
+      this.#replyWith({ ...errorReply(apiError('INJECTED_FAULT', message)), status: fault.status });
+      this.complete();
     }
   }
 
   /** The operation, then the store: answered at once when nothing is waiting for the disk. */
-  #operate(): void {
+  #operate(this: Owned<ServiceExchange>): void {
     const { context } = this;
     if (context.shared !== undefined) {
       this.#serveShared(context.shared, undefined);
@@ -235,7 +237,7 @@ export class ServiceExchange implements PipelineRequest, BodySink {
     const decision = outcome.value;
     // A read must not answer with a change that is not durable yet: it waits for the store to settle.
     if (decision.changes.length === 0 && context.store.settledNow) {
-      this.#succeed(decision);
+      this.#succeed(decision, shownGroup(this, context.store.world));
       return;
     }
     // No changes: commit resolves once everything already applied is durable.
@@ -255,9 +257,9 @@ export class ServiceExchange implements PipelineRequest, BodySink {
    * else the operation, its change and the request's journal entry, committed together; the answer goes out after
    * the commit. The answer to a change is decided before its statement, so its journal entry is written with it.
    */
-  #serveShared(shared: SharedState, faultFor: OperationId | undefined): void {
-    const owner = this.owner as KeyOwner;
-    const operationId = (this.operation as Operation).operationId as OperationId;
+  #serveShared(this: Owned<ServiceExchange>, shared: SharedState, faultFor: OperationId | undefined): void {
+    const { owner } = this;
+    const operationId = this.operation.operationId as OperationId;
     /** The journal entry of the answer prepared for the store, written with its change. */
     let prepared: JournalRecord | undefined;
     const serving: Serving = {
@@ -298,10 +300,10 @@ export class ServiceExchange implements PipelineRequest, BodySink {
     return this.#journalRecord(this.payload.text);
   }
 
-  #succeed(decision: Decision<unknown>): void {
+  /** The answer to a decision; `shown`, the stored group it shows unchanged, keys the answer memo. */
+  #succeed(decision: Decision<unknown>, shown?: Group): void {
     this.reply = answer(this, decision);
-    if (decision.shows !== undefined && this.context.shared === undefined)
-      this.payload = memoisedAnswer(decision.shows, decision.body);
+    if (shown !== undefined) this.payload = memoisedAnswer(shown, decision.body);
     this.complete();
   }
 

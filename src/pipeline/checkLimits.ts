@@ -1,16 +1,13 @@
 import { type ApiError, apiError } from '../errors.js';
-import type { RateLimiter } from '../runtime/rateLimiter.js';
+import type { Surface } from './pipeline.js';
 import type { PipelineRequest } from './pipelineRequest.js';
 
 /**
  * Step 3, limits: the rate limit of the caller's key (when the mock has one; needs `owner`), and a declared
  * Content-Length over the body limit, refused before any byte of the body is read.
  */
-export function checkLimits(
-  request: PipelineRequest,
-  rateLimiter: RateLimiter | undefined,
-  bodyLimit: number,
-): ApiError | undefined {
+export function checkLimits(request: PipelineRequest, surface: Surface): ApiError | undefined {
+  const { rateLimiter, bodyLimit } = surface;
   const owner = request.owner;
   if (rateLimiter !== undefined && owner !== undefined) {
     const wait = rateLimiter.take(`${owner.tenant}/${owner.environment}`);

@@ -1,19 +1,17 @@
 import { type ApiError, errorFromDiagnostics } from '../errors.js';
 import { type Diagnostic, diagnostic, pointer } from '../validate/diagnostic.js';
 import { requestFieldNames } from '../validate/mistakes.js';
-import type { PipelineRequest } from './pipelineRequest.js';
+import type { Routed } from './pipelineRequest.js';
 
 /**
  * Step 2b, query: the service takes no query parameters (every operation's input is its JSON body), so a query
  * string is refused rather than ignored: a field sent there would otherwise be reported missing from the body with
  * no word of where it went. A bare `?` carries nothing and passes.
  */
-export function checkQuery(request: PipelineRequest): ApiError | undefined {
+export function checkQuery(request: Routed): ApiError | undefined {
   const query = request.query;
   if (query === undefined || query === '') return undefined;
-  const operation = request.operation;
-  if (operation === undefined) throw new Error('checkQuery needs a routed request (findOperation)');
-  const fields = requestFieldNames(operation);
+  const fields = requestFieldNames(request.operation);
   const names = new Set<string>();
   for (const part of query.split('&')) {
     if (part === '') continue;

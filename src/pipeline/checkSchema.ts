@@ -1,11 +1,10 @@
 import { type ApiError, errorFromDiagnostics } from '../errors.js';
 import { checkRequestSchema } from '../validate/schemaChecks.js';
-import type { PipelineRequest } from './pipelineRequest.js';
+import type { Routed } from './pipelineRequest.js';
 
 /** Step 7, schema: the body against its operation's request schema (after `checkValues`: an object). */
-export function checkSchema(request: PipelineRequest): ApiError | undefined {
-  const operation = request.operation;
-  if (operation === undefined) throw new Error('checkSchema needs a routed request (findOperation)');
+export function checkSchema(request: Routed): ApiError | undefined {
+  const { operation } = request;
   const found = checkRequestSchema(operation, request.body);
   if (found.length === 0) return undefined;
   // A risky value the schema refuses is not accepted after all: its warning ("the mock accepts it") would be untrue.

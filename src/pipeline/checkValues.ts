@@ -10,7 +10,8 @@ export function checkValues(request: PipelineRequest): ApiError | undefined {
   const body = request.body;
   if (!request.clean) {
     const found = inspectJsonValue(body);
-    if (found.length > 0) return errorFromDiagnostics(found[0]?.code as ApiError['code'], found);
+    const first = found[0];
+    if (first !== undefined) return errorFromDiagnostics(first.code, found);
   }
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     const kind = body === null ? 'null' : Array.isArray(body) ? 'an array' : `a ${typeof body}`;

@@ -22,9 +22,9 @@ export interface PipelineRequest {
   readonly bodySent: boolean;
   /** The declared Content-Length, when there is one. */
   readonly contentLength: number | undefined;
-  /** Set by `findOperation`. */
+  /** Set by `findOperation` (the stage `Routed`). */
   operation: Operation | undefined;
-  /** Set by `authenticate` when a key ring is given and knows the key. */
+  /** Set by `authenticate` when a key ring is given and knows the key (the stage `Owned`). */
   owner: KeyOwner | undefined;
   /** The body as JSON text, as it was sent (set by `parseBody`). */
   text: string | undefined;
@@ -35,6 +35,15 @@ export interface PipelineRequest {
   /** Legal but risky values of the body, accepted and reported (`X-Mock-Notice`, the journal). */
   warnings: readonly Diagnostic[];
 }
+
+/** A request the route has found an operation for: the steps after `findOperation` take this stage. */
+export type Routed<R extends PipelineRequest = PipelineRequest> = R & { readonly operation: Operation };
+
+/** A routed request whose key is known: what `runOperation` takes. */
+export type Owned<R extends PipelineRequest = PipelineRequest> = Routed<R> & { readonly owner: KeyOwner };
+
+export const isOwned = <R extends PipelineRequest>(request: Routed<R>): request is Owned<R> =>
+  request.owner !== undefined;
 
 export const noWarnings: readonly Diagnostic[] = [];
 

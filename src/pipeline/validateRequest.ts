@@ -1,14 +1,13 @@
 import type { ApiError } from '../errors.js';
 import type { Diagnostic } from '../validate/diagnostic.js';
 import { lowerCaseHeaders } from '../validate/headers.js';
-import { authenticate } from './authenticate.js';
-import { checkMediaType } from './checkMediaType.js';
-import { checkQuery } from './checkQuery.js';
-import { checkSchema } from './checkSchema.js';
-import { checkValues } from './checkValues.js';
-import { findOperation } from './findOperation.js';
-import { parseBody } from './parseBody.js';
-import { type PipelineRequest, pipelineRequest } from './pipelineRequest.js';
+import { findOperation, unrouted } from './findOperation.js';
+import { Pipeline } from './pipeline.js';
+import { pipelineRequest } from './pipelineRequest.js';
+
+/** The library's way: no keys (only the form of Authorization), no limits, every problem named. */
+const library = new Pipeline({ skip: ['limits'], mode: 'every' });
+const noKeys = { bodyLimit: Number.POSITIVE_INFINITY };
 
 export interface RequestToValidate {
   readonly method: string;
@@ -85,36 +84,21 @@ function check(given: RequestToValidate): RequestValidation {
     contentEncoding: [headers['content-encoding'] ?? []].flat().join(',') || undefined,
     bodySent: body !== undefined,
   });
+  const routed = findOperation(request);
+  if (unrouted(routed)) return { ok: false, diagnostics: routed.details, warnings: [] };
   // The server's steps in the server's order; where it stops at the first problem, the library goes on to find
   // every problem it can, so one call names them all.
-  const routed = findOperation(request);
-  if (routed !== undefined) return { ok: false, diagnostics: routed.details, warnings: [] };
-  const diagnostics: Diagnostic[] = [];
-  const add = (error: ApiError | undefined): boolean => {
-    if (error !== undefined) diagnostics.push(...error.details);
-    return error === undefined;
-  };
-  add(authenticate(request));
-  add(checkQuery(request));
-  const media = checkMediaType(request);
-  add(media);
-  if (media?.code !== 'BODY_MISSING') {
-    const parsed =
-      typeof body === 'string' || body instanceof Uint8Array
-        ? parseBody(request, body)
-        : taken(request, body);
-    if (add(parsed) && add(checkValues(request))) add(checkSchema(request));
+  const found: ApiError[] = [];
+  library.head(routed, noKeys, found);
+  if (routed.bodySent) {
+    const raw = typeof body === 'string' || body instanceof Uint8Array ? body : undefined;
+    if (raw === undefined) routed.body = body; // a value rather than text: taken as parsed, walked by checkValues
+    library.body(routed, noKeys, raw, found);
   }
   return {
-    ok: diagnostics.length === 0,
-    operationId: request.operation?.operationId as string,
-    diagnostics,
-    warnings: request.warnings,
+    ok: found.length === 0,
+    operationId: routed.operation.operationId,
+    diagnostics: found.flatMap((error) => error.details),
+    warnings: routed.warnings,
   };
 }
-
-/** A body given as a value rather than text is taken as parsed (and walked by `checkValues`). */
-const taken = (request: PipelineRequest, body: unknown): undefined => {
-  request.body = body;
-  return undefined;
-};

@@ -2,7 +2,7 @@ import type { Diagnostic } from '../validate/diagnostic.js';
 import { parseJsonBody } from '../validate/jsonText.js';
 import { checkResponseBody, checkUnroutedAnswer } from '../validate/schemaChecks.js';
 import { findOperation } from './findOperation.js';
-import { pipelineRequest } from './pipelineRequest.js';
+import { type PipelineRequest, pipelineRequest } from './pipelineRequest.js';
 
 export interface ResponseToValidate {
   /** The method and path of the request this response answers. */
@@ -53,29 +53,7 @@ export function validateResponse(
       bodySent: false,
     });
     findOperation(request);
-    const operation = request.operation;
-    const operationId = operation?.operationId;
-    const raw = response.body;
-    let body = raw;
-    if (typeof raw === 'string' || raw instanceof Uint8Array) {
-      const parsed = parseJsonBody(raw, 'answer');
-      if (!parsed.ok)
-        return {
-          ok: false,
-          ...(operationId === undefined ? {} : { operationId }),
-          diagnostics: parsed.error.details.map((d) => notJson(d, response, raw)),
-        };
-      body = parsed.value.value;
-    }
-    const status = Number(response.status);
-    const lenient = options.allowAdditionalProperties === true;
-    if (operation === undefined) {
-      // No operation: the answer to a method or path the document does not have, judged by what it documents for one.
-      const diagnostics = checkUnroutedAnswer(request.method, request.path, status, body, lenient);
-      return { ok: diagnostics.length === 0, diagnostics };
-    }
-    const diagnostics = checkResponseBody(operation, status, body, lenient);
-    return { ok: diagnostics.length === 0, operationId: operation.operationId, diagnostics };
+    return judgeResponse(request, response, options);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     return {
@@ -85,6 +63,37 @@ export function validateResponse(
       ],
     };
   }
+}
+
+/** `validateResponse` of the answer to a request already through `findOperation` (the proxy's). */
+export function judgeResponse(
+  request: PipelineRequest,
+  response: ResponseToValidate,
+  options: ResponseValidationOptions,
+): ResponseValidation {
+  const operation = request.operation;
+  const operationId = operation?.operationId;
+  const raw = response.body;
+  let body = raw;
+  if (typeof raw === 'string' || raw instanceof Uint8Array) {
+    const parsed = parseJsonBody(raw, 'answer');
+    if (!parsed.ok)
+      return {
+        ok: false,
+        ...(operationId === undefined ? {} : { operationId }),
+        diagnostics: parsed.error.details.map((d) => notJson(d, response, raw)),
+      };
+    body = parsed.value.value;
+  }
+  const status = Number(response.status);
+  const lenient = options.allowAdditionalProperties === true;
+  if (operation === undefined) {
+    // No operation: the answer to a method or path the document does not have, judged by what it documents for one.
+    const diagnostics = checkUnroutedAnswer(request.method, request.path, status, body, lenient);
+    return { ok: diagnostics.length === 0, diagnostics };
+  }
+  const diagnostics = checkResponseBody(operation, status, body, lenient);
+  return { ok: diagnostics.length === 0, operationId: operation.operationId, diagnostics };
 }
 
 /**

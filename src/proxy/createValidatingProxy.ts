@@ -6,7 +6,7 @@ import { createAdminHandler } from '../admin/createAdminHandler.js';
 import { checkJournalQuery } from '../admin/journalQuery.js';
 import { cryptoIds } from '../domain/ids.js';
 import { type ApiError, apiError, product } from '../errors.js';
-import { answerClientError } from '../http/clientError.js';
+import { answerClientErrors } from '../http/clientError.js';
 import { closeServer, listen } from '../http/listen.js';
 import {
   type JournalEntry,
@@ -145,7 +145,7 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
     connectionsCheckingInterval: 250,
     requireHostHeader: false,
   });
-  server.on('clientError', answerClientError);
+  answerClientErrors(server);
   await listen(server, options.port ?? 0, host);
   const stopping = new AbortController();
   const persistence = await openMemoryPersistence();

@@ -4,16 +4,12 @@ import { collectBody } from '../http/collectBody.js';
 import { announcesBody, type RequestHead } from '../http/head.js';
 import { send } from '../http/respond.js';
 import { errorReply } from '../pipeline/answer.js';
-import { authenticate } from '../pipeline/authenticate.js';
 import { checkLimits } from '../pipeline/checkLimits.js';
-import { checkMediaType } from '../pipeline/checkMediaType.js';
-import { checkQuery } from '../pipeline/checkQuery.js';
-import { checkSchema } from '../pipeline/checkSchema.js';
-import { checkValues } from '../pipeline/checkValues.js';
-import { findOperation } from '../pipeline/findOperation.js';
+import { findOperation, unrouted } from '../pipeline/findOperation.js';
 import { parseBody } from '../pipeline/parseBody.js';
+import { Pipeline } from '../pipeline/pipeline.js';
 import { type PipelineRequest, pipelineRequest } from '../pipeline/pipelineRequest.js';
-import { validateResponse } from '../pipeline/validateResponse.js';
+import { judgeResponse } from '../pipeline/validateResponse.js';
 import type { Result } from '../result.js';
 import type { Journal } from '../runtime/journal.js';
 import { elapsedMs, type Log, logExchange } from '../runtime/log.js';
@@ -43,6 +39,12 @@ export interface ProxyContext {
 }
 
 const noDiagnostics: readonly Diagnostic[] = [];
+
+/**
+ * The proxy's way: the key's form only (it holds no keys), no rate limit, the body limit before anything (above).
+ * It stops at the first problem, like the mock it stands in for.
+ */
+const proxyWay = new Pipeline({ skip: ['limits'], mode: 'first' });
 
 /**
  * One request through the proxy: it is forwarded as it came (unless it is refused here: a body over the limit,
@@ -116,14 +118,16 @@ export function proxyExchange(
     journal(reply.status, send(res, reply) ?? null, [diagnostic]);
   };
 
-  const unrouted = findOperation(request);
-  const headFirst = unrouted ?? authenticate(request) ?? checkQuery(request) ?? checkMediaType(request);
-  const tooLarge = checkLimits(request, undefined, proxy.bodyLimit);
+  // A body over the limit is refused whatever else is wrong: the proxy does not hold one to forward.
+  const tooLarge = checkLimits(request, proxy);
   if (tooLarge !== undefined) {
     refuse(tooLarge);
     return;
   }
-  if (headFirst !== undefined && (proxy.blockInvalid || unrouted?.code === 'ROUTE_NOT_FOUND')) {
+  const found = findOperation(request);
+  const routed = unrouted(found) ? undefined : found;
+  const headFirst = unrouted(found) ? found : proxyWay.head(found, proxy);
+  if (headFirst !== undefined && (proxy.blockInvalid || headFirst.code === 'ROUTE_NOT_FOUND')) {
     refuse(headFirst);
     return;
   }
@@ -132,8 +136,9 @@ export function proxyExchange(
   /** The client's diagnostics of the body (parsed into `request`), or the error that refuses it. */
   const judgeBody = (bytes: Buffer | undefined): ApiError | undefined => {
     if (bytes === undefined) return undefined;
-    const parsed = parseBody(request, bytes);
-    return headFirst === undefined ? (parsed ?? checkValues(request) ?? checkSchema(request)) : undefined;
+    if (routed !== undefined && headFirst === undefined) return proxyWay.body(routed, proxy, bytes);
+    parseBody(request, bytes); // for the journal alone
+    return undefined;
   };
 
   const withBody = (bytes: Buffer | undefined): void => {
@@ -201,7 +206,8 @@ export function proxyExchange(
       // Parsed once: the value when the answer is sound JSON, else its bytes, for validateResponse to name the fault.
       const parsed = body.length === 0 ? undefined : parseJsonBody(body, 'answer');
       value = parsed === undefined ? undefined : parsed.ok ? parsed.value.value : plainJson(body);
-      const checked = validateResponse(
+      const checked = judgeResponse(
+        request,
         {
           method,
           path,
@@ -252,8 +258,9 @@ export function proxyExchange(
     collectBody(req, head.contentLength, proxy.bodyLimit, {
       bodyArrived: (read) => {
         if (read.ok) withBody(read.value);
-        else if (read.error !== undefined) refuse(read.error);
-        else journal(0, null, noDiagnostics); // the client went away mid-body: nobody to answer
+        else if ('gone' in read)
+          journal(0, null, noDiagnostics); // nobody to answer
+        else refuse(read.error);
       },
     });
 }

@@ -73,8 +73,7 @@ export function parseJsonBody(bytes: Uint8Array | string, voice: Voice = 'reques
     return failed('BODY_INVALID_JSON', say.json(reason));
   }
   const scanned = scanStructure(text, say);
-  if (typeof scanned !== 'boolean')
-    return failure(errorFromDiagnostics(scanned.code as ApiError['code'], [scanned]));
+  if (typeof scanned !== 'boolean') return failure(errorFromDiagnostics(scanned.code, [scanned]));
   // Decoded bytes are well-formed (the decoder is fatal); text handed over as a string may hold a raw lone surrogate.
   const clean = scanned && (typeof bytes !== 'string' || text.isWellFormed());
   const warnings = clean ? [] : impreciseIntegers(text, value);
@@ -97,6 +96,9 @@ const truncated = (text: string): string =>
     ? 'the body ends before the JSON does, and it has non-ASCII characters: Content-Length must count bytes (Buffer.byteLength(body)), not characters (body.length); let the HTTP client set it'
     : 'the body ends before the JSON does; send the whole JSON.stringify(body), with the Content-Length the HTTP client sets';
 
+/** What the structure of JSON text can have wrong, named by the catalogue's error that refuses it. */
+type StructureProblem = Diagnostic & { readonly code: 'BODY_TOO_DEEP' | 'BODY_DUPLICATE_KEY' };
+
 const failed = (code: ApiError['code'], message: string): Result<never> =>
   failure(errorFromDiagnostics(code, [diagnostic(code, '/body', message)]));
 
@@ -105,7 +107,7 @@ const failed = (code: ApiError['code'], message: string): Result<never> =>
  * the last silently) and nesting deeper than `maxDepth` (reported before any recursive walk). Without a problem it
  * returns whether the text is clean (see `ParsedJson`).
  */
-function scanStructure(text: string, say: (typeof says)[Voice]): Diagnostic | boolean {
+function scanStructure(text: string, say: (typeof says)[Voice]): StructureProblem | boolean {
   // The keys seen so far in each open object (null for an array): a short list, a Set once it grows, since most
   // objects have a handful of keys and a body may have thousands.
   const keys: Array<string[] | Set<string> | null> = [];
@@ -120,7 +122,7 @@ function scanStructure(text: string, say: (typeof says)[Voice]): Diagnostic | bo
     } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
       keys.push(c === 0x7b ? [] : null);
       if (keys.length > maxDepth) {
-        return diagnostic('BODY_TOO_DEEP', '/body', say.deep);
+        return { code: 'BODY_TOO_DEEP', path: '/body', message: say.deep };
       }
       expectKey = c === 0x7b;
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
@@ -147,7 +149,11 @@ function scanStructure(text: string, say: (typeof says)[Voice]): Diagnostic | bo
       if (isForbiddenKey(key)) clean = false;
       const seen = keys[keys.length - 1] as string[] | Set<string>;
       if (Array.isArray(seen) ? seen.includes(key) : seen.has(key)) {
-        return diagnostic('BODY_DUPLICATE_KEY', pointer(parentPointer(text, start), key), say.repeated(key));
+        return {
+          code: 'BODY_DUPLICATE_KEY',
+          path: pointer(parentPointer(text, start), key),
+          message: say.repeated(key),
+        };
       }
       if (!Array.isArray(seen)) seen.add(key);
       else if (seen.push(key) > 16) keys[keys.length - 1] = new Set(seen);

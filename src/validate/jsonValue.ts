@@ -1,4 +1,23 @@
-import { type Diagnostic, diagnostic, pointer } from './diagnostic.js';
+import type { ErrorCode } from '../errors.js';
+import { type Diagnostic, pointer } from './diagnostic.js';
+
+/** What a value can have wrong, each named by the catalogue's error that refuses it. */
+export type ValueProblem = Diagnostic & {
+  readonly code: Extract<
+    ErrorCode,
+    | 'BODY_NUMBER_OUT_OF_RANGE'
+    | 'BODY_INVALID_JSON'
+    | 'BODY_TOO_DEEP'
+    | 'BODY_FORBIDDEN_KEY'
+    | 'BODY_INVALID_ENCODING'
+  >;
+};
+
+const problem = (code: ValueProblem['code'], path: string, message: string): ValueProblem => ({
+  code,
+  path,
+  message,
+});
 
 /** Deepest nesting a body may have: ids and properties never need more. */
 export const maxDepth = 32;
@@ -22,8 +41,8 @@ const isPlainObject = (value: object): boolean => {
  * surrogates, and values that are not JSON at all. Iterative, so 100,000-deep input cannot overflow the
  * stack; stops at the first 20 problems.
  */
-export function inspectJsonValue(root: unknown, base = '/body'): Diagnostic[] {
-  const found: Diagnostic[] = [];
+export function inspectJsonValue(root: unknown, base = '/body'): ValueProblem[] {
+  const found: ValueProblem[] = [];
   // Each entry: a value, its depth, and how to name it (parent entry and key): pointers are built only for problems.
   const stack: Frame[] = [{ value: root, depth: 0, parent: undefined, key: base }];
   while (stack.length > 0 && found.length < maxDiagnostics) {
@@ -38,7 +57,7 @@ export function inspectJsonValue(root: unknown, base = '/body'): Diagnostic[] {
         if (!Number.isFinite(value)) {
           const path = pathOf(frame);
           found.push(
-            diagnostic(
+            problem(
               'BODY_NUMBER_OUT_OF_RANGE',
               path,
               `${place(path)} is not a finite number: JSON such as 1e400 overflows a double and cannot be stored or read back; send a number of magnitude at most 1.7976931348623157e308, or a string`,
@@ -54,11 +73,7 @@ export function inspectJsonValue(root: unknown, base = '/body'): Diagnostic[] {
       default: {
         const path = pathOf(frame);
         found.push(
-          diagnostic(
-            'BODY_INVALID_JSON',
-            path,
-            `${place(path)} is a ${typeof value}, which JSON cannot carry`,
-          ),
+          problem('BODY_INVALID_JSON', path, `${place(path)} is a ${typeof value}, which JSON cannot carry`),
         );
         continue;
       }
@@ -66,7 +81,7 @@ export function inspectJsonValue(root: unknown, base = '/body'): Diagnostic[] {
     if (depth >= maxDepth) {
       const path = pathOf(frame);
       found.push(
-        diagnostic(
+        problem(
           'BODY_TOO_DEEP',
           path,
           `${place(path)} is nested deeper than ${maxDepth} levels; flatten the body`,
@@ -82,7 +97,7 @@ export function inspectJsonValue(root: unknown, base = '/body'): Diagnostic[] {
     if (!isPlainObject(value)) {
       const path = pathOf(frame);
       found.push(
-        diagnostic(
+        problem(
           'BODY_INVALID_JSON',
           path,
           `${place(path)} is a ${value.constructor?.name ?? 'non-plain object'}, not a JSON object`,
@@ -102,7 +117,7 @@ export function inspectJsonValue(root: unknown, base = '/body'): Diagnostic[] {
       if (isForbiddenKey(key)) {
         const path = pathOf(child);
         found.push(
-          diagnostic(
+          problem(
             'BODY_FORBIDDEN_KEY',
             path,
             `${place(path)}: the key "${key}" is refused because it poisons prototypes; rename it`,
@@ -132,8 +147,8 @@ function pathOf(frame: Frame): string {
 
 const place = (path: string): string => path.slice(1);
 
-const loneSurrogate = (path: string): Diagnostic =>
-  diagnostic(
+const loneSurrogate = (path: string): ValueProblem =>
+  problem(
     'BODY_INVALID_ENCODING',
     path,
     `${place(path)} contains a lone UTF-16 surrogate (e.g. "\\ud800"); send well-formed Unicode`,

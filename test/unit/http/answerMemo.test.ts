@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { Group } from '../../../src/domain/model.js';
-import { memoisedAnswer } from '../../../src/http/answerMemo.js';
+import { applyChanges } from '../../../src/domain/changes.js';
+import { seededIds } from '../../../src/domain/ids.js';
+import { defaultTenantId, emptyWorld, type Group, type Tenant } from '../../../src/domain/model.js';
+import { getOrCreate } from '../../../src/domain/userGroups.js';
+import { memoisedAnswer, shownGroup } from '../../../src/http/answerMemo.js';
+import { type Owned, pipelineRequest } from '../../../src/pipeline/pipelineRequest.js';
+import { type Operation, operations } from '../../../src/spec/operations.js';
 
 const group: Group = {
   environment: 'Customer',
@@ -26,5 +31,44 @@ describe('memoisedAnswer', () => {
     const after = memoisedAnswer(changed, { name: changed.name });
     expect(after).not.toBe(before);
     expect(after).toEqual({ text: '{"name":"Hé"}', length: '14' });
+  });
+});
+
+describe('shownGroup', () => {
+  const world = emptyWorld();
+  const tenant = world.tenants.get(defaultTenantId) as Tenant;
+  const made = getOrCreate(
+    world,
+    { tenant, environment: 'Customer' },
+    { user_group_id: 'g', name: 'G' },
+    seededIds(1),
+  );
+  if (made.ok) applyChanges(world, made.value.changes);
+  const owner = { tenant: defaultTenantId, environment: 'Customer' } as const;
+  const request = (operationId: string, body: unknown): Owned => ({
+    ...pipelineRequest({ method: 'GET', path: '/api/user', bodySent: true }),
+    operation: operations().find((o) => o.operationId === operationId) as Operation,
+    owner,
+    body,
+  });
+
+  it('keys a get-or-create by the stored group object its id names', () => {
+    const stored = tenant.groups.values().next().value;
+    expect(stored).toBeDefined();
+    expect(shownGroup(request('getOrCreateUserGroup', { user_group_id: 'g', name: 'G' }), world)).toBe(
+      stored,
+    );
+  });
+
+  it('keys nothing for an id not stored, another environment, or another operation', () => {
+    expect(shownGroup(request('getOrCreateUserGroup', { user_group_id: 'h', name: 'H' }), world)).toBe(
+      undefined,
+    );
+    const other = {
+      ...request('getOrCreateUserGroup', { user_group_id: 'g', name: 'G' }),
+      owner: { ...owner, environment: 'Testing' as const },
+    };
+    expect(shownGroup(other, world)).toBe(undefined);
+    expect(shownGroup(request('updateUserGroup', { user_group_id: 'g', name: 'G' }), world)).toBe(undefined);
   });
 });
