@@ -4,7 +4,7 @@ import { defaultTenantId } from '../domain/model.js';
 import { type ApiError, apiError } from '../errors.js';
 import { authenticateOnConnection } from '../http/connectionKeys.js';
 import { headerValues, type RequestHead } from '../http/head.js';
-import { pipelineRequest } from '../pipeline/pipelineRequest.js';
+import { PipelineRequest } from '../pipeline/pipelineRequest.js';
 import { failure, ok, type Result } from '../result.js';
 import type { MockContext } from '../runtime/mockContext.js';
 import type { Route } from '../spec/operations.js';
@@ -48,12 +48,7 @@ export function adminKeyCheck(adminKey: string | undefined): (req: IncomingMessa
  */
 export function scopeOf(req: IncomingMessage, head: RequestHead, context: MockContext): Result<string> {
   if (head.authorization.length === 0) return ok(defaultTenantId);
-  const request = pipelineRequest({
-    method: req.method ?? 'GET',
-    path: '',
-    authorization: head.authorization,
-    bodySent: false,
-  });
+  const request = new PipelineRequest(req.method ?? 'GET', '', head);
   const refused = authenticateOnConnection(request, req.socket, context);
   return refused === undefined ? ok(request.owner?.tenant ?? defaultTenantId) : failure(refused);
 }

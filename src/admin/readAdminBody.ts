@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import { type ApiError, errorFromDiagnostics } from '../errors.js';
 import { type ClientGone, readBody } from '../http/collectBody.js';
-import { announcesBody, type RequestHead } from '../http/head.js';
+import type { RequestHead } from '../http/head.js';
 import { Pipeline } from '../pipeline/pipeline.js';
-import { pipelineRequest, type Routed } from '../pipeline/pipelineRequest.js';
+import { PipelineRequest, type Routed } from '../pipeline/pipelineRequest.js';
 import { failure, ok, type Result } from '../result.js';
 import type { MockContext } from '../runtime/mockContext.js';
 import type { Operation } from '../spec/operations.js';
@@ -26,11 +26,7 @@ function checkAdminBody(request: Routed): ApiError | undefined {
 }
 
 /** The admin body's way: no key (the admin API has its own access rules) and no query step (it takes parameters). */
-const adminWay = new Pipeline({
-  skip: ['authenticate', 'query'],
-  own: { schema: checkAdminBody },
-  mode: 'first',
-});
+const adminWay = new Pipeline({ authenticate: null, checkQuery: null, checkSchema: checkAdminBody });
 
 /**
  * Reads and checks the JSON body of an admin call through the service's pipeline (limits, media type, parse, value
@@ -44,18 +40,8 @@ export async function readAdminBody(
   operation: Operation,
 ): Promise<BodyRead> {
   if (operation.requestSchema === undefined)
-    return announcesBody(head) ? noBodyExpected(req, head, context, operation) : ok(undefined);
-  const request = {
-    ...pipelineRequest({
-      method: operation.method,
-      path: operation.path,
-      contentType: head.contentTypes ?? head.contentType,
-      contentEncoding: head.contentEncoding,
-      bodySent: announcesBody(head),
-      contentLength: head.contentLength,
-    }),
-    operation,
-  };
+    return head.bodySent ? noBodyExpected(req, head, context, operation) : ok(undefined);
+  const request = Object.assign(new PipelineRequest(operation.method, operation.path, head), { operation });
   const refused = adminWay.head(request, { bodyLimit: context.bodyLimit });
   if (refused !== undefined) return failure(refused);
   const read = await readBody(req, head.contentLength, context.bodyLimit);

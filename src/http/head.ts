@@ -11,13 +11,13 @@ export interface RequestHead {
   readonly authorization: readonly string[];
   /** Node's parser has checked it is a number (and refused a request that repeats it with other values). */
   readonly contentLength: number | undefined;
-  /** The first Content-Type; `contentTypes` holds every value when the header is repeated (a client mistake). */
-  readonly contentType: string | undefined;
-  readonly contentTypes: readonly string[] | undefined;
+  /** The Content-Type; every value when the header is repeated (a client mistake). */
+  readonly contentType: string | readonly string[] | undefined;
   readonly contentEncoding: string | undefined;
-  readonly transferEncoding: string | undefined;
   /** The query string after `?` in the request target, or undefined without a `?`. */
   readonly query: string | undefined;
+  /** Whether the request announces a body at all (Content-Length above zero, or chunked). */
+  readonly bodySent: boolean;
 }
 
 export function readHead(req: IncomingMessage): RequestHead {
@@ -66,11 +66,10 @@ export function readHead(req: IncomingMessage): RequestHead {
     host,
     authorization,
     contentLength,
-    contentType,
-    contentTypes,
+    contentType: contentTypes ?? contentType,
     contentEncoding,
-    transferEncoding,
     query,
+    bodySent: transferEncoding !== undefined || (contentLength ?? 0) > 0,
   };
 }
 
@@ -88,10 +87,6 @@ function decimal(digits: string): number {
 /** Whether a header name as sent is `lower`; the two usual spellings are compared before any lower-casing. */
 const named = (name: string, lower: string, title: string): boolean =>
   name === lower || name === title || name.toLowerCase() === lower;
-
-/** Whether the request announces a body at all (Content-Length above zero, or chunked). */
-export const announcesBody = (head: RequestHead): boolean =>
-  head.transferEncoding !== undefined || (head.contentLength ?? 0) > 0;
 
 /** All values of a header as sent, in order (Node keeps only the first `Authorization`); `name` in lower case. */
 export function headerValues(req: IncomingMessage, name: string): string[] {

@@ -9,7 +9,7 @@ import {
   isOwned,
   noWarnings,
   type Owned,
-  type PipelineRequest,
+  PipelineRequest,
   type Routed,
 } from '../pipeline/pipelineRequest.js';
 import { runOperation } from '../pipeline/runOperation.js';
@@ -27,7 +27,7 @@ import { readApiKey } from '../validate/headers.js';
 import { memoisedAnswer, shownGroup } from './answerMemo.js';
 import { type BodyResult, type BodySink, collectBody } from './collectBody.js';
 import { authenticateOnConnection } from './connectionKeys.js';
-import { announcesBody, type RequestHead } from './head.js';
+import type { RequestHead } from './head.js';
 import { type Payload, payloadOf, send } from './respond.js';
 
 /**
@@ -35,10 +35,7 @@ import { type Payload, payloadOf, send } from './respond.js';
  * the first problem.
  */
 const mockWay = new Pipeline<ServiceExchange, MockContext>({
-  own: {
-    authenticate: (exchange, context) => authenticateOnConnection(exchange, exchange.req.socket, context),
-  },
-  mode: 'first',
+  authenticate: (exchange, context) => authenticateOnConnection(exchange, exchange.req.socket, context),
 });
 
 /**
@@ -51,19 +48,7 @@ const mockWay = new Pipeline<ServiceExchange, MockContext>({
  * answer needs nothing from the disk is answered in the same tick, and a request allocates one object for its
  * whole course instead of a closure per step (decision 3).
  */
-export class ServiceExchange implements PipelineRequest, BodySink {
-  readonly authorization: readonly string[];
-  readonly contentType: string | readonly string[] | undefined;
-  readonly contentEncoding: string | undefined;
-  readonly query: string | undefined;
-  readonly bodySent: boolean;
-  readonly contentLength: number | undefined;
-  operation: Operation | undefined = undefined;
-  owner: KeyOwner | undefined = undefined;
-  text: string | undefined = undefined;
-  body: unknown = undefined;
-  clean = false;
-  warnings: readonly Diagnostic[] = noWarnings;
+export class ServiceExchange extends PipelineRequest implements BodySink {
   reply: Reply | undefined = undefined;
   /** The reply's body already serialised (an unchanged group's answer), else undefined. */
   payload: Payload | undefined = undefined;
@@ -77,16 +62,11 @@ export class ServiceExchange implements PipelineRequest, BodySink {
     private readonly context: MockContext,
     readonly req: IncomingMessage,
     private readonly res: ServerResponse,
-    readonly method: string,
-    readonly path: string,
+    method: string,
+    path: string,
     head: RequestHead,
   ) {
-    this.authorization = head.authorization;
-    this.contentType = head.contentTypes ?? head.contentType;
-    this.query = head.query;
-    this.contentEncoding = head.contentEncoding;
-    this.bodySent = announcesBody(head);
-    this.contentLength = head.contentLength;
+    super(method, path, head);
     this.#started = performance.now();
   }
 

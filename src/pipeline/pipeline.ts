@@ -11,86 +11,58 @@ import { checkValues } from './checkValues.js';
 import { parseBody } from './parseBody.js';
 import type { PipelineRequest, Routed } from './pipelineRequest.js';
 
-/**
- * What an entry point gives the steps: the keys (none: only the form of `Authorization` is judged), the groups (to
- * recognise a group token sent as the key), the rate limiter and the body limit.
- */
+/** What an entry point gives the steps: keys (none: only the form of `Authorization` is judged), groups, limits. */
 export interface Surface {
   readonly keys?: KeyRing | undefined;
+  /** The groups, to recognise a group token sent as the key. */
   readonly store?: { readonly world: World } | undefined;
   readonly rateLimiter?: RateLimiter | undefined;
   readonly bodyLimit: number;
 }
 
-/** One step: the error to answer, or undefined to go on. */
-export type Step<R extends PipelineRequest, S extends Surface = Surface> = (
+/** One step over the routed record: the error to answer, or undefined to go on. */
+export type Step<R extends PipelineRequest, S extends Surface> = (
   request: Routed<R>,
   surface: S,
 ) => ApiError | undefined;
 
-/**
- * The request's way after the route, in order, written once. The header stage is decided from the headers alone,
- * before any body is read; the body stage runs once the body has arrived (`parseBody` first).
- */
-const order = {
-  authenticate,
-  query: checkQuery,
-  limits: checkLimits,
-  mediaType: checkMediaType,
-  values: checkValues,
-  schema: checkSchema,
-} as const;
-export type StepName = keyof typeof order;
-const headStage: readonly StepName[] = ['authenticate', 'query', 'limits', 'mediaType'];
-const bodyStage: readonly StepName[] = ['values', 'schema'];
-
-/** What an entry point changes of the way: steps it leaves out, steps it does its own way, and its mode. */
-export interface Way<R extends PipelineRequest, S extends Surface> {
-  readonly skip?: readonly StepName[];
-  readonly own?: { readonly [N in StepName]?: Step<R, S> };
-  /**
-   * `first` stops at the first problem (what a server answers); `every` goes on through the header stage to name
-   * every problem it can (the library). The body stage always stops at its first problem: each step needs the one
-   * before it to have passed (a schema is checked against an object).
-   */
-  readonly mode: 'first' | 'every';
-}
+/** The request's way after the route, in order, written once: the header stage, then (`parseBody` first) the body's. */
+const steps = { authenticate, checkQuery, checkLimits, checkMediaType, checkValues, checkSchema };
+const headStage = ['authenticate', 'checkQuery', 'checkLimits', 'checkMediaType'] as const;
+const bodyStage = ['checkValues', 'checkSchema'] as const;
 
 /**
- * One entry point's pipeline: the order above with its own steps in place, made once per kind of entry point (a
- * request walks two arrays by index over its one record, and allocates nothing for it). Each stage is synchronous.
+ * One entry point's way: the steps above, with its `own` in place of some (null leaves one out), made once per kind
+ * of entry point. `every` (the library) goes on through the header stage to name every problem; otherwise the first
+ * problem stops it (a server's answer). The body stage always stops at its first: each step needs the one before.
  */
 export class Pipeline<R extends PipelineRequest, S extends Surface = Surface> {
   readonly #head: readonly Step<R, S>[];
   readonly #body: readonly Step<R, S>[];
-  readonly #every: boolean;
 
-  constructor(way: Way<R, S>) {
-    const steps = (names: readonly StepName[]): Step<R, S>[] =>
-      names.filter((name) => !way.skip?.includes(name)).map((name) => way.own?.[name] ?? order[name]);
-    this.#head = steps(headStage);
-    this.#body = steps(bodyStage);
-    this.#every = way.mode === 'every';
+  constructor(
+    own: { readonly [N in keyof typeof steps]?: Step<R, S> | null },
+    private readonly every = false,
+  ) {
+    const stage = (names: readonly (keyof typeof steps)[]): Step<R, S>[] =>
+      names.flatMap((name) => (own[name] === null ? [] : [own[name] ?? steps[name]]));
+    this.#head = stage(headStage);
+    this.#body = stage(bodyStage);
   }
 
-  /** The header stage; in `every` mode each problem also goes to `found`, and the first is returned. */
+  /** The header stage, decided before any body is read; with `every`, each problem also goes to `found`. */
   head(request: Routed<R>, surface: S, found?: ApiError[]): ApiError | undefined {
-    const steps = this.#head;
     let first: ApiError | undefined;
-    for (let i = 0; i < steps.length; i++) {
-      const error = (steps[i] as Step<R, S>)(request, surface);
-      if (error === undefined) continue;
-      if (!this.#every) return error;
-      found?.push(error);
+    for (let i = 0; i < this.#head.length; i++) {
+      const error = (this.#head[i] as Step<R, S>)(request, surface);
+      if (error !== undefined && !this.every) return error;
+      if (error !== undefined) found?.push(error);
       first ??= error;
     }
     return first;
   }
 
-  /**
-   * The body stage: the body parsed from its bytes or text (`raw`; undefined when the record already holds the
-   * body as a value), then the value checks and the schema, up to the first problem (also put in `found`).
-   */
+  /** The body stage: `raw` parsed (undefined: the record holds the body as a value), then each step, to the first problem. */
   body(
     request: Routed<R>,
     surface: S,
@@ -98,9 +70,8 @@ export class Pipeline<R extends PipelineRequest, S extends Surface = Surface> {
     found?: ApiError[],
   ): ApiError | undefined {
     let error = raw === undefined ? undefined : parseBody(request, raw);
-    const steps = this.#body;
-    for (let i = 0; error === undefined && i < steps.length; i++)
-      error = (steps[i] as Step<R, S>)(request, surface);
+    for (let i = 0; error === undefined && i < this.#body.length; i++)
+      error = (this.#body[i] as Step<R, S>)(request, surface);
     if (error !== undefined) found?.push(error);
     return error;
   }

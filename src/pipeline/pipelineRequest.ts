@@ -2,15 +2,23 @@ import type { KeyOwner } from '../runtime/keyRing.js';
 import type { Operation } from '../spec/operations.js';
 import type { Diagnostic } from '../spec/types.js';
 
+export const noWarnings: readonly Diagnostic[] = [];
+
+/** What arrives with a request besides its method and path (the HTTP adapter's `RequestHead` is one). */
+export interface ArrivedRequest {
+  readonly authorization?: readonly string[];
+  readonly contentType?: string | readonly string[] | undefined;
+  readonly contentEncoding?: string | undefined;
+  readonly query?: string | undefined;
+  readonly bodySent: boolean;
+  readonly contentLength?: number | undefined;
+}
+
 /**
  * One request on its way through the pipeline: what arrived (method, path, the headers it is judged by), and what
- * each step has found so far. Every entry point fills one: the server's `ServiceExchange` is one, the admin API and
- * `validateRequest` make one with `pipelineRequest`.
+ * each step has found so far. Every entry point makes one: the server's `ServiceExchange` is one.
  */
-export interface PipelineRequest {
-  readonly method: string;
-  /** The path without its query string. */
-  readonly path: string;
+export class PipelineRequest {
   /** Every `Authorization` value as sent, in order (a repeated header is a mistake to report). */
   readonly authorization: readonly string[];
   /** The Content-Type as sent; every value when the header is repeated (a mistake to report). */
@@ -23,17 +31,31 @@ export interface PipelineRequest {
   /** The declared Content-Length, when there is one. */
   readonly contentLength: number | undefined;
   /** Set by `findOperation` (the stage `Routed`). */
-  operation: Operation | undefined;
+  operation: Operation | undefined = undefined;
   /** Set by `authenticate` when a key ring is given and knows the key (the stage `Owned`). */
-  owner: KeyOwner | undefined;
+  owner: KeyOwner | undefined = undefined;
   /** The body as JSON text, as it was sent (set by `parseBody`). */
-  text: string | undefined;
+  text: string | undefined = undefined;
   /** The parsed body; after a failed parse, the start of what arrived, as a string. */
-  body: unknown;
+  body: unknown = undefined;
   /** The text alone showed that the value passes `checkValues` (see `ParsedJson`). */
-  clean: boolean;
+  clean = false;
   /** Legal but risky values of the body, accepted and reported (`X-Mock-Notice`, the journal). */
-  warnings: readonly Diagnostic[];
+  warnings: readonly Diagnostic[] = noWarnings;
+
+  constructor(
+    readonly method: string,
+    /** The path without its query string. */
+    readonly path: string,
+    arrived: ArrivedRequest,
+  ) {
+    this.authorization = arrived.authorization ?? [];
+    this.contentType = arrived.contentType;
+    this.contentEncoding = arrived.contentEncoding;
+    this.query = arrived.query;
+    this.bodySent = arrived.bodySent;
+    this.contentLength = arrived.contentLength;
+  }
 }
 
 /** A request the route has found an operation for: the steps after `findOperation` take this stage. */
@@ -44,35 +66,3 @@ export type Owned<R extends PipelineRequest = PipelineRequest> = Routed<R> & { r
 
 export const isOwned = <R extends PipelineRequest>(request: Routed<R>): request is Owned<R> =>
   request.owner !== undefined;
-
-export const noWarnings: readonly Diagnostic[] = [];
-
-/** What arrives with a request, for `pipelineRequest`. */
-export interface ArrivedRequest {
-  readonly method: string;
-  readonly path: string;
-  readonly authorization?: readonly string[];
-  readonly contentType?: string | readonly string[] | undefined;
-  readonly contentEncoding?: string | undefined;
-  readonly query?: string | undefined;
-  readonly bodySent: boolean;
-  readonly contentLength?: number | undefined;
-}
-
-/** A fresh request record, before any step has run. */
-export const pipelineRequest = (arrived: ArrivedRequest): PipelineRequest => ({
-  method: arrived.method,
-  path: arrived.path,
-  authorization: arrived.authorization ?? [],
-  contentType: arrived.contentType,
-  contentEncoding: arrived.contentEncoding,
-  query: arrived.query,
-  bodySent: arrived.bodySent,
-  contentLength: arrived.contentLength,
-  operation: undefined,
-  owner: undefined,
-  text: undefined,
-  body: undefined,
-  clean: false,
-  warnings: noWarnings,
-});

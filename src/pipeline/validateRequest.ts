@@ -3,10 +3,10 @@ import type { Diagnostic } from '../validate/diagnostic.js';
 import { lowerCaseHeaders } from '../validate/headers.js';
 import { findOperation, unrouted } from './findOperation.js';
 import { Pipeline } from './pipeline.js';
-import { pipelineRequest } from './pipelineRequest.js';
+import { PipelineRequest } from './pipelineRequest.js';
 
 /** The library's way: no keys (only the form of Authorization), no limits, every problem named. */
-const library = new Pipeline({ skip: ['limits'], mode: 'every' });
+const library = new Pipeline({ checkLimits: null }, true);
 const noKeys = { bodyLimit: Number.POSITIVE_INFINITY };
 
 export interface RequestToValidate {
@@ -75,15 +75,17 @@ function check(given: RequestToValidate): RequestValidation {
   const body = given.body;
   const target = String(given?.path ?? '');
   const mark = target.indexOf('?');
-  const request = pipelineRequest({
-    method: String(given?.method ?? '').toUpperCase(),
-    path: mark === -1 ? target : target.slice(0, mark),
-    query: mark === -1 ? undefined : target.slice(mark + 1),
-    authorization: authorization === undefined ? [] : [authorization].flat(),
-    contentType: headers['content-type'],
-    contentEncoding: [headers['content-encoding'] ?? []].flat().join(',') || undefined,
-    bodySent: body !== undefined,
-  });
+  const request = new PipelineRequest(
+    String(given?.method ?? '').toUpperCase(),
+    mark === -1 ? target : target.slice(0, mark),
+    {
+      query: mark === -1 ? undefined : target.slice(mark + 1),
+      authorization: authorization === undefined ? [] : [authorization].flat(),
+      contentType: headers['content-type'],
+      contentEncoding: [headers['content-encoding'] ?? []].flat().join(',') || undefined,
+      bodySent: body !== undefined,
+    },
+  );
   const routed = findOperation(request);
   if (unrouted(routed)) return { ok: false, diagnostics: routed.details, warnings: [] };
   // The server's steps in the server's order; where it stops at the first problem, the library goes on to find

@@ -2,7 +2,7 @@ import type { Diagnostic } from '../validate/diagnostic.js';
 import { parseJsonBody } from '../validate/jsonText.js';
 import { checkResponseBody, checkUnroutedAnswer } from '../validate/schemaChecks.js';
 import { findOperation } from './findOperation.js';
-import { type PipelineRequest, pipelineRequest } from './pipelineRequest.js';
+import { PipelineRequest } from './pipelineRequest.js';
 
 export interface ResponseToValidate {
   /** The method and path of the request this response answers. */
@@ -47,11 +47,11 @@ export function validateResponse(
       ],
     };
   try {
-    const request = pipelineRequest({
-      method: String(response?.method ?? '').toUpperCase(),
-      path: String(response?.path ?? '').split('?')[0] as string,
-      bodySent: false,
-    });
+    const request = new PipelineRequest(
+      String(response?.method ?? '').toUpperCase(),
+      String(response?.path ?? '').split('?')[0] as string,
+      { bodySent: false },
+    );
     findOperation(request);
     return judgeResponse(request, response, options);
   } catch (error) {

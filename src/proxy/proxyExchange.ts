@@ -1,14 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiError } from '../errors.js';
 import { collectBody } from '../http/collectBody.js';
-import { announcesBody, type RequestHead } from '../http/head.js';
+import type { RequestHead } from '../http/head.js';
 import { send } from '../http/respond.js';
 import { errorReply } from '../pipeline/answer.js';
 import { checkLimits } from '../pipeline/checkLimits.js';
 import { findOperation, unrouted } from '../pipeline/findOperation.js';
 import { parseBody } from '../pipeline/parseBody.js';
 import { Pipeline } from '../pipeline/pipeline.js';
-import { type PipelineRequest, pipelineRequest } from '../pipeline/pipelineRequest.js';
+import { PipelineRequest } from '../pipeline/pipelineRequest.js';
 import { judgeResponse } from '../pipeline/validateResponse.js';
 import type { Result } from '../result.js';
 import type { Journal } from '../runtime/journal.js';
@@ -44,7 +44,7 @@ const noDiagnostics: readonly Diagnostic[] = [];
  * The proxy's way: the key's form only (it holds no keys), no rate limit, the body limit before anything (above).
  * It stops at the first problem, like the mock it stands in for.
  */
-const proxyWay = new Pipeline({ skip: ['limits'], mode: 'first' });
+const proxyWay = new Pipeline({ checkLimits: null });
 
 /**
  * One request through the proxy: it is forwarded as it came (unless it is refused here: a body over the limit,
@@ -63,16 +63,7 @@ export function proxyExchange(
   const started = performance.now();
   const method = req.method ?? 'GET';
   const url = req.url ?? '/';
-  const request = pipelineRequest({
-    method,
-    path,
-    authorization: head.authorization,
-    contentType: head.contentTypes ?? head.contentType,
-    contentEncoding: head.contentEncoding,
-    query: head.query,
-    bodySent: announcesBody(head),
-    contentLength: head.contentLength,
-  });
+  const request = new PipelineRequest(method, path, head);
   const apiKey = keyOf(request);
   // Taken when the rules or the journal first need it, after the request is on its way.
   let scope: string | undefined;
@@ -244,7 +235,7 @@ export function proxyExchange(
       operationId: operation?.operationId,
       apiKey,
       keyScope: scopeOf(),
-      requestContentType: head.contentType,
+      requestContentType: [head.contentType ?? []].flat()[0],
       requestBody: sentBody,
       status,
       responseContentType: contentType,

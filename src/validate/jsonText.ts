@@ -1,4 +1,4 @@
-import { type ApiError, errorFromDiagnostics } from '../errors.js';
+import { type ApiError, type ErrorCode, errorFromDiagnostics } from '../errors.js';
 import { failure, ok, type Result } from '../result.js';
 import { type Diagnostic, diagnostic, pointer, type Voice } from './diagnostic.js';
 import { isForbiddenKey, maxDepth } from './jsonValue.js';
@@ -96,9 +96,6 @@ const truncated = (text: string): string =>
     ? 'the body ends before the JSON does, and it has non-ASCII characters: Content-Length must count bytes (Buffer.byteLength(body)), not characters (body.length); let the HTTP client set it'
     : 'the body ends before the JSON does; send the whole JSON.stringify(body), with the Content-Length the HTTP client sets';
 
-/** What the structure of JSON text can have wrong, named by the catalogue's error that refuses it. */
-type StructureProblem = Diagnostic & { readonly code: 'BODY_TOO_DEEP' | 'BODY_DUPLICATE_KEY' };
-
 const failed = (code: ApiError['code'], message: string): Result<never> =>
   failure(errorFromDiagnostics(code, [diagnostic(code, '/body', message)]));
 
@@ -107,7 +104,10 @@ const failed = (code: ApiError['code'], message: string): Result<never> =>
  * the last silently) and nesting deeper than `maxDepth` (reported before any recursive walk). Without a problem it
  * returns whether the text is clean (see `ParsedJson`).
  */
-function scanStructure(text: string, say: (typeof says)[Voice]): StructureProblem | boolean {
+function scanStructure(
+  text: string,
+  say: (typeof says)[Voice],
+): (Diagnostic & { code: ErrorCode }) | boolean {
   // The keys seen so far in each open object (null for an array): a short list, a Set once it grows, since most
   // objects have a handful of keys and a body may have thousands.
   const keys: Array<string[] | Set<string> | null> = [];
@@ -122,7 +122,7 @@ function scanStructure(text: string, say: (typeof says)[Voice]): StructureProble
     } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
       keys.push(c === 0x7b ? [] : null);
       if (keys.length > maxDepth) {
-        return { code: 'BODY_TOO_DEEP', path: '/body', message: say.deep };
+        return diagnostic('BODY_TOO_DEEP', '/body', say.deep);
       }
       expectKey = c === 0x7b;
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
@@ -149,11 +149,7 @@ function scanStructure(text: string, say: (typeof says)[Voice]): StructureProble
       if (isForbiddenKey(key)) clean = false;
       const seen = keys[keys.length - 1] as string[] | Set<string>;
       if (Array.isArray(seen) ? seen.includes(key) : seen.has(key)) {
-        return {
-          code: 'BODY_DUPLICATE_KEY',
-          path: pointer(parentPointer(text, start), key),
-          message: say.repeated(key),
-        };
+        return diagnostic('BODY_DUPLICATE_KEY', pointer(parentPointer(text, start), key), say.repeated(key));
       }
       if (!Array.isArray(seen)) seen.add(key);
       else if (seen.push(key) > 16) keys[keys.length - 1] = new Set(seen);

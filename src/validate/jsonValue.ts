@@ -1,23 +1,8 @@
 import type { ErrorCode } from '../errors.js';
-import { type Diagnostic, pointer } from './diagnostic.js';
+import { type Diagnostic, diagnostic, pointer } from './diagnostic.js';
 
-/** What a value can have wrong, each named by the catalogue's error that refuses it. */
-export type ValueProblem = Diagnostic & {
-  readonly code: Extract<
-    ErrorCode,
-    | 'BODY_NUMBER_OUT_OF_RANGE'
-    | 'BODY_INVALID_JSON'
-    | 'BODY_TOO_DEEP'
-    | 'BODY_FORBIDDEN_KEY'
-    | 'BODY_INVALID_ENCODING'
-  >;
-};
-
-const problem = (code: ValueProblem['code'], path: string, message: string): ValueProblem => ({
-  code,
-  path,
-  message,
-});
+/** A problem of a value, named by the catalogue's error that refuses it. */
+type ValueProblem = Diagnostic & { code: ErrorCode };
 
 /** Deepest nesting a body may have: ids and properties never need more. */
 export const maxDepth = 32;
@@ -57,7 +42,7 @@ export function inspectJsonValue(root: unknown, base = '/body'): ValueProblem[] 
         if (!Number.isFinite(value)) {
           const path = pathOf(frame);
           found.push(
-            problem(
+            diagnostic(
               'BODY_NUMBER_OUT_OF_RANGE',
               path,
               `${place(path)} is not a finite number: JSON such as 1e400 overflows a double and cannot be stored or read back; send a number of magnitude at most 1.7976931348623157e308, or a string`,
@@ -73,7 +58,11 @@ export function inspectJsonValue(root: unknown, base = '/body'): ValueProblem[] 
       default: {
         const path = pathOf(frame);
         found.push(
-          problem('BODY_INVALID_JSON', path, `${place(path)} is a ${typeof value}, which JSON cannot carry`),
+          diagnostic(
+            'BODY_INVALID_JSON',
+            path,
+            `${place(path)} is a ${typeof value}, which JSON cannot carry`,
+          ),
         );
         continue;
       }
@@ -81,7 +70,7 @@ export function inspectJsonValue(root: unknown, base = '/body'): ValueProblem[] 
     if (depth >= maxDepth) {
       const path = pathOf(frame);
       found.push(
-        problem(
+        diagnostic(
           'BODY_TOO_DEEP',
           path,
           `${place(path)} is nested deeper than ${maxDepth} levels; flatten the body`,
@@ -97,7 +86,7 @@ export function inspectJsonValue(root: unknown, base = '/body'): ValueProblem[] 
     if (!isPlainObject(value)) {
       const path = pathOf(frame);
       found.push(
-        problem(
+        diagnostic(
           'BODY_INVALID_JSON',
           path,
           `${place(path)} is a ${value.constructor?.name ?? 'non-plain object'}, not a JSON object`,
@@ -117,7 +106,7 @@ export function inspectJsonValue(root: unknown, base = '/body'): ValueProblem[] 
       if (isForbiddenKey(key)) {
         const path = pathOf(child);
         found.push(
-          problem(
+          diagnostic(
             'BODY_FORBIDDEN_KEY',
             path,
             `${place(path)}: the key "${key}" is refused because it poisons prototypes; rename it`,
@@ -147,8 +136,8 @@ function pathOf(frame: Frame): string {
 
 const place = (path: string): string => path.slice(1);
 
-const loneSurrogate = (path: string): ValueProblem =>
-  problem(
+const loneSurrogate = (path: string) =>
+  diagnostic(
     'BODY_INVALID_ENCODING',
     path,
     `${place(path)} contains a lone UTF-16 surrogate (e.g. "\\ud800"); send well-formed Unicode`,

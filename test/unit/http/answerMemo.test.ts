@@ -4,7 +4,7 @@ import { seededIds } from '../../../src/domain/ids.js';
 import { defaultTenantId, emptyWorld, type Group, type Tenant } from '../../../src/domain/model.js';
 import { getOrCreate } from '../../../src/domain/userGroups.js';
 import { memoisedAnswer, shownGroup } from '../../../src/http/answerMemo.js';
-import { type Owned, pipelineRequest } from '../../../src/pipeline/pipelineRequest.js';
+import { type Owned, PipelineRequest } from '../../../src/pipeline/pipelineRequest.js';
 import { type Operation, operations } from '../../../src/spec/operations.js';
 
 const group: Group = {
@@ -45,12 +45,12 @@ describe('shownGroup', () => {
   );
   if (made.ok) applyChanges(world, made.value.changes);
   const owner = { tenant: defaultTenantId, environment: 'Customer' } as const;
-  const request = (operationId: string, body: unknown): Owned => ({
-    ...pipelineRequest({ method: 'GET', path: '/api/user', bodySent: true }),
-    operation: operations().find((o) => o.operationId === operationId) as Operation,
-    owner,
-    body,
-  });
+  const request = (operationId: string, body: unknown): Owned =>
+    Object.assign(new PipelineRequest('GET', '/api/user', { bodySent: true }), {
+      operation: operations().find((o) => o.operationId === operationId) as Operation,
+      owner,
+      body,
+    });
 
   it('keys a get-or-create by the stored group object its id names', () => {
     const stored = tenant.groups.values().next().value;
@@ -64,10 +64,9 @@ describe('shownGroup', () => {
     expect(shownGroup(request('getOrCreateUserGroup', { user_group_id: 'h', name: 'H' }), world)).toBe(
       undefined,
     );
-    const other = {
-      ...request('getOrCreateUserGroup', { user_group_id: 'g', name: 'G' }),
+    const other = Object.assign(request('getOrCreateUserGroup', { user_group_id: 'g', name: 'G' }), {
       owner: { ...owner, environment: 'Testing' as const },
-    };
+    });
     expect(shownGroup(other, world)).toBe(undefined);
     expect(shownGroup(request('updateUserGroup', { user_group_id: 'g', name: 'G' }), world)).toBe(undefined);
   });
