@@ -13,7 +13,7 @@ export {
 } from './proxy/createValidatingProxy.js';
 export { ProxyOptionError } from './proxy/proxyOptions.js';
 export { RecordingLostError } from './proxy/recordingFile.js';
-export type { Fault, FaultSpec } from './runtime/faults.js';
-export type { JournalEntry, JournalQuery, RequestWatcher } from './runtime/journal.js';
 export type { ApiKey } from './runtime/keyRing.js';
 export type * from './spec/types.js';
+export type { Fault, FaultSpec } from './store/faults.js';
+export type { JournalEntry, JournalQuery, RequestWatcher } from './store/journal.js';

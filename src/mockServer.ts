@@ -4,26 +4,18 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createControls } from './admin/controls.js';
-import type { AdminControls, Controls } from './admin/controlsApi.js';
+import type { Controls } from './admin/controlsApi.js';
 import { createAdminHandler } from './admin/createAdminHandler.js';
 import { fixtureProblems } from './admin/fixtureProblems.js';
-import { createSharedControls } from './admin/sharedControls.js';
 import { cryptoIds, seededIds } from './domain/ids.js';
-import { defaultTenantId, groupKey, type World } from './domain/model.js';
 import type { GroupSeed } from './domain/seed.js';
 import { product } from './errors.js';
 import { createApp } from './http/app.js';
 import { answerClientErrors } from './http/clientError.js';
 import { closeServer, holdRequests, listen } from './http/listen.js';
-import { defaultJournalLimit } from './runtime/journal.js';
 import { type ApiKey, defaultApiKeys, KeyRing } from './runtime/keyRing.js';
 import { createLog } from './runtime/log.js';
-import {
-  type MockContext,
-  retiredAnywhere,
-  type SharedState,
-  type TenantRuntime,
-} from './runtime/mockContext.js';
+import { type MockContext, retiredAnywhere, type TenantRuntime } from './runtime/mockContext.js';
 import {
   apiKeysProblem,
   checkOptions,
@@ -34,12 +26,10 @@ import {
   setting,
 } from './runtime/options.js';
 import { RateLimiter } from './runtime/rateLimiter.js';
-import { SharedRuntime } from './runtime/sharedRuntime.js';
 import type { FileSystem } from './store/fileSystem.js';
-import { openFilePersistence, openMemoryPersistence } from './store/persistence.js';
-import { PostgresStore } from './store/postgres/postgresStore.js';
-import { isPostgresUrl } from './store/postgres/postgresUrl.js';
-import { Store } from './store/store.js';
+import { defaultJournalLimit } from './store/journal.js';
+import { openStore } from './store/openStore.js';
+import type { Store } from './store/store.js';
 import { createPages } from './ui/pages.js';
 import { warmUp } from './validate/schemaChecks.js';
 
@@ -92,12 +82,10 @@ export interface MockServerOptions {
   readonly onWarning?: (message: string) => void;
 }
 
+/** A running mock: its address and the fixture controls (each awaitable, the same on every store). */
 export interface MockServer extends Controls {
-  /**
-   * The same controls, each one awaitable, on every store: with PostgreSQL (`db: 'postgres://…'`) they read and
-   * change the shared database, where the synchronous reads above (`groups()`, `requests()` …) are refused.
-   */
-  readonly admin: AdminControls;
+  /** The same controls (an alias kept from 0.1, when only these were awaitable on every store). */
+  readonly admin: Controls;
   readonly url: string;
   readonly host: string;
   readonly port: number;
@@ -163,36 +151,22 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
   const held = holdRequests(server);
   const stopping = new AbortController();
   let store: Store | undefined;
-  let shared: SharedState | undefined;
   try {
-    const postgres = options.db !== undefined && isPostgresUrl(options.db);
-    if (postgres) {
-      const opened = await PostgresStore.open(options.db as string, {
-        ...(options.poolSize ? { poolSize: options.poolSize } : {}),
-        ...(options.onWarning ? { onWarning: options.onWarning } : {}),
-      });
-      shared = { store: opened, runtime: new SharedRuntime(opened, journalLimit) };
-    }
-    const persistence =
-      options.db === undefined || postgres
-        ? await openMemoryPersistence()
-        : await openFilePersistence(options.db, {
-            ...(options.files ? { files: options.files } : {}),
-            ...(options.compactAfter ? { compactAfter: options.compactAfter } : {}),
-            ...(options.onWarning ? { onWarning: options.onWarning } : {}),
-          });
-    store = new Store(persistence, options.onWarning);
+    const ids = options.seed === undefined ? cryptoIds : seededIds(options.seed);
+    const opened = await openStore(options.db, {
+      ids,
+      journalLimit,
+      poolSize: options.poolSize,
+      files: options.files,
+      compactAfter: options.compactAfter,
+      onWarning: options.onWarning,
+    });
+    store = opened;
     const runtimes = new Map<string, TenantRuntime>();
     const context: MockContext = {
-      store,
-      storeKind: shared !== undefined ? 'postgres' : options.db === undefined ? 'memory' : 'file',
-      shared,
-      keys: new KeyRing(
-        apiKeys,
-        persistence.world,
-        (token) => retiredAnywhere(runtimes, token) !== undefined,
-      ),
-      ids: options.seed === undefined ? cryptoIds : seededIds(options.seed),
+      store: opened,
+      keys: new KeyRing(apiKeys, opened.world, (token) => retiredAnywhere(runtimes, token) !== undefined),
+      ids,
       logger: await createLog(options.logLevel ?? 'silent'),
       bodyLimit: options.bodyLimit ?? 1024 * 1024,
       rateLimiter: options.rateLimit === undefined ? undefined : new RateLimiter(options.rateLimit),
@@ -202,9 +176,7 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
       stopping: stopping.signal,
     };
     const controls = createControls(context);
-    const adminControls = shared === undefined ? controls : createSharedControls(context, shared);
-    if (options.fixtures !== undefined)
-      await seedFixtures(adminControls, persistence.world, options.fixtures);
+    if (options.fixtures !== undefined) await seedFixtures(controls, options.fixtures);
     const checks = warmUp();
     context.logger.debug(
       { requestChecks: checks },
@@ -212,54 +184,20 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
         ? 'request checks: precompiled at build time'
         : 'request checks: compiled at start (no build of this document)',
     );
-    held.serve(createApp(context, createAdminHandler(context, adminControls), createPages(context)));
-    const inProcess = shared === undefined ? controls : inProcessControls(adminControls);
-    return serving(server, store, shared, inProcess, adminControls, host, apiKeys, stopping);
+    held.serve(createApp(context, createAdminHandler(context, controls), createPages(context)));
+    return serving(server, opened, controls, host, apiKeys, stopping);
   } catch (error) {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
     await store?.close();
-    await shared?.store.close();
     throw error;
   }
-}
-
-/**
- * The in-process controls of a mock whose store is PostgreSQL: the asynchronous ones act on the database; the
- * synchronous reads cannot wait for it and say where to read instead (the admin API, which every replica serves).
- */
-function inProcessControls(shared: AdminControls): Controls {
-  const useAdminApi = (name: string) => (): never => {
-    throw new Error(
-      `${product}: ${name}() reads the store synchronously, which a PostgreSQL store cannot; await server.admin.${name}(…) instead (the same control, asynchronous), or call the /__admin API of any replica (e.g. GET /__admin/groups)`,
-    );
-  };
-  return {
-    reset: async (tenant) => shared.reset(tenant),
-    seedGroup: async (seed, tenant) => shared.seedGroup(seed, tenant),
-    removeGroups: async (tenant, environment) => shared.removeGroups(tenant, environment),
-    createTenant: async () => shared.createTenant(),
-    deleteTenant: async (id, scope) => shared.deleteTenant(id, scope),
-    groups: useAdminApi('groups'),
-    token: useAdminApi('token'),
-    requests: useAdminApi('requests'),
-    clearRequests: useAdminApi('clearRequests'),
-    droppedRequests: useAdminApi('droppedRequests'),
-    injectFault: useAdminApi('injectFault'),
-    faults: useAdminApi('faults'),
-    clearFaults: useAdminApi('clearFaults'),
-    health: useAdminApi('health'),
-    tenants: useAdminApi('tenants'),
-    watchRequests: (watcher, tenant) => shared.watchRequests(watcher, tenant),
-  };
 }
 
 function serving(
   server: Server,
   store: Store,
-  shared: SharedState | undefined,
   controls: Controls,
-  admin: AdminControls,
   host: string,
   apiKeys: readonly ApiKey[],
   stopping: AbortController,
@@ -269,20 +207,20 @@ function serving(
   const urlHost = host.includes(':') ? `[${host}]` : host;
   return {
     ...controls,
-    admin,
+    admin: controls,
     url: `http://${urlHost}:${port}`,
     host,
     port,
     apiKeys,
     close: () => {
       stopping.abort();
-      closing ??= shutDown(server, store).then(() => shared?.store.close());
+      closing ??= shutDown(server, store);
       return closing;
     },
   };
 }
 
-async function seedFixtures(controls: AdminControls, world: World, path: string): Promise<void> {
+async function seedFixtures(controls: Controls, path: string): Promise<void> {
   let groups: GroupSeed[];
   try {
     groups = (JSON.parse(await readFile(path, 'utf8')) as { groups: GroupSeed[] }).groups;
@@ -294,12 +232,9 @@ async function seedFixtures(controls: AdminControls, world: World, path: string)
   }
   const problems = fixtureProblems(groups, path);
   if (problems !== undefined) throw new Error(problems);
-  const stored = world.tenants.get(defaultTenantId)?.groups;
   for (const [index, seed] of groups.entries()) {
-    // Groups already present (from an earlier run on the same database) are kept as they are.
-    if (stored?.has(groupKey(seed.environment, seed.user_group_id))) continue;
     const result = await controls.seedGroup(seed);
-    // With PostgreSQL, another replica may have seeded it first, or an earlier run.
+    // Groups already present (from an earlier run on the same database, or seeded by another replica) are kept.
     if (
       !result.ok &&
       result.error.code === 'GROUP_EXISTS' &&

@@ -8,7 +8,7 @@ import { PipelineRequest } from '../pipeline/pipelineRequest.js';
 import { failure, ok, type Result } from '../result.js';
 import type { MockContext } from '../runtime/mockContext.js';
 import type { Route } from '../spec/operations.js';
-import { StoreUnavailableError } from '../store/postgres/unavailable.js';
+import { type KeyLookup, StoreUnavailableError } from '../store/store.js';
 import { readApiKey } from '../validate/headers.js';
 import { adminRoute, securityOf } from './adminDocument.js';
 
@@ -54,8 +54,8 @@ export function scopeOf(req: IncomingMessage, head: RequestHead, context: MockCo
 }
 
 /**
- * `scopeOf`, and with a shared store a key this replica does not know is looked up in the database first (a tenant
- * made through another replica), then remembered.
+ * `scopeOf`, with a key the key ring does not know looked up in the store first (with PostgreSQL, a tenant made
+ * through another replica), then remembered.
  */
 export async function sharedScopeOf(
   req: IncomingMessage,
@@ -63,12 +63,12 @@ export async function sharedScopeOf(
   context: MockContext,
 ): Promise<Result<string>> {
   const scope = scopeOf(req, head, context);
-  if (scope.ok || scope.error.code !== 'AUTH_UNKNOWN_KEY' || context.shared === undefined) return scope;
+  if (scope.ok || scope.error.code !== 'AUTH_UNKNOWN_KEY') return scope;
   const read = readApiKey(head.authorization.length > 1 ? head.authorization : head.authorization[0]);
   if (!read.ok) return scope;
-  let found: Awaited<ReturnType<typeof context.shared.store.lookUpKey>>;
+  let found: KeyLookup;
   try {
-    found = await context.shared.store.lookUpKey(read.value);
+    found = await context.store.lookUpKey(read.value);
   } catch (error) {
     if (error instanceof StoreUnavailableError) return failure(apiError('STORE_UNAVAILABLE', error.message));
     throw error;

@@ -1,29 +1,17 @@
 import { readFileSync } from 'node:fs';
-import type { Change } from '../domain/changes.js';
-import {
-  defaultTenantId,
-  type Environment,
-  findByToken,
-  type Group,
-  type TenantKeys,
-} from '../domain/model.js';
-import { type GroupSeed, seedGroup } from '../domain/seed.js';
+import { defaultTenantId, type Environment, type TenantKeys } from '../domain/model.js';
+import type { GroupSeed } from '../domain/seed.js';
 import { type ApiError, apiError, errorFromDiagnostics, product } from '../errors.js';
 import { failure, ok, type Result } from '../result.js';
-import type { Fault, FaultSpec } from '../runtime/faults.js';
-import {
-  type JournalEntry,
-  type JournalQuery,
-  type RequestWatcher,
-  watcherListener,
-} from '../runtime/journal.js';
 import { abandonScope, type MockContext, runtimeOf } from '../runtime/mockContext.js';
 import type { Health, TenantHandle, TenantSummary, TokenOwner } from '../spec/types.js';
+import type { FaultSpec } from '../store/faults.js';
+import { type JournalQuery, type RequestWatcher, watcherListener } from '../store/journal.js';
 import { checkAdminSchema } from './adminDocument.js';
 import type { Controls } from './controlsApi.js';
 import { checkJournalQuery } from './journalQuery.js';
 
-export type { AdminControls, Controls } from './controlsApi.js';
+export type { Controls } from './controlsApi.js';
 export type { Health, TenantHandle, TenantSummary, TokenOwner };
 
 /** The package's own `package.json`, two levels up from this module in the sources and in `dist/` alike. */
@@ -71,122 +59,117 @@ export function tenantRemovalRefused(id: string, scope: string): ApiError | unde
   return undefined;
 }
 
-/** The fixture controls over one mock's store and runtime state. */
+/**
+ * The fixture controls over one mock's store and runtime state: one implementation for every store, each control
+ * awaitable. Watching the journal hears this process's requests (the event stream of `/__admin/requests/events` is
+ * per replica with PostgreSQL).
+ */
 export function createControls(context: MockContext): Controls {
   const { store } = context;
   /**
    * The tenant id a control was given, checked: a typo or a tenant object in its place would otherwise read an
    * empty journal, and a test asserting "no invalid requests" would pass for nothing.
    */
-  const known = (tenant: unknown, control: string): string => {
-    if (typeof tenant === 'string' && store.world.tenants.has(tenant)) return tenant;
+  const known = async (tenant: unknown, control: string): Promise<string> => {
+    if (typeof tenant === 'string' && (await store.tenantExists(tenant))) return tenant;
     throw unknownTenant(tenant, control);
+  };
+  /** The tenant's state in this process, once the tenant is known. */
+  const memory = async (tenant: unknown, control: string) => runtimeOf(context, await known(tenant, control));
+  /** A value a control was given, checked against its schema in openapi/admin.yaml. */
+  const refused = (schema: string, value: unknown, what: string): Result<never> | undefined => {
+    const diagnostics = checkAdminSchema(`/components/schemas/${schema}`, value, '');
+    if (diagnostics.length === 0) return undefined;
+    const lead = `the ${what} does not match ${schema} (openapi/admin.yaml): `;
+    return failure(errorFromDiagnostics('VALIDATION_FAILED', diagnostics, lead));
   };
 
   return {
-    async reset(tenant = defaultTenantId): Promise<void> {
-      const runtime = runtimeOf(context, known(tenant, 'reset'));
-      abandonScope(context, tenant);
-      runtime.journal.clear();
-      runtime.faults.clear();
-      if (store.world.tenants.get(tenant)?.groups.size) await store.commit([{ op: 'clearTenant', tenant }]);
+    async reset(tenant = defaultTenantId) {
+      const runtime = await memory(tenant, 'reset');
+      abandonScope(context, runtime.id);
+      await store.clearRequests(runtime);
+      await store.clearFaults(runtime);
+      await store.clearGroups(runtime.id);
     },
 
-    async seedGroup(seed: GroupSeed, tenant = defaultTenantId): Promise<Result<Group>> {
-      const diagnostics = checkAdminSchema('/components/schemas/SeedGroupRequest', seed, '');
-      if (diagnostics.length > 0) {
-        const lead = 'the group does not match SeedGroupRequest (openapi/admin.yaml): ';
-        return failure(errorFromDiagnostics('VALIDATION_FAILED', diagnostics, lead));
-      }
-      const scope = store.world.tenants.get(tenant);
-      if (scope === undefined) return failure(tenantMissing(tenant));
-      const seeded = seedGroup(store.world, scope, seed, context.ids);
-      if (!seeded.ok) return seeded;
-      await store.commit(seeded.value.changes);
-      return ok(seeded.value.body);
+    async seedGroup(seed: GroupSeed, tenant = defaultTenantId) {
+      return (
+        refused('SeedGroupRequest', seed, 'group') ??
+        (await store.seed(tenant, seed)) ??
+        failure(tenantMissing(tenant))
+      );
     },
 
-    groups(tenant = defaultTenantId, environment?: Environment): Group[] {
-      const groups = [...(store.world.tenants.get(known(tenant, 'groups'))?.groups.values() ?? [])];
-      return environment === undefined ? groups : groups.filter((g) => g.environment === environment);
+    async groups(tenant = defaultTenantId, environment?: Environment) {
+      return store.groups(await known(tenant, 'groups'), environment);
     },
 
-    async removeGroups(tenant = defaultTenantId, environment?: Environment): Promise<void> {
-      const scope = store.world.tenants.get(known(tenant, 'removeGroups'));
-      if (scope === undefined || scope.groups.size === 0) return;
-      if (environment === undefined) {
-        await store.commit([{ op: 'clearTenant', tenant }]);
-        return;
-      }
-      const changes: Change[] = [...scope.groups]
-        .filter(([, group]) => group.environment === environment)
-        .map(([key]) => ({ op: 'deleteGroup', tenant, key }));
-      if (changes.length > 0) await store.commit(changes);
+    async removeGroups(tenant = defaultTenantId, environment?: Environment) {
+      await store.clearGroups(await known(tenant, 'removeGroups'), environment);
     },
 
-    token(token: string, tenant = defaultTenantId): TokenOwner | undefined {
-      const scope = known(tenant, 'token');
-      const found = findByToken(store.world, token);
-      if (found === undefined || found.tenant.id !== scope) return undefined;
+    async token(token: string, tenant = defaultTenantId) {
+      const scope = await known(tenant, 'token');
+      const found = await store.groupByToken(token);
+      if (found === undefined || found.tenant !== scope) return undefined;
       const { environment, provided_id, name, team_id, properties } = found.group;
       return { environment, provided_id, name, team_id, properties };
     },
 
-    requests(query: JournalQuery = {}, tenant = defaultTenantId): JournalEntry[] {
-      return runtimeOf(context, known(tenant, 'requests')).journal.list(checkJournalQuery(query));
+    async requests(query: JournalQuery = {}, tenant = defaultTenantId) {
+      const checked = checkJournalQuery(query);
+      return store.requests(await memory(tenant, 'requests'), checked);
     },
 
-    clearRequests(tenant = defaultTenantId): void {
-      runtimeOf(context, known(tenant, 'clearRequests')).journal.clear();
+    async clearRequests(tenant = defaultTenantId) {
+      await store.clearRequests(await memory(tenant, 'clearRequests'));
     },
 
-    droppedRequests(tenant = defaultTenantId): number {
-      return runtimeOf(context, known(tenant, 'droppedRequests')).journal.dropped;
+    async droppedRequests(tenant = defaultTenantId) {
+      return store.droppedRequests(await memory(tenant, 'droppedRequests'));
     },
 
-    async createTenant(): Promise<TenantHandle> {
+    async createTenant() {
       const id = context.ids.tenantId();
       const api_keys: TenantKeys = { Customer: context.ids.apiKey(), Testing: context.ids.apiKey() };
-      await store.commit([{ op: 'putTenant', tenant: id, keys: api_keys }]);
-      context.keys.rebuild(store.world);
+      await store.putTenant(id, api_keys);
+      context.keys.learn(api_keys.Customer, { tenant: id, environment: 'Customer' });
+      context.keys.learn(api_keys.Testing, { tenant: id, environment: 'Testing' });
       return { id, api_keys };
     },
 
-    async deleteTenant(id: string, scope = defaultTenantId): Promise<Result<void>> {
-      const refused =
-        tenantRemovalRefused(id, scope) ?? (store.world.tenants.has(id) ? undefined : tenantMissing(id));
-      if (refused !== undefined) return failure(refused);
-      const change: Change = { op: 'deleteTenant', tenant: id };
+    async deleteTenant(id: string, scope = defaultTenantId) {
+      const refusal = tenantRemovalRefused(id, scope);
+      if (refusal !== undefined) return failure(refusal);
       abandonScope(context, id);
-      await store.commit([change]);
+      if (!(await store.deleteTenant(id))) return failure(tenantMissing(id));
       context.runtimes.delete(id);
-      context.keys.rebuild(store.world);
+      context.keys.forget(id);
       return ok(undefined);
     },
 
-    injectFault(spec: FaultSpec, tenant = defaultTenantId): Result<Fault> {
-      const diagnostics = checkAdminSchema('/components/schemas/FaultRequest', spec, '');
-      if (diagnostics.length > 0) {
-        const lead = 'the fault does not match FaultRequest (openapi/admin.yaml): ';
-        return failure(errorFromDiagnostics('VALIDATION_FAILED', diagnostics, lead));
-      }
-      return ok(runtimeOf(context, known(tenant, 'injectFault')).faults.add(spec));
+    async injectFault(spec: FaultSpec, tenant = defaultTenantId) {
+      return (
+        refused('FaultRequest', spec, 'fault') ??
+        ok(await store.addFault(await memory(tenant, 'injectFault'), spec))
+      );
     },
 
-    faults(tenant = defaultTenantId): Fault[] {
-      return runtimeOf(context, known(tenant, 'faults')).faults.list();
+    async faults(tenant = defaultTenantId) {
+      return store.faults(await memory(tenant, 'faults'));
     },
 
-    clearFaults(tenant = defaultTenantId): void {
-      runtimeOf(context, known(tenant, 'clearFaults')).faults.clear();
+    async clearFaults(tenant = defaultTenantId) {
+      await store.clearFaults(await memory(tenant, 'clearFaults'));
     },
 
-    health(): Health {
-      return { status: 'ready', version: packageVersion(), store: context.storeKind };
+    async health() {
+      return { ...(await store.health()), version: packageVersion(), store: store.kind };
     },
 
-    tenants(scope = defaultTenantId): TenantSummary[] {
-      const visible = [...store.world.tenants.values()].filter(
+    async tenants(scope = defaultTenantId) {
+      const visible = (await store.tenants()).filter(
         (tenant) => scope === defaultTenantId || tenant.id === scope,
       );
       return visible
@@ -194,13 +177,13 @@ export function createControls(context: MockContext): Controls {
         .map((tenant) => ({
           id: tenant.id,
           api_keys: tenant.keys === null ? commandLineKeys(context) : { ...tenant.keys },
-          groups: tenant.groups.size,
+          groups: tenant.groups,
         }));
     },
 
-    watchRequests(watcher: RequestWatcher, tenant = defaultTenantId): () => void {
+    async watchRequests(watcher: RequestWatcher, tenant = defaultTenantId) {
       const listener = watcherListener(watcher);
-      return runtimeOf(context, known(tenant, 'watchRequests')).journal.subscribe(listener);
+      return (await memory(tenant, 'watchRequests')).journal.subscribe(listener);
     },
   };
 }

@@ -3,18 +3,19 @@
 import type { Environment, Group } from '../domain/model.js';
 import type { GroupSeed } from '../domain/seed.js';
 import type { Result } from '../result.js';
-import type { Fault, FaultSpec } from '../runtime/faults.js';
-import type { JournalEntry, JournalQuery, RequestWatcher } from '../runtime/journal.js';
 import type { Health, TenantHandle, TenantSummary, TokenOwner } from '../spec/types.js';
+import type { Fault, FaultSpec } from '../store/faults.js';
+import type { JournalEntry, JournalQuery, RequestWatcher } from '../store/journal.js';
 
 export type { Health, TenantHandle, TenantSummary, TokenOwner };
 
 /**
  * The fixture controls: what a test does to the mock besides calling the service, in process (`MockServer` has
- * them) or through the `/__admin` routes (one implementation for both). Each acts on one tenant's scope, the default
- * tenant's unless a tenant id is given; the command-line keys belong to the default tenant. A control that can
- * fail returns a `Result`. Two mistakes of the calling code throw instead (or reject): a tenant id that does not
- * exist (`seedGroup` and `deleteTenant` answer `TENANT_NOT_FOUND`), and a database file that cannot be written.
+ * them) or through the `/__admin` routes (one implementation for both), the same on every store (memory, a
+ * database file, PostgreSQL); each returns a promise. Each acts on one tenant's scope, the default tenant's unless a
+ * tenant id is given; the command-line keys belong to the default tenant. A control that can fail resolves to a
+ * `Result`. Two mistakes of the calling code reject instead: a tenant id that does not exist (`seedGroup` and
+ * `deleteTenant` answer `TENANT_NOT_FOUND`), and a store that cannot be written (or, PostgreSQL, reached).
  */
 export interface Controls {
   /**
@@ -29,24 +30,24 @@ export interface Controls {
    */
   seedGroup(seed: GroupSeed, tenant?: string): Promise<Result<Group>>;
   /** The groups of a scope, of one environment when one is given. */
-  groups(tenant?: string, environment?: Environment): Group[];
+  groups(tenant?: string, environment?: Environment): Promise<Group[]>;
   /**
    * Removes the groups of a scope (of one environment when one is given), keeping its journal and pending faults:
    * how provider states are set up without losing what the mock said about earlier requests.
    */
   removeGroups(tenant?: string, environment?: Environment): Promise<void>;
   /** The group a user-group token identifies right now, within the scope; undefined when none does. */
-  token(token: string, tenant?: string): TokenOwner | undefined;
+  token(token: string, tenant?: string): Promise<TokenOwner | undefined>;
   /** The journal of a scope, oldest first: what the client sent and how the mock answered. */
-  requests(query?: JournalQuery, tenant?: string): JournalEntry[];
+  requests(query?: JournalQuery, tenant?: string): Promise<JournalEntry[]>;
   /** Empties the journal of a scope. */
-  clearRequests(tenant?: string): void;
+  clearRequests(tenant?: string): Promise<void>;
   /**
    * How many of the scope's oldest journal entries were dropped to keep the journal within its limit
    * (`journalLimit`, default 1000) since the last reset or clear: when it is not 0, `requests()` did not see every
    * request. Over HTTP, the `X-Journal-Dropped` header of `GET /__admin/requests`.
    */
-  droppedRequests(tenant?: string): number;
+  droppedRequests(tenant?: string): Promise<number>;
   /**
    * A new tenant with its own pair of API keys (Customer and Testing), groups, journal and faults, which no other
    * tenant sees. `team_id`s and (with `seed`) tokens come from one sequence for the whole mock.
@@ -58,31 +59,22 @@ export interface Controls {
    * Plans a fault for the next matching `/api/user` calls of the scope; an error (`VALIDATION_FAILED`) when the
    * spec breaks `FaultRequest` of openapi/admin.yaml.
    */
-  injectFault(spec: FaultSpec, tenant?: string): Result<Fault>;
+  injectFault(spec: FaultSpec, tenant?: string): Promise<Result<Fault>>;
   /** The pending faults of a scope, with their `remaining` counts. */
-  faults(tenant?: string): Fault[];
+  faults(tenant?: string): Promise<Fault[]>;
   /** Removes the pending faults of a scope. */
-  clearFaults(tenant?: string): void;
+  clearFaults(tenant?: string): Promise<void>;
   /** Ready (a mock that answers is), the package version, and where the groups are kept. */
-  health(): Health;
+  health(): Promise<Health>;
   /** The tenants a scope sees, with a key of each environment: all of them from the default scope. */
-  tenants(scope?: string): TenantSummary[];
+  tenants(scope?: string): Promise<TenantSummary[]>;
   /**
-   * Calls `watcher` with each request journaled in the scope from now on, as `requests()` lists it, until the
-   * returned function is called: `watchRequests((entry) => ...)`, or `{ entry(entry) {}, cleared() {} }` to hear
-   * the journal being emptied too.
+   * Calls `watcher` with each request this process journals in the scope from now on, as `requests()` lists it,
+   * until the function it resolves to is called: `await watchRequests((entry) => ...)`, or
+   * `{ entry(entry) {}, cleared() {} }` to hear the journal being emptied too.
    */
-  watchRequests(watcher: RequestWatcher, tenant?: string): () => void;
+  watchRequests(watcher: RequestWatcher, tenant?: string): Promise<() => void>;
 }
 
-/**
- * The controls as the admin API calls them: each may wait for its store, as the controls over PostgreSQL do
- * (src/admin/sharedControls.ts). Watching the journal stays synchronous: it hears this replica's requests.
- */
-export type AdminControls = {
-  readonly [K in keyof Controls]: K extends 'watchRequests'
-    ? Controls[K]
-    : (
-        ...args: Parameters<Controls[K]>
-      ) => ReturnType<Controls[K]> | Promise<Awaited<ReturnType<Controls[K]>>>;
-};
+/** @deprecated Since 0.2 every control is awaitable on every store: use `Controls`. */
+export type AdminControls = Controls;

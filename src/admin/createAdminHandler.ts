@@ -7,10 +7,10 @@ import { errorReply, type Reply } from '../pipeline/answer.js';
 import { ok } from '../result.js';
 import type { MockContext } from '../runtime/mockContext.js';
 import type { Route } from '../spec/operations.js';
-import { StoreUnavailableError } from '../store/postgres/unavailable.js';
+import { StoreUnavailableError } from '../store/store.js';
 import { accessOf, adminKeyCheck, sharedScopeOf } from './access.js';
 import { type AdminOperationId, adminOperations, adminRoute } from './adminDocument.js';
-import type { AdminControls } from './controls.js';
+import type { Controls } from './controls.js';
 import { type BytesReply, endpoints } from './endpoints.js';
 import { isStreamReply } from './events.js';
 import { checkParameters } from './parameters.js';
@@ -37,7 +37,7 @@ export interface AdminLimits {
  * operation's security asks for them; then the operation's endpoint calls the shared controls. Admin calls are not
  * journaled.
  */
-export function createAdminHandler(context: MockContext, controls: AdminControls, limits: AdminLimits = {}) {
+export function createAdminHandler(context: MockContext, controls: Controls, limits: AdminLimits = {}) {
   const checkAdminKey = adminKeyCheck(context.adminKey);
   const has = limits.has ?? (() => true);
 

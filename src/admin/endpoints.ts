@@ -2,10 +2,10 @@ import type { Environment } from '../domain/model.js';
 import type { GroupSeed } from '../domain/seed.js';
 import { apiError } from '../errors.js';
 import { errorReply, type Reply } from '../pipeline/answer.js';
-import type { FaultSpec } from '../runtime/faults.js';
-import type { JournalQuery } from '../runtime/journal.js';
+import type { FaultSpec } from '../store/faults.js';
+import type { JournalQuery } from '../store/journal.js';
 import type { AdminOperationId } from './adminDocument.js';
-import type { AdminControls } from './controls.js';
+import type { Controls } from './controls.js';
 import { journalEvents } from './events.js';
 import type { CallParameters } from './parameters.js';
 import {
@@ -17,7 +17,7 @@ import {
 
 /** One admin call, its parameters and body already checked against openapi/admin.yaml. */
 export interface AdminCall {
-  readonly controls: AdminControls;
+  readonly controls: Controls;
   /** The tenant the call acts on. */
   readonly tenant: string;
   readonly params: CallParameters;

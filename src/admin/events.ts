@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Reply } from '../pipeline/answer.js';
-import type { JournalEntry, RequestWatcher } from '../runtime/journal.js';
+import type { JournalEntry, RequestWatcher } from '../store/journal.js';
 
 /** A reply that keeps its response open and writes to it itself. */
 export interface StreamReply extends Reply {
@@ -24,7 +24,7 @@ const requestEvent = (entry: JournalEntry): string =>
  */
 export function journalEvents(
   backlog: () => readonly JournalEntry[],
-  watch: (watcher: RequestWatcher) => () => void,
+  watch: (watcher: RequestWatcher) => Promise<() => void>,
 ): StreamReply {
   return {
     status: 200,
@@ -37,6 +37,7 @@ export function journalEvents(
         'x-content-type-options': 'nosniff',
       });
       let ended = false;
+      let unsubscribe = (): void => undefined;
       const end = (): void => {
         if (ended) return;
         ended = true;
@@ -52,10 +53,13 @@ export function journalEvents(
       };
       send(': user-group-mock journal\n\n');
       for (const entry of backlog()) send(requestEvent(entry));
-      const unsubscribe = watch({
+      watch({
         entry: (entry) => send(requestEvent(entry)),
         cleared: () => send('event: cleared\ndata: {}\n\n'),
-      });
+      }).then((stop) => {
+        if (ended) stop();
+        else unsubscribe = stop;
+      }, end);
       const keepAlive = setInterval(() => send(': keep-alive\n\n'), keepAliveMs);
       keepAlive.unref();
       res.on('close', end);

@@ -1,6 +1,6 @@
 import { product } from '../errors.js';
-import type { JournalQuery } from '../runtime/journal.js';
 import { operations } from '../spec/operations.js';
+import type { JournalQuery } from '../store/journal.js';
 import { nearest } from '../validate/nearest.js';
 import { adminOperations } from './adminDocument.js';
 import { checkQueryValues } from './parameters.js';

@@ -1,10 +1,10 @@
 import type { Environment } from '../domain/model.js';
 import { product } from '../errors.js';
 import type { MockServerOptions } from '../mockServer.js';
-import { defaultJournalLimit } from '../runtime/journal.js';
 import type { ApiKey } from '../runtime/keyRing.js';
 import { environmentMeant, ranges } from '../runtime/options.js';
 import { parseRateLimit } from '../runtime/rateLimiter.js';
+import { defaultJournalLimit } from '../store/journal.js';
 import {
   isPostgresUrl,
   postgresUrlForm,

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { defaultTenantId, type Group } from '../domain/model.js';
+import { defaultTenantId } from '../domain/model.js';
 import type { Decision } from '../domain/userGroups.js';
 import { type ApiError, apiError } from '../errors.js';
 import { answer, errorReply, type Reply } from '../pipeline/answer.js';
@@ -12,17 +12,15 @@ import {
   PipelineRequest,
   type Routed,
 } from '../pipeline/pipelineRequest.js';
-import { runOperation } from '../pipeline/runOperation.js';
-import type { Fault } from '../runtime/faults.js';
-import type { JournalRecord } from '../runtime/journal.js';
+import type { Result } from '../result.js';
 import type { KeyOwner } from '../runtime/keyRing.js';
 import { elapsedMs, logExchange } from '../runtime/log.js';
-import { type MockContext, runtimeOf, type SharedState, type TenantRuntime } from '../runtime/mockContext.js';
-import { faultOf, journalLine } from '../runtime/sharedRuntime.js';
-import type { Operation, OperationId } from '../spec/operations.js';
+import { type MockContext, runtimeOf, type TenantRuntime } from '../runtime/mockContext.js';
+import type { OperationId } from '../spec/operations.js';
 import type { Diagnostic } from '../spec/types.js';
-import type { Serving } from '../store/postgres/statements.js';
-import { StoreUnavailableError } from '../store/postgres/unavailable.js';
+import type { Fault } from '../store/faults.js';
+import type { JournalRecord } from '../store/journal.js';
+import { type KeyLookup, StoreUnavailableError, StoreWriteError } from '../store/store.js';
 import { readApiKey } from '../validate/headers.js';
 import { memoisedAnswer, shownGroup } from './answerMemo.js';
 import { type BodyResult, type BodySink, collectBody } from './collectBody.js';
@@ -30,10 +28,7 @@ import { authenticateOnConnection } from './connectionKeys.js';
 import type { RequestHead } from './head.js';
 import { type Payload, payloadOf, send } from './respond.js';
 
-/**
- * The mock's way: every step, the key remembered per connection in front of `authenticate` (decision 5), stopping at
- * the first problem.
- */
+/** The mock's way: every step, the key remembered per connection in front of `authenticate` (decision 5). */
 const mockWay = new Pipeline<ServiceExchange, MockContext>({
   authenticate: (exchange, context) => authenticateOnConnection(exchange, exchange.req.socket, context),
 });
@@ -41,13 +36,14 @@ const mockWay = new Pipeline<ServiceExchange, MockContext>({
 /**
  * The HTTP adapter of the request pipeline (src/pipeline) for the service: one request, from routing to the
  * journal. It is the pipeline's request record itself, runs its two stages (`mockWay`: the header stage at once,
- * the body stage once the body has arrived), then the operation and the answer, and answers, journals and logs the
+ * the body stage once the body has arrived), has the store serve the operation, and answers, journals and logs the
  * request once (`complete`).
  *
  * Written as a class with callbacks rather than closures and `await`: after the body has arrived, a request whose
  * answer needs nothing from the disk is answered in the same tick, and a request allocates one object for its
  * whole course instead of a closure per step (decision 3).
  */
+/** The request record and the store's `ServiceCall` (once `Owned`: routed, its key known). */
 export class ServiceExchange extends PipelineRequest implements BodySink {
   reply: Reply | undefined = undefined;
   /** The reply's body already serialised (an unchanged group's answer), else undefined. */
@@ -56,6 +52,10 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
   runtime: TenantRuntime | undefined = undefined;
   /** What the client got wrong against the document (listed by the journal's `invalid=true`). */
   diagnostics: readonly Diagnostic[] = noWarnings;
+  /** The journal entry of the answer prepared before the store wrote it with its change (PostgreSQL). */
+  #prepared: JournalRecord | undefined = undefined;
+  /** Set while the store serves the request: a decision stored now was made from the world as it is. */
+  #serving = false;
   readonly #started: number;
 
   constructor(
@@ -74,7 +74,7 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
   serve(this: Routed<ServiceExchange>): void {
     const { context } = this;
     const refused = mockWay.head(this, context);
-    if (refused?.code === 'AUTH_UNKNOWN_KEY' && context.shared !== undefined && this.owner === undefined) {
+    if (refused?.code === 'AUTH_UNKNOWN_KEY' && this.owner === undefined) {
       this.#lookUpKey(refused);
       return;
     }
@@ -89,28 +89,31 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
   }
 
   /**
-   * A key this replica does not know, with a shared store: it may be a tenant's made through another replica, so
-   * the database is asked before the key is refused; a key found there is remembered and the request served.
+   * A key the key ring does not know: the store is asked before the key is refused (with PostgreSQL it may be a
+   * tenant's made through another replica); a key found there is remembered and the request served.
    */
   #lookUpKey(this: Routed<ServiceExchange>, refused: ApiError): void {
     const read = readApiKey(this.authorization.length > 1 ? this.authorization : this.authorization[0]);
-    const shared = this.context.shared;
-    if (!read.ok || shared === undefined) {
+    if (!read.ok) {
       this.fail(refused);
       return;
     }
-    shared.store.lookUpKey(read.value).then(
-      (found) =>
-        this.#guarded(() => {
-          if (found === undefined) this.fail(refused);
-          else if (found === 'group-token') this.fail(groupTokenAsKey());
-          else {
-            this.context.keys.learn(read.value, found);
-            this.serve();
-          }
-        }),
-      (error: Error) => this.#guarded(() => this.#storeFailed(error)),
-    );
+    const found = this.context.store.lookUpKey(read.value);
+    if (!(found instanceof Promise)) this.#keyFound(refused, read.value, found);
+    else
+      found.then(
+        (lookup) => this.#guarded(() => this.#keyFound(refused, read.value, lookup)),
+        (error: Error) => this.storeFailed(error),
+      );
+  }
+
+  #keyFound(this: Routed<ServiceExchange>, refused: ApiError, key: string, found: KeyLookup): void {
+    if (found === undefined) this.fail(refused);
+    else if (found === 'group-token') this.fail(groupTokenAsKey());
+    else {
+      this.context.keys.learn(key, found);
+      this.serve();
+    }
   }
 
   /** Answers an error; its details are what the client got wrong (an error without details names nothing). */
@@ -133,6 +136,7 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
   #replyWith(reply: Reply | undefined): void {
     this.reply = reply;
     this.payload = undefined;
+    this.#prepared = undefined;
   }
 
   bodyArrived(this: Owned<ServiceExchange>, read: BodyResult): void {
@@ -152,26 +156,31 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
       return;
     }
     const refused = mockWay.body(this, this.context, read.value);
-    if (refused !== undefined) {
-      this.fail(refused);
-      return;
-    }
-    const operationId = this.operation.operationId as OperationId;
-    if (this.context.shared === undefined)
-      this.#planned((this.runtime ?? runtimeOf(this.context, this.owner.tenant)).faults.take(operationId));
-    else this.#serveShared(this.context.shared, operationId);
+    if (refused !== undefined) this.fail(refused);
+    else this.#serve(true);
   }
 
-  /** Strikes the planned fault that is due, if any, else runs the operation. */
-  #planned(this: Owned<ServiceExchange>, fault: Fault | undefined): void {
-    if (fault === undefined) this.#operate();
-    else if (fault.delay_ms > 0)
-      (this.runtime ?? runtimeOf(this.context, defaultTenantId)).delays.wait(
-        fault.delay_ms,
-        () => this.#guarded(() => this.#strike(fault)),
-        () => this.#abandon(),
-      );
-    else this.#strike(fault);
+  /** The store serves the operation (the planned fault due first, when `claimFault`). */
+  #serve(this: Owned<ServiceExchange>, claimFault: boolean): void {
+    this.#serving = true;
+    this.context.store.serve(this, this.runtime ?? runtimeOf(this.context, this.owner.tenant), claimFault);
+    this.#serving = false;
+  }
+
+  /** The store claimed a planned fault: it strikes, after its delay if it has one. */
+  faulted(this: Owned<ServiceExchange>, fault: Fault): void {
+    try {
+      this.#replyWith(undefined);
+      if (fault.delay_ms > 0)
+        (this.runtime ?? runtimeOf(this.context, defaultTenantId)).delays.wait(
+          fault.delay_ms,
+          () => this.#guarded(() => this.#strike(fault)),
+          () => this.#abandon(),
+        );
+      else this.#strike(fault);
+    } catch (error) {
+      this.crash(error as Error);
+    }
   }
 
   /**
@@ -193,7 +202,8 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
       this.req.socket.destroy();
       this.complete();
     } else if (fault.status === null) {
-      this.#operate();
+      // A delay alone: the operation runs now, no other fault claimed for it.
+      this.#serve(false);
     } else {
       // The fault's own status, on its reply: the only answer whose status the catalogue does not decide.
       const message = `fault ${fault.id}, planned with injectFault (POST /__admin/faults); a real client retries or reports this`;
@@ -202,95 +212,45 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
     }
   }
 
-  /** The operation, then the store: answered at once when nothing is waiting for the disk. */
-  #operate(this: Owned<ServiceExchange>): void {
-    const { context } = this;
-    if (context.shared !== undefined) {
-      this.#serveShared(context.shared, undefined);
-      return;
-    }
-    const outcome = runOperation(this, context.store.world, context.ids);
-    if (!outcome.ok) {
-      this.fail(outcome.error, false);
-      return;
-    }
-    const decision = outcome.value;
-    // A read must not answer with a change that is not durable yet: it waits for the store to settle.
-    if (decision.changes.length === 0 && context.store.settledNow) {
-      this.#succeed(decision, shownGroup(this, context.store.world));
-      return;
-    }
-    // No changes: commit resolves once everything already applied is durable.
-    context.store.commit(decision.changes).then(
-      () => this.#guarded(() => this.#succeed(decision)),
-      (error: Error) => {
-        context.logger.error({ err: error }, 'write failed');
-        this.#guarded(() =>
-          this.fail(apiError('INTERNAL_ERROR', `${error.message} Retry the request.`), false),
-        );
-      },
-    );
-  }
-
-  /**
-   * With PostgreSQL as the store: the planned fault due for `faultFor` (claimed in the same statement as the rest),
-   * else the operation, its change and the request's journal entry, committed together; the answer goes out after
-   * the commit. The answer to a change is decided before its statement, so its journal entry is written with it.
-   */
-  #serveShared(this: Owned<ServiceExchange>, shared: SharedState, faultFor: OperationId | undefined): void {
-    const { owner } = this;
-    const operationId = this.operation.operationId as OperationId;
-    /** The journal entry of the answer prepared for the store, written with its change. */
-    let prepared: JournalRecord | undefined;
-    const serving: Serving = {
-      faultFor,
-      journal: (decision) => {
-        prepared = this.#prepared(decision);
-        return journalLine(prepared);
-      },
-    };
-    shared.store.serve(operationId, owner, this.body, this.context.ids, serving).then(
-      (served) =>
-        this.#guarded(() => {
-          if (served.fault !== undefined) {
-            this.#replyWith(undefined);
-            this.#planned(faultOf(served.fault));
-          } else if (!served.result.ok) {
-            // The tenant was removed through another replica: its keys are forgotten here too.
-            if (served.result.error.code === 'AUTH_UNKNOWN_KEY') this.context.keys.forget(owner.tenant);
-            this.fail(served.result.error, false);
-          } else if (served.journaled && prepared !== undefined) {
-            shared.runtime.recorded(owner.tenant).catch((error: Error) => {
-              logStoreError(this.context, error, 'journal trim failed');
-            });
-            this.#deliver(prepared);
-          } else {
-            this.#replyWith(undefined);
-            this.#succeed(served.result.value);
-          }
-        }),
-      (error: Error) => this.#guarded(() => this.#storeFailed(error)),
-    );
-  }
-
   /** The answer to a decision, and its journal entry, before the store commits them (with PostgreSQL). */
-  #prepared(decision: Decision<unknown>): JournalRecord {
+  journal(decision: Decision<unknown>): JournalRecord {
     this.reply = answer(this, decision);
     this.payload = payloadOf(this.reply.body);
-    return this.#journalRecord(this.payload.text);
+    this.#prepared = this.#journalRecord(this.payload.text);
+    return this.#prepared;
   }
 
-  /** The answer to a decision; `shown`, the stored group it shows unchanged, keys the answer memo. */
-  #succeed(decision: Decision<unknown>, shown?: Group): void {
-    this.reply = answer(this, decision);
+  /** The store ran the rule and its change is durable: answered (at once when nothing waited for the disk). */
+  stored(this: Owned<ServiceExchange>, result: Result<Decision<unknown>>, journaled: boolean): void {
+    try {
+      if (!result.ok) {
+        // The tenant was removed (through another replica, with PostgreSQL): its keys are forgotten here too.
+        if (result.error.code === 'AUTH_UNKNOWN_KEY') this.context.keys.forget(this.owner.tenant);
+        this.fail(result.error, false);
+      } else if (journaled && this.#prepared !== undefined) this.#deliver(this.#prepared);
+      else this.#succeed(result.value);
+    } catch (error) {
+      this.crash(error as Error);
+    }
+  }
+
+  /** The answer to a decision; one that shows a stored group unchanged, decided just now, is memoised by it. */
+  #succeed(this: Owned<ServiceExchange>, decision: Decision<unknown>): void {
+    this.#replyWith(answer(this, decision));
+    const shown =
+      this.#serving && decision.changes.length === 0 ? shownGroup(this, this.context.store.world) : undefined;
     if (shown !== undefined) this.payload = memoisedAnswer(shown, decision.body);
     this.complete();
   }
 
-  /** The shared store failed: 503 when PostgreSQL is out of reach (nothing was kept), else a bug (500). */
-  #storeFailed(error: Error): void {
-    this.#replyWith(errorReply(storeFailure(this.context, error)));
-    this.complete();
+  /** The store failed: 503 when it is out of reach (nothing was kept), else a bug (500). */
+  storeFailed(error: Error): void {
+    try {
+      this.#replyWith(errorReply(storeFailure(this.context, error)));
+      this.complete();
+    } catch (failed) {
+      this.crash(failed as Error);
+    }
   }
 
   /** A step past the first tick: a bug there would otherwise escape to the event loop; it answers 500 instead. */
@@ -303,27 +263,26 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
   }
 
   /**
-   * Sends the reply (or drops the connection when there is none), then journals and logs the request. With a shared
-   * store the journal entry is written to the database first: once the client has its answer, every replica's
+   * Sends the reply (or drops the connection when there is none), then journals and logs the request. A store that
+   * keeps the journal apart (PostgreSQL) has the entry first: once the client has its answer, every replica's
    * journal lists the request.
    */
   complete(): void {
-    const { context, reply } = this;
-    const shared = context.shared;
-    if (shared === undefined) {
-      this.#deliver();
-      return;
-    }
+    const { context, reply, res } = this;
     this.payload ??= reply === undefined ? undefined : payloadOf(reply.body);
     // A client gone before its answer (during a planned delay) is journaled with status 0.
-    const record = this.#journalRecord(this.payload?.text ?? null, !this.res.destroyed);
-    const written = shared.runtime
-      .record(this.#journalOwner()?.tenant ?? defaultTenantId, record)
-      .catch((error: Error) => {
-        logStoreError(context, error, 'journal write failed');
-      });
-    if (reply === undefined) this.#deliver(record);
-    else void written.then(() => this.#deliver(record));
+    const delivered = !res.destroyed && !res.headersSent;
+    const record = this.#journalRecord(delivered ? (this.payload?.text ?? null) : null, delivered);
+    const written = context.store.record(this.#journalOwner()?.tenant ?? defaultTenantId, record);
+    if (written === undefined || reply === undefined) this.#deliver(record);
+    else
+      written.then(
+        () => this.#deliver(record),
+        (error: Error) => {
+          logStoreError(context, error, 'journal write failed');
+          this.#deliver(record);
+        },
+      );
   }
 
   /**
@@ -355,11 +314,11 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
     };
   }
 
-  #deliver(journaled?: JournalRecord): void {
+  #deliver(record: JournalRecord): void {
     const { context, reply, res, method, path } = this;
-    const sent = reply === undefined ? undefined : send(res, reply, this.payload);
-    if (reply === undefined && !res.headersSent) res.destroy();
-    const record = journaled ?? this.#journalRecord(sent ?? null, sent !== undefined);
+    if (reply === undefined) {
+      if (!res.headersSent) res.destroy();
+    } else send(res, reply, this.payload);
     const tenant = this.runtime === undefined ? (this.#journalOwner()?.tenant ?? defaultTenantId) : undefined;
     (this.runtime ?? runtimeOf(context, tenant as string)).journal.record(record);
     logExchange(
@@ -370,15 +329,22 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
   }
 }
 
-/** The answer when PostgreSQL failed: 503 when it is out of reach (nothing was kept), else a bug (500); logged. */
+/**
+ * The answer when the store failed, logged: 503 when it is out of reach, 500 when a change could not be written
+ * (nothing was kept either way), else a bug (500).
+ */
 export function storeFailure(context: MockContext, error: Error): ApiError {
+  if (error instanceof StoreWriteError) {
+    context.logger.error({ err: error }, 'write failed');
+    return apiError('INTERNAL_ERROR', `${error.message} Retry the request.`);
+  }
   if (!(error instanceof StoreUnavailableError)) return internalError(context, error);
   logStoreError(context, error, 'database unavailable');
   return apiError('STORE_UNAVAILABLE', error.message, [], { headers: { 'retry-after': '1' } });
 }
 
 /**
- * Logs a failure of the store. PostgreSQL out of reach is expected while it is away, on every request: one line with
+ * Logs a failure of the store. A store out of reach is expected while it is away, on every request: one line with
  * the reason, not a stack trace each time; anything else with its stack.
  */
 function logStoreError(context: MockContext, error: Error, what: string): void {

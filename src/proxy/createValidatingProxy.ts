@@ -1,26 +1,26 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AdminOperationId } from '../admin/adminDocument.js';
-import { type AdminControls, createControls, packageVersion } from '../admin/controls.js';
+import { type Controls, createControls, packageVersion } from '../admin/controls.js';
 import { createAdminHandler } from '../admin/createAdminHandler.js';
 import { checkJournalQuery } from '../admin/journalQuery.js';
 import { cryptoIds } from '../domain/ids.js';
 import { type ApiError, apiError, product } from '../errors.js';
 import { answerClientErrors } from '../http/clientError.js';
 import { closeServer, listen } from '../http/listen.js';
-import {
-  type JournalEntry,
-  type JournalQuery,
-  type RequestWatcher,
-  watcherListener,
-} from '../runtime/journal.js';
 import { KeyRing } from '../runtime/keyRing.js';
 import { createLog } from '../runtime/log.js';
 import { type MockContext, runtimeOf } from '../runtime/mockContext.js';
 import { checkOptions, logLevelRule, type OptionRule, ranges } from '../runtime/options.js';
 import type { Health } from '../spec/types.js';
-import { openMemoryPersistence } from '../store/persistence.js';
-import { Store } from '../store/store.js';
+import {
+  defaultJournalLimit,
+  type JournalEntry,
+  type JournalQuery,
+  type RequestWatcher,
+  watcherListener,
+} from '../store/journal.js';
+import { openStore } from '../store/openStore.js';
 import { AssetStore } from '../ui/assets.js';
 import { createPages, pagePaths } from '../ui/pages.js';
 import { warmUp } from '../validate/schemaChecks.js';
@@ -148,12 +148,10 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
   answerClientErrors(server);
   await listen(server, options.port ?? 0, host);
   const stopping = new AbortController();
-  const persistence = await openMemoryPersistence();
-  const store = new Store(persistence);
+  const store = await openStore(undefined, { ids: cryptoIds, journalLimit: defaultJournalLimit });
   const context: MockContext = {
     store,
-    storeKind: 'memory',
-    keys: new KeyRing([], persistence.world),
+    keys: new KeyRing([], store.world),
     ids: cryptoIds,
     logger: await createLog(options.logLevel ?? 'silent'),
     bodyLimit,
@@ -161,7 +159,6 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
     adminKey: options.adminKey === '' ? undefined : options.adminKey,
     runtimes: new Map(),
     stopping: stopping.signal,
-    shared: undefined,
   };
   const journal = runtimeOf(context, 'default').journal;
   const rules = new TrafficRules();
@@ -200,7 +197,7 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
         target_reachable: reachable,
       };
     },
-  } satisfies AdminControls;
+  } satisfies Controls;
   warmUp();
   const proxy = {
     target,

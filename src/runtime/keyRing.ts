@@ -1,16 +1,14 @@
 import { hash } from 'node:crypto';
 import type { Environment, World } from '../domain/model.js';
 import { defaultTenantId } from '../domain/model.js';
+import type { KeyOwner } from '../store/store.js';
 
 export interface ApiKey {
   readonly key: string;
   readonly environment: Environment;
 }
 
-export interface KeyOwner {
-  readonly tenant: string;
-  readonly environment: Environment;
-}
+export type { KeyOwner };
 
 /** The keys a mock accepts when given none: one per environment, for the default tenant. */
 export const defaultApiKeys: readonly ApiKey[] = [

@@ -1,29 +1,18 @@
 import type { IdSource } from '../domain/ids.js';
-import type { Health } from '../spec/types.js';
-import type { PostgresStore } from '../store/postgres/postgresStore.js';
-import type { Store } from '../store/store.js';
-import { Faults } from './faults.js';
-import { defaultJournalLimit, Journal } from './journal.js';
+import { Faults } from '../store/faults.js';
+import { defaultJournalLimit, Journal } from '../store/journal.js';
+import type { Store, TenantMemory } from '../store/store.js';
 import type { KeyRing } from './keyRing.js';
 import type { Log } from './log.js';
 import { PendingDelays } from './pendingDelays.js';
 import type { RateLimiter } from './rateLimiter.js';
 import { type RetiredToken, RetiredTokens } from './retiredTokens.js';
-import type { SharedRuntime } from './sharedRuntime.js';
 
 /**
- * The state every replica shares when the store is PostgreSQL (`--db postgres://…`): groups, tenants and keys, and
- * the journal and faults. The in-memory `store` is then unused and empty, and the key ring a cache.
+ * Per-tenant state in this process: what the client sent (the journal watchers hear), the failures planned for it
+ * (with an embedded store), the tokens it rotated away.
  */
-export interface SharedState {
-  readonly store: PostgresStore;
-  readonly runtime: SharedRuntime;
-}
-
-/** Memory-only, per-tenant state: what the client sent, the failures planned for it, the tokens it rotated away. */
-export interface TenantRuntime {
-  readonly journal: Journal;
-  readonly faults: Faults;
+export interface TenantRuntime extends TenantMemory {
   /** Learned from the journal, for the embed preview's "this token was rotated". */
   readonly retired: RetiredTokens;
   /** The requests waiting on a planned delay: cancelled when the scope is reset or removed, or the mock closes. */
@@ -32,11 +21,9 @@ export interface TenantRuntime {
 
 /** Everything a request handler needs, passed in: no module-level state. */
 export interface MockContext {
+  /** Where the groups, tenants, journal and faults are kept: memory, a database file (`--db`) or PostgreSQL. */
   readonly store: Store;
-  /** Where the store keeps the groups: a database file (`--db`), PostgreSQL or memory. */
-  readonly storeKind: Health['store'];
-  /** Set when the store is PostgreSQL: every operation, control, journal entry and fault goes there. */
-  readonly shared: SharedState | undefined;
+  /** The keys known in this process: every key with an embedded store; a cache of the database's with PostgreSQL. */
   readonly keys: KeyRing;
   readonly ids: IdSource;
   readonly logger: Log;
@@ -67,6 +54,7 @@ export function runtimeOf(context: MockContext, tenant: string): TenantRuntime {
   let runtime = context.runtimes.get(tenant);
   if (runtime === undefined) {
     runtime = {
+      id: tenant,
       journal: new Journal(context.journalLimit ?? defaultJournalLimit),
       faults: new Faults(),
       retired: new RetiredTokens(),

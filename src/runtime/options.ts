@@ -1,7 +1,7 @@
 import type { Environment } from '../domain/model.js';
 import { product } from '../errors.js';
+import { maxJournalLimit } from '../store/journal.js';
 import { nearest } from '../validate/nearest.js';
-import { maxJournalLimit } from './journal.js';
 
 /**
  * The checks of the settings the mock and the proxy start with, shared by the in-process options

@@ -1,5 +1,5 @@
 import { type Environment, groupKey } from '../domain/model.js';
-import type { JournalListener, JournalRecord } from './journal.js';
+import type { JournalListener, JournalRecord } from '../store/journal.js';
 
 /** A token that a rotation replaced: the group that held it, and when. */
 export interface RetiredToken {

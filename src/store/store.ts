@@ -1,88 +1,118 @@
-import { applyChanges, type Change } from '../domain/changes.js';
-import type { World } from '../domain/model.js';
-import { type OnWarning, type Persistence, processWarning } from './persistence.js';
+import type { Environment, Group, TenantKeys, World } from '../domain/model.js';
+import type { GroupSeed } from '../domain/seed.js';
+import type { Decision } from '../domain/userGroups.js';
+import { product } from '../errors.js';
+import type { Result } from '../result.js';
+import type { Operation } from '../spec/operations.js';
+import type { Health } from '../spec/types.js';
+import type { Fault, FaultSpec, Faults } from './faults.js';
+import type { Journal, JournalEntry, JournalQuery, JournalRecord } from './journal.js';
 
-interface Entry {
-  readonly changes: readonly Change[];
-  readonly undo: readonly Change[];
-  readonly resolve: () => void;
-  readonly reject: (error: Error) => void;
+/** Who asks: the tenant and environment of an API key. */
+export interface KeyOwner {
+  readonly tenant: string;
+  readonly environment: Environment;
 }
 
 /**
- * The world in memory, kept equal to what is durable. `commit` applies changes at once (so the next request sees
- * them) and resolves when they are durable. Commits that arrive while a write is under way are group-committed:
- * one append serves them all. When an append fails, every change not yet durable is rolled back and its commit
- * rejected: memory never drifts from disk.
+ * What a key is to the store: a tenant's key, a group token sent in its place (a group's current token, or one a
+ * rotation the journal still lists replaced), or unknown.
  */
-export class Store {
-  #pending: Entry[] = [];
-  #flushing: Promise<void> | undefined;
-  #last: Promise<void> = Promise.resolve();
+export type KeyLookup = KeyOwner | 'group-token' | undefined;
 
-  constructor(
-    private readonly persistence: Persistence,
-    private readonly onWarning: OnWarning = processWarning,
-  ) {}
+export interface TenantRow {
+  readonly id: string;
+  /** Null for the default tenant, whose keys are the command line's. */
+  readonly keys: TenantKeys | null;
+  readonly groups: number;
+}
 
-  get world(): World {
-    return this.persistence.world;
-  }
+/**
+ * What this process holds of one tenant: the journal of the requests it served (which watchers hear) and the planned
+ * faults. The embedded stores keep a tenant's journal and faults there; PostgreSQL keeps them in its tables.
+ */
+export interface TenantMemory {
+  readonly id: string;
+  readonly journal: Journal;
+  readonly faults: Faults;
+}
 
-  commit(changes: readonly Change[]): Promise<void> {
-    if (changes.length === 0) return this.settled();
-    const undo = applyChanges(this.world, changes);
-    const done = new Promise<void>((resolve, reject) =>
-      this.#pending.push({ changes, undo, resolve, reject }),
+/**
+ * A service request as the store serves it (`ServiceExchange` is one). The store answers through one of the three
+ * callbacks, in the same tick when it needs nothing from the disk (an embedded store's read, decision 3).
+ */
+export interface ServiceCall {
+  readonly operation: Operation;
+  readonly owner: KeyOwner;
+  readonly body: unknown;
+  /** The journal entry of the answer to this decision, when the store writes it with the change (PostgreSQL). */
+  journal(decision: Decision<unknown>): JournalRecord;
+  /** The planned fault that was due, claimed: nothing else was done. */
+  faulted(fault: Fault): void;
+  /** The rule's result, its change durable; `journaled` when its journal entry was written with the change. */
+  stored(result: Result<Decision<unknown>>, journaled: boolean): void;
+  /** The store could not serve the request: `StoreUnavailableError` when it is out of reach, else a bug. */
+  storeFailed(error: Error): void;
+}
+
+/**
+ * The one seam for storage, under the request path and under the controls, kept by every store: memory and a
+ * database file (`EmbeddedStore`, synchronous where it can be) and PostgreSQL (`PostgresStore`). Nothing above
+ * src/store asks which one it has.
+ */
+export interface Store {
+  /** What `/__admin/health` names as the store. */
+  readonly kind: Health['store'];
+  /**
+   * The groups this process holds: every group of an embedded store; none of PostgreSQL's, which is asked on each
+   * request (an empty world).
+   */
+  readonly world: World;
+
+  /** Serves a service request: the planned fault due claimed (when `claimFault`), else the rule and its change. */
+  serve(call: ServiceCall, tenant: TenantMemory, claimFault: boolean): void;
+  /** Whose key this is, for a key the key ring does not know: at once (embedded) or from the database. */
+  lookUpKey(key: string): KeyLookup | Promise<KeyLookup>;
+  /** Journals a request answered without a change: undefined when the tenant's journal in memory is the journal. */
+  record(tenant: string, record: JournalRecord): Promise<void> | undefined;
+
+  tenantExists(tenant: string): Promise<boolean>;
+  tenants(): Promise<TenantRow[]>;
+  putTenant(tenant: string, keys: TenantKeys): Promise<void>;
+  /** Removes a tenant with its groups, journal and faults; false when there was none (or it is the default). */
+  deleteTenant(tenant: string): Promise<boolean>;
+
+  /** Stores a group as given; undefined when the tenant does not exist. */
+  seed(tenant: string, seed: GroupSeed): Promise<Result<Group> | undefined>;
+  /** A tenant's groups, by team_id, of one environment when one is given. */
+  groups(tenant: string, environment?: Environment): Promise<Group[]>;
+  group(tenant: string, environment: Environment, providedId: string): Promise<Group | undefined>;
+  groupByToken(token: string): Promise<{ tenant: string; group: Group } | undefined>;
+  /** Removes a tenant's groups, of one environment when one is given. */
+  clearGroups(tenant: string, environment?: Environment): Promise<void>;
+
+  requests(tenant: TenantMemory, query: JournalQuery): Promise<JournalEntry[]>;
+  clearRequests(tenant: TenantMemory): Promise<void>;
+  droppedRequests(tenant: TenantMemory): Promise<number>;
+  addFault(tenant: TenantMemory, spec: FaultSpec): Promise<Fault>;
+  faults(tenant: TenantMemory): Promise<Fault[]>;
+  clearFaults(tenant: TenantMemory): Promise<void>;
+
+  /** Ready, or degraded with the database out of reach. */
+  health(): Promise<Pick<Health, 'status' | 'database'>>;
+  /** Waits for every commit, then closes (and releases the database file's lock, or the pool). */
+  close(): Promise<void>;
+}
+
+/** The store could not write a change: nothing of it was kept (the client may retry). */
+export class StoreWriteError extends Error {}
+
+/** The store could not be reached or dropped the connection: nothing of the request was kept; retry later. */
+export class StoreUnavailableError extends Error {
+  constructor(cause: Error) {
+    super(
+      `${product}: PostgreSQL is unavailable (${cause.message}); nothing of this request was kept. Retry once the database is back.`,
+      { cause },
     );
-    done.catch(() => undefined);
-    this.#last = done;
-    this.#flushing ??= this.#flush();
-    return done;
-  }
-
-  /** Whether every change applied so far is durable now (nothing queued or being written). */
-  get settledNow(): boolean {
-    return this.#flushing === undefined && this.#pending.length === 0;
-  }
-
-  /** Resolves once every change applied so far is durable (rejects if one of them was rolled back). */
-  settled(): Promise<void> {
-    return this.#last;
-  }
-
-  async #flush(): Promise<void> {
-    while (this.#pending.length > 0) {
-      const batch = this.#pending;
-      this.#pending = [];
-      try {
-        await this.persistence.append(batch.flatMap((entry) => entry.changes));
-      } catch (error) {
-        const lost = [...batch, ...this.#pending];
-        this.#pending = [];
-        for (const entry of [...lost].reverse()) applyChanges(this.world, entry.undo);
-        const reason = new Error(
-          `user-group-mock: the change could not be written (${(error as Error).message}); nothing was kept.`,
-        );
-        for (const entry of lost) entry.reject(reason);
-        this.#last = Promise.resolve();
-        continue;
-      }
-      for (const entry of batch) entry.resolve();
-      if (this.#pending.length === 0) {
-        await this.persistence.maybeCompact().catch((error: Error) => {
-          this.onWarning(
-            `user-group-mock: could not start a compaction (${error.message}); will retry later.`,
-          );
-        });
-      }
-    }
-    this.#flushing = undefined;
-  }
-
-  /** Waits for every commit, then closes the persistence (and releases its lock). */
-  async close(): Promise<void> {
-    await this.#flushing;
-    await this.persistence.close();
   }
 }

@@ -8,7 +8,7 @@ import {
   groupKey,
   type World,
 } from '../domain/model.js';
-import type { MockContext, SharedState } from '../runtime/mockContext.js';
+import type { MockContext } from '../runtime/mockContext.js';
 import type { RetiredToken } from '../runtime/retiredTokens.js';
 
 /** Which dashboard is embedded where: the scope a real embed would resolve its token in. */
@@ -39,16 +39,8 @@ export type EmbedOutcome =
   | { readonly kind: 'other-tenant'; readonly tenant: string }
   | { readonly kind: 'other-environment'; readonly environment: Environment };
 
-/**
- * Resolves a token the way an embedded dashboard does: the group holding it now, within the dashboard's tenant and
- * environment. A token that is not live is looked up among the tokens rotations replaced (in the dashboard's tenant
- * first), and among the API keys, a credential often pasted in its place.
- */
-export function resolveEmbed(
-  context: MockContext,
-  request: EmbedRequest,
-  world: World = context.store.world,
-): EmbedOutcome {
+/** `resolveEmbed` over the world of the rows it read. */
+function resolveOver(context: MockContext, request: EmbedRequest, world: World): EmbedOutcome {
   const { token, tenant } = request;
   if (!environments.includes(request.environment as Environment))
     return { kind: 'bad-environment', environment: request.environment };
@@ -76,17 +68,15 @@ export function resolveEmbed(
 }
 
 /**
- * `resolveEmbed` when PostgreSQL is the store: the rows it needs are read first (the dashboard's tenant, the group
- * holding the token, the group a rotated token belonged to, a key made through another replica), into a world of
- * just those, and the token resolved over it as in memory. Rejects with `StoreUnavailableError` when PostgreSQL is
- * out of reach.
+ * Resolves a token the way an embedded dashboard does: the group holding it now, within the dashboard's tenant and
+ * environment. A token that is not live is looked up among the tokens rotations replaced (in the dashboard's tenant
+ * first), and among the API keys, a credential often pasted in its place. The rows it needs are read from the store
+ * first (the dashboard's tenant, the group holding the token, the group a rotated token belonged to, a key made
+ * through another replica), into a world of just those. Rejects with `StoreUnavailableError` when the store is out
+ * of reach.
  */
-export async function resolveEmbedShared(
-  context: MockContext,
-  shared: SharedState,
-  request: EmbedRequest,
-): Promise<EmbedOutcome> {
-  const { store } = shared;
+export async function resolveEmbed(context: MockContext, request: EmbedRequest): Promise<EmbedOutcome> {
+  const { store } = context;
   const { token, tenant } = request;
   const world = emptyWorld();
   const add = (id: string, group?: Group): void => {
@@ -102,7 +92,7 @@ export async function resolveEmbedShared(
   };
   // What the request alone settles (no environment of that name, no token) or the tenant's absence settles needs
   // no further query: resolveEmbed answers it over the world as it stands.
-  const settled = () => resolveEmbed(context, request, world);
+  const settled = () => resolveOver(context, request, world);
   if (!environments.includes(request.environment as Environment)) return settled();
   if (!(await store.tenantExists(tenant))) return settled();
   add(tenant);

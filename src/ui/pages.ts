@@ -14,7 +14,7 @@ import { type Asset, AssetStore, asset, sendAsset } from './assets.js';
 import type { MockFacts } from './codeSamples.js';
 import { docsPage, type Reference } from './docsPage.js';
 import { embedPage } from './embedPage.js';
-import { type EmbedOutcome, type EmbedRequest, resolveEmbed, resolveEmbedShared } from './embedToken.js';
+import { type EmbedOutcome, type EmbedRequest, resolveEmbed } from './embedToken.js';
 import { contentSecurityPolicy, jsonInScript, page } from './html.js';
 import { inlineReferences } from './inlineReferences.js';
 
@@ -170,10 +170,7 @@ export function createPages(
       environment: query.get('environment') || 'Customer',
     };
     const name = safeDecode(dashboard);
-    const shared = context.shared;
-    if (shared === undefined) return embedAnswer(name, request, resolveEmbed(context, request));
-    // With PostgreSQL the token is looked up in the database, as every replica sees it.
-    return resolveEmbedShared(context, shared, request).then(
+    return resolveEmbed(context, request).then(
       (outcome) => embedAnswer(name, request, outcome),
       (error: Error) => storeFailure(context, error),
     );

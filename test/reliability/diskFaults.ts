@@ -63,7 +63,7 @@ export async function runDiskFaultSweep(options: SweepOptions): Promise<SweepRep
         report.struck += files.struck;
         report.internalErrors += stats.internalErrors;
         report.acknowledged += ledger.acknowledged;
-        const memory = memoryGroups(server);
+        const memory = await memoryGroups(server);
         const disk = (await readDatabaseFiles(dir.db)).groups;
         report.violations.push(
           ...stats.violations.map((v) => `${where}: ${v}`),
@@ -76,7 +76,7 @@ export async function runDiskFaultSweep(options: SweepOptions): Promise<SweepRep
         await server.close();
         const again = await createMockServer({ db: dir.db });
         report.violations.push(
-          ...differences(`${where}: before vs after restart`, memory, memoryGroups(again)),
+          ...differences(`${where}: before vs after restart`, memory, await memoryGroups(again)),
         );
         await again.close();
       } finally {

@@ -41,12 +41,7 @@ describe('ids are compared exactly as sent', () => {
     expect(first.body.user_group.token).not.toBe(second.body.user_group.token);
     expect(first.body.user_group.team_id).not.toBe(second.body.user_group.team_id);
     expect(second.body.user_group.provided_id).toBe(nfd);
-    expect(
-      mock
-        .groups()
-        .map((g) => g.provided_id)
-        .sort(),
-    ).toEqual([nfc, nfd].sort());
+    expect((await mock.groups()).map((g) => g.provided_id).sort()).toEqual([nfc, nfd].sort());
   });
 
   it('treats ids such as __proto__, constructor and toString as ordinary ids', async () => {
@@ -58,6 +53,6 @@ describe('ids are compared exactly as sent', () => {
       expect(created.body.new_user_group).toBe(true);
       expect(created.body.user_group.provided_id).toBe(id);
     }
-    expect(mock.groups()).toHaveLength(4);
+    expect(await mock.groups()).toHaveLength(4);
   });
 });

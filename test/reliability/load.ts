@@ -80,7 +80,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
     const during = disconnects;
     await pool.close();
     disconnects = during;
-    const memory = memoryGroups(server);
+    const memory = await memoryGroups(server);
     const disk = await readDatabaseFiles(dir.db);
     violations.push(
       ...stats.violations,
@@ -91,7 +91,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
     closed = true;
     await server.close();
     const again = await createMockServer({ db: dir.db });
-    violations.push(...differences('before vs after restart', memory, memoryGroups(again)));
+    violations.push(...differences('before vs after restart', memory, await memoryGroups(again)));
     await again.close();
     return {
       seed: options.seed,

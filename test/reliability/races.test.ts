@@ -25,10 +25,10 @@ describe.each([
     server = await createMockServer(dir ? { db: dir.db } : {});
     const outcome = await race(server);
     if (dir !== undefined) {
-      const memory = server.groups();
+      const memory = await server.groups();
       await server.close();
       server = await createMockServer({ db: dir.db });
-      expect(server.groups()).toEqual(memory);
+      expect(await server.groups()).toEqual(memory);
     }
     return outcome;
   }

@@ -55,14 +55,14 @@ class Referee {
   }
 }
 
-const stored = (server: MockServer, id: string): Group[] =>
-  server.groups().filter((g) => g.provided_id === id);
+const stored = async (server: MockServer, id: string): Promise<Group[]> =>
+  (await server.groups()).filter((g) => g.provided_id === id);
 const freshId = (label: string): string => `race-${label}-Ünïcode-${process.hrtime.bigint()}`;
 
 async function createGroup(server: MockServer, label: string): Promise<Group> {
   const id = freshId(label);
   await race(server.port, [toBytes('getOrCreateUserGroup', { user_group_id: id, name: 'Racer' })]);
-  const group = stored(server, id)[0];
+  const group = (await stored(server, id))[0];
   if (group === undefined) throw new Error(`could not create ${id}`);
   return group;
 }
@@ -83,8 +83,8 @@ export async function raceCreates(server: MockServer, count: number): Promise<Ra
   if (creates.some((r) => r.status !== 200))
     referee.fail(`statuses ${creates.map((r) => r.status).join(',')}`);
   if (created.length !== 1) referee.fail(`${created.length} answers said new_user_group: true`);
-  if (tokens.size !== 1 || stored(server, id).length !== 1)
-    referee.fail(`${tokens.size} tokens handed out, ${stored(server, id).length} groups stored`);
+  if (tokens.size !== 1 || (await stored(server, id)).length !== 1)
+    referee.fail(`${tokens.size} tokens handed out, ${(await stored(server, id)).length} groups stored`);
   return referee;
 }
 
@@ -102,7 +102,7 @@ export async function raceRotations(server: MockServer, count: number): Promise<
   if (winners.length !== 1 || losers.length !== rotations.length - 1)
     referee.fail(`${winners.length} rotations succeeded, ${losers.length} answered 404 TOKEN_NOT_FOUND`);
   const winner = winners[0];
-  const current = stored(server, group.provided_id)[0]?.token;
+  const current = (await stored(server, group.provided_id))[0]?.token;
   if (winner === undefined || current !== bodyOf(winner)?.user_group?.token)
     referee.fail(`the stored token ${current} is not the one the successful rotation handed out`);
   return referee;
@@ -124,7 +124,7 @@ export async function raceUpdates(server: MockServer, count: number): Promise<Ra
   referee.answers('PUT', updates);
   if (updates.some((r) => r.status !== 200))
     referee.fail(`statuses ${updates.map((r) => r.status).join(',')}`);
-  const final = stored(server, group.provided_id)[0];
+  const final = (await stored(server, group.provided_id))[0];
   const fields = { name: final?.name, mapping: final?.mapping, properties: final?.properties };
   const last = bodies.findIndex((body) => isDeepStrictEqual(body, fields));
   const answered = updates[last] === undefined ? undefined : bodyOf(updates[last] as Answer);

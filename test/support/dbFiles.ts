@@ -10,9 +10,9 @@ export const storedKey = (tenant: string, environment: string, providedId: strin
   `${tenant}/${environment}/${providedId}`;
 
 /** The groups a running server holds in memory (default tenant), keyed like `readDatabaseFiles`. */
-export function memoryGroups(server: Pick<MockServer, 'groups'>): StoredGroups {
+export async function memoryGroups(server: Pick<MockServer, 'groups'>): Promise<StoredGroups> {
   const groups: StoredGroups = new Map();
-  for (const group of server.groups()) put(groups, 'default', group);
+  for (const group of await server.groups()) put(groups, 'default', group);
   return groups;
 }
 

@@ -21,12 +21,12 @@ it('creates a group once, then returns it with the same token', async () => {
 it('keeps only the newest token live after a rotation', async () => {
   const { user_group } = await client.getOrCreate({ name: 'Customer B', user_group_id: 'customer-b' });
   const rotated = await client.rotateToken(user_group.token);
-  expect(mock.token(user_group.token, tenant.id)).toBeUndefined();
-  expect(mock.token(rotated.user_group.token, tenant.id)?.provided_id).toBe('customer-b');
+  expect(await mock.token(user_group.token, tenant.id)).toBeUndefined();
+  expect((await mock.token(rotated.user_group.token, tenant.id))?.provided_id).toBe('customer-b');
 });
 
 it('reports a 503 of the service as an error', async () => {
-  mock.injectFault({ operationId: 'updateUserGroup', status: 503 }, tenant.id);
+  await mock.injectFault({ operationId: 'updateUserGroup', status: 503 }, tenant.id);
   await expect(client.update({ user_group_id: 'customer-a', name: 'Customer A (EU)' })).rejects.toMatchObject(
     {
       status: 503,
@@ -34,7 +34,7 @@ it('reports a 503 of the service as an error', async () => {
   );
 });
 
-it('sent only requests that keep the contract', () => {
+it('sent only requests that keep the contract', async () => {
   // Every request that broke the User Group Service's contract is here, with diagnostics naming the mistake.
-  expect(mock.requests({ invalid: true }, tenant.id)).toEqual([]);
+  expect(await mock.requests({ invalid: true }, tenant.id)).toEqual([]);
 });

@@ -61,6 +61,16 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX faults_tenant_id ON faults (tenant, id);
     `,
   },
+  {
+    version: 3,
+    summary: 'the token each journaled rotation replaced, indexed, so that a key is looked up without a scan',
+    sql: `
+      ALTER TABLE journal ADD COLUMN retired_token text COLLATE "C";
+      UPDATE journal SET retired_token = (record::jsonb->>'requestText')::jsonb->>'current_token'
+        WHERE operation_id = 'rotateUserGroupToken' AND record::jsonb->>'status' = '200';
+      CREATE INDEX journal_retired_token ON journal (retired_token) WHERE retired_token IS NOT NULL;
+    `,
+  },
 ];
 
 export const latestVersion = migrations.length;

@@ -3,6 +3,7 @@ import type { IdSource } from '../../domain/ids.js';
 import {
   defaultTenantId,
   type Environment,
+  emptyWorld,
   type Group,
   type Tenant,
   type TenantKeys,
@@ -14,6 +15,17 @@ import { product, tenantRemoved } from '../../errors.js';
 import { failure, ok, type Result } from '../../result.js';
 import type { OperationId } from '../../spec/operations.js';
 import type { RequestBodies } from '../../spec/types.js';
+import type { Fault, FaultSpec } from '../faults.js';
+import {
+  defaultJournalLimit,
+  type JournalEntry,
+  type JournalQuery,
+  type JournalRecord,
+  journalEntry,
+} from '../journal.js';
+import type { KeyLookup, KeyOwner, ServiceCall, Store, TenantMemory, TenantRow } from '../store.js';
+import type { FaultRow } from './faultRows.js';
+import { KeyMisses } from './keyMisses.js';
 import { postgresUrlForm, postgresUrlProblem, withoutPassword } from './postgresUrl.js';
 import { type GroupRow, groupColumns, groupOf, groupValues, partialWorld, toText } from './rows.js';
 import { migrate } from './schema.js';
@@ -23,57 +35,60 @@ import {
   changeAndJournal,
   claimAndLock,
   createStatement,
+  type JournalLine,
+  keyStatement,
   type Served,
-  type Serving,
 } from './statements.js';
 import { TeamIds } from './teamIds.js';
 import { classified, isUnavailable } from './unavailable.js';
 
-/** Who asks: the tenant and environment of the API key. */
-export interface Owner {
-  readonly tenant: string;
-  readonly environment: Environment;
-}
-
-/**
- * What a key is to the database: a tenant's key, a group token sent in its place (a group's current token, or one
- * a rotation the journal still lists replaced), or unknown.
- */
-export type KeyLookup = Owner | 'group-token' | undefined;
-
-export interface TenantRow {
-  readonly id: string;
-  readonly keys: TenantKeys | null;
-  readonly groups: number;
-}
+type Owner = KeyOwner;
 
 export interface PostgresStoreOptions {
   /** Connections of this replica (default 10). */
   readonly poolSize?: number;
   /** Trouble the pool recovers from by itself (a pooled connection that died). */
   readonly onWarning?: (message: string) => void;
+  /** Where tokens, ids and team ids come from. */
+  readonly ids: IdSource;
+  /** How many journal entries and faults each tenant keeps (default 1000). */
+  readonly capacity?: number;
 }
 
 type Client = pg.PoolClient;
 
 /**
- * Tenants, groups, tokens and team ids in PostgreSQL, shared by every replica pointed at the database. Each
- * operation is one transaction (or one statement); the rules of src/domain decide the answer over the rows read,
- * and the constraints decide the races: the primary key (tenant, environment, provided_id) with `INSERT … ON
- * CONFLICT` makes one group of concurrent get-or-creates, a rotation updates `WHERE token = old`, `team_id` comes
- * from a sequence and is unique. A success is returned only after the commit.
+ * Tenants, groups, tokens and team ids, and every tenant's journal and planned faults, in PostgreSQL, shared by
+ * every replica pointed at the database. Each operation is one transaction (or one statement); the rules of
+ * src/domain decide the answer over the rows read, and the constraints decide the races: the primary key (tenant,
+ * environment, provided_id) with `INSERT … ON CONFLICT` makes one group of concurrent get-or-creates, a rotation
+ * updates `WHERE token = old`, `team_id` comes from a sequence and is unique. A success is returned only after the
+ * commit. The journal and faults are bounded as the in-memory ones are: the newest `capacity` per tenant.
  */
-export class PostgresStore {
+export class PostgresStore implements Store {
+  readonly kind = 'postgres';
+  /** No group is held in this process: each request asks the database. */
+  readonly world: World = emptyWorld();
   readonly #teamIds = new TeamIds(this);
+  readonly #misses = new KeyMisses();
+  readonly #ids: IdSource;
+  readonly #capacity: number;
+  #recorded = 0;
+  /** Per tenant, the entries this replica's trims deleted since this replica last emptied the journal. */
+  readonly #trimmed = new Map<string, number>();
 
   private constructor(
     readonly pool: pg.Pool,
     /** `host:port`, for messages. */
     readonly where: string,
-  ) {}
+    options: PostgresStoreOptions,
+  ) {
+    this.#ids = options.ids;
+    this.#capacity = options.capacity ?? defaultJournalLimit;
+  }
 
   /** Connects, migrates the schema (under an advisory lock), and returns the store. */
-  static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+  static async open(url: string, options: PostgresStoreOptions): Promise<PostgresStore> {
     const problem = postgresUrlProblem(url);
     if (problem !== undefined)
       throw new Error(
@@ -112,7 +127,7 @@ export class PostgresStore {
         `${product}: a PostgreSQL connection was lost (${error.message}); a new one is made when needed`,
       ),
     );
-    return new PostgresStore(pool, where);
+    return new PostgresStore(pool, where, options);
   }
 
   /** One statement outside a transaction; a lost connection becomes `StoreUnavailableError`. */
@@ -156,41 +171,48 @@ export class PostgresStore {
   }
 
   /**
-   * A service request, stored: the planned fault due for it claimed first (when `serving.faultFor` is set), else
-   * the rule of the operation over the rows it needs, its change and its journal entry written in one commit. A
-   * get-or-create is one statement (one round trip); an update or a rotation one transaction of four.
+   * A service request, stored: the planned fault due for it claimed first (when `claimFault`), else the rule of the
+   * operation over the rows it needs, its change and its journal entry written in one commit. A get-or-create is one
+   * statement (one round trip); an update or a rotation one transaction of two.
    */
-  serve(
-    operationId: OperationId,
-    owner: Owner,
-    body: unknown,
-    ids: IdSource,
-    serving: Serving,
-  ): Promise<Served> {
-    switch (operationId) {
-      case 'getOrCreateUserGroup':
-        return this.#getOrCreate(owner, body as RequestBodies['getOrCreateUserGroup'], ids, serving);
-      case 'updateUserGroup':
-        return this.#update(owner, body as RequestBodies['updateUserGroup'], serving);
-      case 'rotateUserGroupToken':
-        return this.#rotate(owner, body as RequestBodies['rotateUserGroupToken'], ids, serving);
-    }
+  serve(call: ServiceCall, tenant: TenantMemory, claimFault: boolean): void {
+    const operationId = call.operation.operationId as OperationId;
+    const owner: Owner = call.owner;
+    const faultFor = claimFault ? operationId : null;
+    const journal = (decision: Decision<unknown>): JournalLine => journalLine(call.journal(decision));
+    const served =
+      operationId === 'getOrCreateUserGroup'
+        ? this.#getOrCreate(owner, call.body as RequestBodies['getOrCreateUserGroup'], faultFor, journal)
+        : operationId === 'updateUserGroup'
+          ? this.#update(owner, call.body as RequestBodies['updateUserGroup'], faultFor, journal)
+          : this.#rotate(owner, call.body as RequestBodies['rotateUserGroupToken'], faultFor, journal);
+    served.then(
+      (done) => {
+        if (done.fault !== undefined) call.faulted(faultOf(done.fault));
+        else {
+          if (done.journaled) this.#counted(tenant.id).catch(() => undefined); // the next trim makes up for it
+          call.stored(done.result, done.journaled);
+        }
+      },
+      (error: Error) => call.storeFailed(error),
+    );
   }
 
   async #getOrCreate(
     owner: Owner,
     request: RequestBodies['getOrCreateUserGroup'],
-    ids: IdSource,
-    serving: Serving,
+    claim: OperationId | null,
+    journal: Journal,
   ): Promise<Served> {
-    let faultFor = serving.faultFor ?? null;
+    const ids = this.#ids;
+    let faultFor = claim;
     for (;;) {
       // The answer to a new group is decided before the statement, so that its journal entry goes in with it.
       const teamId = await this.#teamIds.take();
       const decision = getOrCreate(...over([], owner, teamId), request, ids);
       const change = decision.ok ? decision.value.changes[0] : undefined;
       if (!decision.ok || change?.op !== 'putGroup') return { result: decision, journaled: false };
-      const line = serving.journal(decision.value);
+      const line = journal(decision.value);
       let row: CreateRow;
       try {
         const { rows } = await this.query<CreateRow>(createStatement, [
@@ -222,11 +244,17 @@ export class PostgresStore {
     }
   }
 
-  async #update(owner: Owner, request: RequestBodies['updateUserGroup'], serving: Serving): Promise<Served> {
+  async #update(
+    owner: Owner,
+    request: RequestBodies['updateUserGroup'],
+    claim: OperationId | null,
+    journal: Journal,
+  ): Promise<Served> {
     const id = toText(request.user_group_id);
     const served = await this.#changeLocked(
       owner,
-      serving,
+      claim,
+      journal,
       { where: 'tenant = $1 AND environment = $3 AND provided_id = $4', values: [owner.environment, id] },
       (rows) => update(over(rows, owner)[1], request),
       (group) => {
@@ -249,19 +277,22 @@ export class PostgresStore {
   #rotate(
     owner: Owner,
     request: RequestBodies['rotateUserGroupToken'],
-    ids: IdSource,
-    serving: Serving,
+    claim: OperationId | null,
+    journal: Journal,
   ): Promise<Served> {
+    const ids = this.#ids;
     // Of concurrent rotations, the first to lock the row wins; the others find no row holding the old token once
     // it commits (READ COMMITTED re-checks the condition on the updated row).
     return this.#changeLocked(
       owner,
-      serving,
+      claim,
+      journal,
       { where: 'token = $3', values: [request.current_token] },
       (rows) => rotate(...over(rows, owner), request, ids),
       (group) => ({
         sql: 'UPDATE groups SET token = $2 WHERE token = $1',
         values: [request.current_token, group.token],
+        retired: request.current_token,
       }),
     );
   }
@@ -272,23 +303,24 @@ export class PostgresStore {
    */
   async #changeLocked(
     owner: Owner,
-    serving: Serving,
+    claim: OperationId | null,
+    journal: Journal,
     lock: { readonly where: string; readonly values: readonly unknown[] },
     decide: (rows: readonly GroupRow[]) => Result<Decision<unknown>>,
-    write: (group: Group) => { readonly sql: string; readonly values: unknown[] },
+    write: (group: Group) => { readonly sql: string; readonly values: unknown[]; readonly retired?: string },
   ): Promise<Served> {
     const served = await this.transaction(async (client): Promise<Served> => {
       const { claimed, target } = await claimAndLock(client, lock.where, [
         owner.tenant,
-        serving.faultFor ?? null,
+        claim,
         ...lock.values,
       ]);
       if (claimed !== null) return { fault: claimed };
       const result = decide(target === null ? [] : [target]);
       const change = result.ok ? result.value.changes[0] : undefined;
       if (!result.ok || change?.op !== 'putGroup') return { result, journaled: false };
-      const { sql, values } = write(change.group);
-      await changeAndJournal(client, sql, values, owner.tenant, serving.journal(result.value));
+      const { sql, values, retired } = write(change.group);
+      await changeAndJournal(client, sql, values, owner.tenant, journal(result.value), retired ?? null);
       return { result, journaled: true };
     });
     return this.#tenantChecked(owner, served);
@@ -310,7 +342,7 @@ export class PostgresStore {
   }
 
   /** Stores a group as given; `GROUP_EXISTS` when its id, token or team_id is taken (the seed rule's answers). */
-  async seed(tenant: string, seed: GroupSeed, ids: IdSource): Promise<Result<Group> | undefined> {
+  async seed(tenant: string, seed: GroupSeed): Promise<Result<Group> | undefined> {
     for (;;) {
       const { rows } = await this.query<GroupRow>(
         'SELECT * FROM groups WHERE (tenant = $1 AND environment = $2 AND provided_id = $3) OR token = $4 OR team_id = $5',
@@ -323,7 +355,7 @@ export class PostgresStore {
       const world = partialWorld(rows, [tenant], next);
       const scope = world.tenants.get(tenant);
       if (scope === undefined) return undefined;
-      const decision = seedGroup(world, scope, seed, ids);
+      const decision = seedGroup(world, scope, seed, this.#ids);
       if (!decision.ok) return decision;
       const group = decision.value.body;
       try {
@@ -337,6 +369,7 @@ export class PostgresStore {
             group.team_id,
           ]);
         });
+        this.#misses.clear();
         return ok(group);
       } catch (error) {
         if (violates(error, 'groups_tenant_fkey')) return undefined;
@@ -366,8 +399,7 @@ export class PostgresStore {
     return row === undefined ? undefined : { tenant: row.tenant, group: partialGroups([row])[0] as Group };
   }
 
-  /** Removes a tenant's groups, of one environment when one is given. */
-  async clearTenant(tenant: string, environment?: Environment): Promise<void> {
+  async clearGroups(tenant: string, environment?: Environment): Promise<void> {
     await this.query('DELETE FROM groups WHERE tenant = $1 AND ($2::text IS NULL OR environment = $2)', [
       tenant,
       environment ?? null,
@@ -385,10 +417,11 @@ export class PostgresStore {
       keys.Customer,
       keys.Testing,
     ]);
+    this.#misses.clear();
   }
 
-  /** Removes a tenant with its groups; false when there was none. */
   async deleteTenant(tenant: string): Promise<boolean> {
+    this.#trimmed.delete(tenant);
     return this.transaction(async (client) => {
       const { rowCount } = await client.query('DELETE FROM tenants WHERE id = $1 AND id <> $2', [
         tenant,
@@ -419,30 +452,130 @@ export class PostgresStore {
     }));
   }
 
-  /** Whose key this is, for a key this replica does not know yet (a tenant made through another replica). */
+  /**
+   * Whose key this is, for a key this replica does not know yet (a tenant made through another replica): one
+   * statement of three index look-ups (the tenants' keys, the groups' tokens, the tokens rotations the journal still
+   * lists replaced). An unknown key is remembered for a while (`KeyMisses`), so that a client sending a wrong key
+   * costs the database one statement, not one per request.
+   */
   async lookUpKey(key: string): Promise<KeyLookup> {
-    const { rows } = await this.query<{ id: string; customer: boolean }>(
-      'SELECT id, customer_key = $1 AS customer FROM tenants WHERE customer_key = $1 OR testing_key = $1',
+    if (this.#misses.has(key)) return undefined;
+    const { rows } = await this.query<{ tenant: string | null; customer: boolean; token: boolean }>(
+      keyStatement,
       [key],
     );
     const row = rows[0];
-    if (row !== undefined) return { tenant: row.id, environment: row.customer ? 'Customer' : 'Testing' };
-    const token = await this.query('SELECT 1 FROM groups WHERE token = $1', [key]);
-    if (token.rowCount === 1) return 'group-token';
-    // A token a rotation replaced, while the journal keeps that rotation (the CASE parses only an answered one's
-    // request, which is JSON).
-    const retired = await this.query(
-      `SELECT 1 FROM journal WHERE operation_id = 'rotateUserGroupToken' AND position($1 IN record) > 0
-         AND CASE WHEN record::jsonb->>'status' = '200'
-           THEN (record::jsonb->>'requestText')::jsonb->>'current_token' = $1 ELSE false END
-       LIMIT 1`,
-      [key],
+    if (row?.tenant != null)
+      return { tenant: row.tenant, environment: row.customer ? 'Customer' : 'Testing' };
+    if (row?.token === true) return 'group-token';
+    this.#misses.add(key);
+    return undefined;
+  }
+
+  /** Journals a request whose entry did not go in with a change. */
+  async record(tenant: string, record: JournalRecord): Promise<void> {
+    const { operationId, invalid, record: text } = journalLine(record);
+    await this.query('INSERT INTO journal (tenant, operation_id, invalid, record) VALUES ($1, $2, $3, $4)', [
+      tenant,
+      operationId,
+      invalid,
+      text,
+    ]);
+    await this.#counted(tenant);
+  }
+
+  /**
+   * Counts an entry written (by `record`, or with the change it journals). The journal is trimmed every hundredth
+   * entry of this replica: the table holds at most about capacity + 100 per tenant, and a listing shows the newest
+   * `capacity`.
+   */
+  async #counted(tenant: string): Promise<void> {
+    if (++this.#recorded % 100 === 0) await this.#trim('journal', tenant);
+  }
+
+  async requests(tenant: TenantMemory, query: JournalQuery): Promise<JournalEntry[]> {
+    const { rows } = await this.query<{ id: string; at: Date; record: string }>(
+      `SELECT id, at, record FROM (
+         SELECT id, at, record, operation_id, invalid FROM journal WHERE tenant = $1 ORDER BY id DESC LIMIT $2
+       ) newest
+       WHERE ($3::text IS NULL OR operation_id = $3) AND (NOT $4 OR invalid) AND ($5::bigint IS NULL OR id > $5)
+       ORDER BY id DESC LIMIT $6`,
+      [
+        tenant.id,
+        this.#capacity,
+        query.operationId ?? null,
+        query.invalid === true,
+        query.after ?? null,
+        query.limit ?? this.#capacity,
+      ],
     );
-    return retired.rowCount === 1 ? 'group-token' : undefined;
+    return rows
+      .reverse()
+      .map((row) => journalEntry(JSON.parse(row.record) as JournalRecord, Number(row.id), row.at.getTime()));
+  }
+
+  async clearRequests(tenant: TenantMemory): Promise<void> {
+    tenant.journal.clear();
+    await this.query('DELETE FROM journal WHERE tenant = $1', [tenant.id]);
+    this.#trimmed.delete(tenant.id);
+  }
+
+  /**
+   * The entries dropped past the limit: those kept but beyond the newest `capacity` (awaiting a trim), and those
+   * this replica's trims deleted since it last emptied the journal (a trim by another replica is counted there).
+   */
+  async droppedRequests(tenant: TenantMemory): Promise<number> {
+    const { rows } = await this.query<{ kept: string }>(
+      'SELECT count(*) AS kept FROM journal WHERE tenant = $1',
+      [tenant.id],
+    );
+    const beyond = Math.max(0, Number(rows[0]?.kept ?? 0) - this.#capacity);
+    return beyond + (this.#trimmed.get(tenant.id) ?? 0);
+  }
+
+  async addFault(tenant: TenantMemory, spec: FaultSpec): Promise<Fault> {
+    const { rows } = await this.query<FaultRow>(
+      'INSERT INTO faults (tenant, operation_id, status, delay_ms, action, remaining) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *',
+      [
+        tenant.id,
+        spec.operationId ?? null,
+        spec.status ?? null,
+        spec.delay_ms ?? 0,
+        spec.action ?? null,
+        spec.times ?? 1,
+      ],
+    );
+    await this.#trim('faults', tenant.id);
+    return faultOf(rows[0] as FaultRow);
+  }
+
+  async faults(tenant: TenantMemory): Promise<Fault[]> {
+    const { rows } = await this.query<FaultRow>('SELECT * FROM faults WHERE tenant = $1 ORDER BY id', [
+      tenant.id,
+    ]);
+    return rows.map(faultOf);
+  }
+
+  async clearFaults(tenant: TenantMemory): Promise<void> {
+    await this.query('DELETE FROM faults WHERE tenant = $1', [tenant.id]);
+  }
+
+  async #trim(table: 'journal' | 'faults', tenant: string): Promise<void> {
+    const trimmed = await this.query(
+      `DELETE FROM ${table} WHERE tenant = $1 AND id < (SELECT id FROM ${table} WHERE tenant = $1 ORDER BY id DESC OFFSET $2 LIMIT 1)`,
+      [tenant, this.#capacity - 1],
+    );
+    if (table === 'journal' && (trimmed.rowCount ?? 0) > 0)
+      this.#trimmed.set(tenant, (this.#trimmed.get(tenant) ?? 0) + (trimmed.rowCount ?? 0));
+  }
+
+  async health(): Promise<{ status: 'ready' | 'degraded'; database: 'up' | 'down' }> {
+    const up = await this.#reachable();
+    return { status: up ? 'ready' : 'degraded', database: up ? 'up' : 'down' };
   }
 
   /** Whether the database answers now. */
-  async reachable(): Promise<boolean> {
+  async #reachable(): Promise<boolean> {
     try {
       await this.pool.query('SELECT 1');
       return true;
@@ -457,6 +590,25 @@ export class PostgresStore {
 }
 
 const partialGroups = (rows: readonly GroupRow[]): Group[] => rows.map(groupOf);
+
+/** How a service request's journal entry is made, for the statement that writes it with the change. */
+type Journal = (decision: Decision<unknown>) => JournalLine;
+
+/** A journal record as the journal table holds it. */
+const journalLine = (record: JournalRecord): JournalLine => ({
+  operationId: record.operationId,
+  invalid: record.diagnostics.length > 0,
+  record: JSON.stringify(record),
+});
+
+const faultOf = (row: FaultRow): Fault => ({
+  id: Number(row.id),
+  operationId: row.operation_id as Fault['operationId'],
+  status: row.status as Fault['status'],
+  delay_ms: row.delay_ms,
+  action: row.action as Fault['action'],
+  remaining: row.remaining,
+});
 
 /** The world a rule runs on for one request (the rows read), and the caller in it. */
 function over(rows: readonly GroupRow[], owner: Owner, nextTeamId?: number): [World, Caller] {

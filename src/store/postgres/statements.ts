@@ -1,7 +1,6 @@
 import type pg from 'pg';
 import type { Decision } from '../../domain/userGroups.js';
 import type { Result } from '../../result.js';
-import type { OperationId } from '../../spec/operations.js';
 import { claimFault, type FaultRow } from './faultRows.js';
 import { type GroupRow, groupColumns } from './rows.js';
 
@@ -13,14 +12,6 @@ export interface JournalLine {
   readonly invalid: boolean;
   /** The entry's record, as JSON text. */
   readonly record: string;
-}
-
-/** How a service request is stored (`PostgresStore.serve`). */
-export interface Serving {
-  /** The operation whose planned fault, if one is due, is claimed first; undefined: no fault is claimed. */
-  readonly faultFor: OperationId | undefined;
-  /** The journal entry of the answer to this decision: written in the commit that stores its change. */
-  journal(decision: Decision<unknown>): JournalLine;
 }
 
 /**
@@ -74,20 +65,33 @@ export async function claimAndLock(
   return rows[0] as { claimed: FaultRow | null; target: GroupRow | null };
 }
 
-/** One statement: the change (an UPDATE of one locked row) and, with it, the request's journal entry. */
+/**
+ * One statement: the change (an UPDATE of one locked row) and, with it, the request's journal entry; a rotation's
+ * entry names the token it replaced (`retired_token`, indexed), which `keyStatement` looks up.
+ */
 export async function changeAndJournal(
   client: Client,
   change: string,
   values: unknown[],
   tenant: string,
   line: JournalLine,
+  retiredToken: string | null,
 ): Promise<void> {
   const n = values.length;
   const { rowCount } = await client.query(
     `WITH changed AS (${change} RETURNING 1)
-     INSERT INTO journal (tenant, operation_id, invalid, record)
-     SELECT $${n + 1}, $${n + 2}, $${n + 3}, $${n + 4} FROM changed`,
-    [...values, tenant, line.operationId, line.invalid, line.record],
+     INSERT INTO journal (tenant, operation_id, invalid, record, retired_token)
+     SELECT $${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5} FROM changed`,
+    [...values, tenant, line.operationId, line.invalid, line.record, retiredToken],
   );
   if (rowCount !== 1) throw new Error('the locked row disappeared under its lock');
 }
+
+/**
+ * What key $1 is, in one statement of index look-ups: the tenant whose key it is (and whether the Customer one), and
+ * whether it is a group's token now or one a rotation the journal still lists replaced.
+ */
+export const keyStatement = `
+  SELECT t.id AS tenant, t.customer_key = $1 AS customer,
+    EXISTS (SELECT FROM groups WHERE token = $1) OR EXISTS (SELECT FROM journal WHERE retired_token = $1) AS token
+  FROM (SELECT) one LEFT JOIN tenants t ON t.customer_key = $1 OR t.testing_key = $1`;

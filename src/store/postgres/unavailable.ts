@@ -1,14 +1,4 @@
-import { product } from '../../errors.js';
-
-/** PostgreSQL could not be reached or dropped the connection: nothing of the request was kept; retry later. */
-export class StoreUnavailableError extends Error {
-  constructor(cause: Error) {
-    super(
-      `${product}: PostgreSQL is unavailable (${cause.message}); nothing of this request was kept. Retry once the database is back.`,
-      { cause },
-    );
-  }
-}
+import { StoreUnavailableError } from '../store.js';
 
 const connectionErrors = new Set([
   'ECONNREFUSED',

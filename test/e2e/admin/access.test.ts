@@ -36,7 +36,7 @@ describe('the admin key', () => {
       expect(answer.body.error.message).toContain(hint);
       expect(answer.body.error.message).not.toContain(adminKey);
     }
-    expect(mock.groups()).toEqual([]);
+    expect(await mock.groups()).toEqual([]);
   });
 
   it('refuses two X-Admin-Key headers even when one is right', async () => {

@@ -92,14 +92,4 @@ describe.each(stores)('server.admin, $name', ({ postgres }) => {
     expect(await mock.admin.faults()).toHaveLength(1);
     expect((await call(mock.url, 'DELETE', '/__admin/groups?environment=Prod')).status).toBe(400);
   });
-
-  // PostgreSQL's alone: the memory and file stores answer the synchronous reads.
-  if (postgres)
-    it('refuses the synchronous reads, naming their awaitable form on server.admin', async () => {
-      const mock = await fresh();
-      expect(() => mock.groups()).toThrow(
-        'user-group-mock: groups() reads the store synchronously, which a PostgreSQL store cannot; await server.admin.groups(…) instead',
-      );
-      expect(() => mock.requests()).toThrow('await server.admin.requests(…) instead');
-    });
 });

@@ -31,10 +31,10 @@ describe('docs/ci.md', () => {
     const client = createUserGroupClient({ baseUrl: mock.url, apiKey: tenant.api_keys.Customer });
     await client.getOrCreate({ name: 'Customer A', user_group_id: 'customer-a' });
     await service(mock, 'GET', { name: 'Customer A', userGroupId: 'customer-a' }, tenant.api_keys.Testing);
-    const invalid = mock.requests({ invalid: true }, tenant.id);
+    const invalid = await mock.requests({ invalid: true }, tenant.id);
     expect(invalid.map((e) => e.diagnostics.map((d) => d.path))).toEqual([
       ['/body/user_group_id', '/body/userGroupId'],
     ]);
-    expect(mock.requests({ invalid: true }, other.id)).toEqual([]);
+    expect(await mock.requests({ invalid: true }, other.id)).toEqual([]);
   });
 });

@@ -22,7 +22,7 @@ describe('injected faults', () => {
     expect(faulted.status).toBe(status);
     expect(faulted.body).toMatchObject({ success: 0, error: { code: 'INJECTED_FAULT', details: [] } });
     expect(faulted.body.error.message).toContain('planned with injectFault (POST /__admin/faults)');
-    expect(mock.groups()).toEqual([]);
+    expect(await mock.groups()).toEqual([]);
     expect((await getOrCreate(mock)).status).toBe(200);
   });
 
@@ -83,26 +83,26 @@ describe('injected faults', () => {
     const mock = await start();
     await inject(mock, { action: 'reset-connection', operationId: 'getOrCreateUserGroup' });
     await expect(mock.api('GET', { user_group_id: 'a', name: 'A' })).rejects.toThrow();
-    expect(mock.requests().map((e) => e.status)).toEqual([0]);
+    expect((await mock.requests()).map((e) => e.status)).toEqual([0]);
     expect((await getOrCreate(mock)).status).toBe(200);
   });
 
   it('plans the same faults in-process and refuses an invalid spec there with an error result', async () => {
     const mock = await start();
-    const fault = mock.injectFault({ operationId: 'getOrCreateUserGroup', status: 503 });
+    const fault = await mock.injectFault({ operationId: 'getOrCreateUserGroup', status: 503 });
     expect(fault).toMatchObject({
       ok: true,
       value: { operationId: 'getOrCreateUserGroup', status: 503, remaining: 1 },
     });
     expect((await getOrCreate(mock)).status).toBe(503);
-    const low = mock.injectFault({ status: 200 });
+    const low = await mock.injectFault({ status: 200 });
     expect(low).toMatchObject({ ok: false, error: { code: 'VALIDATION_FAILED' } });
     expect(!low.ok && low.error.message).toMatch(/status must be >= 400/);
-    const empty = mock.injectFault({});
+    const empty = await mock.injectFault({});
     expect(!empty.ok && empty.error.details.map((d) => d.message).join(' ')).toMatch(
       /at least one of "status", "delay_ms", "action"/,
     );
-    expect(mock.faults()).toEqual([]);
+    expect(await mock.faults()).toEqual([]);
   });
 
   it('empties the pending faults on DELETE /__admin/faults', async () => {
@@ -124,7 +124,7 @@ describe('--rate-limit N/min', () => {
     expect(Number.isInteger(retryAfter)).toBe(true);
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
-    expect(mock.groups().map((g) => g.provided_id)).toEqual(['a', 'b', 'c']);
+    expect((await mock.groups()).map((g) => g.provided_id)).toEqual(['a', 'b', 'c']);
   });
 
   it('counts each API key separately', async () => {
@@ -142,14 +142,14 @@ describe('--rate-limit N/min', () => {
 
 /** Waits (bounded) until the planned faults of the scope are taken: the request is then waiting on its delay. */
 async function untilTaken(mock: Mock, tenant?: string): Promise<void> {
-  for (let i = 0; i < 500 && mock.faults(tenant).length > 0; i++)
+  for (let i = 0; i < 500 && (await mock.faults(tenant)).length > 0; i++)
     await new Promise((resolve) => setTimeout(resolve, 5));
-  expect(mock.faults(tenant)).toEqual([]);
+  expect(await mock.faults(tenant)).toEqual([]);
 }
 
 /** Waits (bounded) until the scope's journal holds `count` entries. */
 async function untilJournaled(mock: Mock, count: number): Promise<void> {
-  for (let i = 0; i < 500 && mock.requests().length < count; i++)
+  for (let i = 0; i < 500 && (await mock.requests()).length < count; i++)
     await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
@@ -161,17 +161,17 @@ describe('requests waiting on a planned delay', () => {
     await untilTaken(mock);
     await mock.reset();
     await expect(abandoned).rejects.toThrow();
-    expect([mock.groups(), mock.requests()]).toEqual([[], []]);
+    expect([await mock.groups(), await mock.requests()]).toEqual([[], []]);
     expect((await getOrCreate(mock, 'next')).status).toBe(200);
-    expect(mock.requests().map((e) => (e.requestBody as { user_group_id: string }).user_group_id)).toEqual([
-      'next',
-    ]);
+    expect(
+      (await mock.requests()).map((e) => (e.requestBody as { user_group_id: string }).user_group_id),
+    ).toEqual(['next']);
   });
 
   it('end without an answer when their tenant is removed; other scopes keep theirs', async () => {
     const mock = await start();
     const tenant = await mock.createTenant();
-    mock.injectFault({ delay_ms: 2_000 }, tenant.id);
+    await mock.injectFault({ delay_ms: 2_000 }, tenant.id);
     await inject(mock, { delay_ms: 300 });
     const removed = getOrCreate(mock, 'gone', tenant.api_keys.Customer);
     const kept = getOrCreate(mock, 'kept');
@@ -191,12 +191,12 @@ describe('requests waiting on a planned delay', () => {
     await untilTaken(mock);
     await mock.close();
     await expect(cut).rejects.toThrow();
-    expect(mock.requests()).toEqual([]);
+    expect(await mock.requests()).toEqual([]);
   });
 
   it('are journaled with status 0 when the client went away during the delay', async () => {
     const mock = await start();
-    mock.injectFault({ delay_ms: 300 });
+    await mock.injectFault({ delay_ms: 300 });
     const gone = new AbortController();
     const abandoned = request(`${mock.url}/api/user`, {
       method: 'GET',
@@ -208,7 +208,7 @@ describe('requests waiting on a planned delay', () => {
     gone.abort();
     await expect(abandoned).rejects.toThrow();
     await untilJournaled(mock, 1);
-    expect(mock.requests().map((e) => [e.status, e.responseBody])).toEqual([[0, null]]);
+    expect((await mock.requests()).map((e) => [e.status, e.responseBody])).toEqual([[0, null]]);
   });
 });
 

@@ -17,7 +17,7 @@ describe('GET /__admin/health', () => {
     const answer = await admin(mock.url, 'GET', '/__admin/health');
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ status: 'ready', version, store: 'memory' });
-    expect(mock.health()).toEqual(answer.body);
+    expect(await mock.health()).toEqual(answer.body);
   });
 
   it('says the store is a file for a mock with a database (--db)', async () => {

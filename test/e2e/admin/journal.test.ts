@@ -62,7 +62,7 @@ describe('GET /__admin/requests (the journal)', () => {
     ]);
     expect(invalid.body[0].diagnostics[1].message).toContain('did you mean "user_group_id"?');
     expect(invalid.body[1].diagnostics).toEqual([expect.objectContaining({ code: 'BODY_INVALID_JSON' })]);
-    expect(mock.requests({ invalid: true })).toEqual(invalid.body);
+    expect(await mock.requests({ invalid: true })).toEqual(invalid.body);
   });
 
   it('records the mistakes a client makes before the body: wrong path, Bearer, no Content-Type', async () => {
@@ -159,11 +159,11 @@ describe('the journal of the key a request carries', () => {
         'content-type': 'application/json',
       };
       expect((await call(mock.url, method, path, { headers: headers, raw: body })).status).toBe(status);
-      const invalid = mock.requests({ invalid: true }, tenant.id);
+      const invalid = await mock.requests({ invalid: true }, tenant.id);
       expect(invalid.map((e) => [e.method, e.path, e.status, e.keyEnvironment])).toEqual([
         [method, path, status, 'Testing'],
       ]);
-      expect(mock.requests()).toEqual([]);
+      expect(await mock.requests()).toEqual([]);
       const overHttp = await admin(mock.url, 'GET', '/__admin/requests?invalid=true', {
         key: tenant.api_keys.Customer,
       });
@@ -176,11 +176,11 @@ describe('the journal of the key a request carries', () => {
     const tenant = await mock.createTenant();
     await call(mock.url, 'GET', '/api/users', { headers: { 'content-type': 'application/json' }, raw: body });
     await call(mock.url, 'GET', '/api/users', { headers: { authorization: 'Token no-such-key' }, raw: body });
-    expect(mock.requests().map((e) => [e.path, e.status, e.keyEnvironment])).toEqual([
+    expect((await mock.requests()).map((e) => [e.path, e.status, e.keyEnvironment])).toEqual([
       ['/api/users', 404, null],
       ['/api/users', 404, null],
     ]);
-    expect(mock.requests({}, tenant.id)).toEqual([]);
+    expect(await mock.requests({}, tenant.id)).toEqual([]);
   });
 });
 
@@ -188,18 +188,16 @@ describe('journalLimit and the entries dropped', () => {
   it('keeps the newest journalLimit entries and counts the dropped ones until reset or clear', async () => {
     const mock = await start({ journalLimit: 3 });
     for (const id of ['a', 'b', 'c', 'd', 'e']) await service(mock, 'GET', { user_group_id: id, name: id });
-    expect(mock.requests().map((e) => (e.requestBody as { user_group_id: string }).user_group_id)).toEqual([
-      'c',
-      'd',
-      'e',
-    ]);
-    expect(mock.droppedRequests()).toBe(2);
+    expect(
+      (await mock.requests()).map((e) => (e.requestBody as { user_group_id: string }).user_group_id),
+    ).toEqual(['c', 'd', 'e']);
+    expect(await mock.droppedRequests()).toBe(2);
     const listed = await admin(mock.url, 'GET', '/__admin/requests?invalid=true');
     expect([listed.body, listed.headers['x-journal-dropped']]).toEqual([[], '2']);
-    mock.clearRequests();
-    expect(mock.droppedRequests()).toBe(0);
+    await mock.clearRequests();
+    expect(await mock.droppedRequests()).toBe(0);
     for (const id of ['f', 'g', 'h', 'i']) await service(mock, 'GET', { user_group_id: id, name: id });
-    expect(mock.droppedRequests()).toBe(1);
+    expect(await mock.droppedRequests()).toBe(1);
     await mock.reset();
     expect((await admin(mock.url, 'GET', '/__admin/requests')).headers['x-journal-dropped']).toBe('0');
   });
@@ -209,7 +207,7 @@ describe('journalLimit and the entries dropped', () => {
     const tenant = await mock.createTenant();
     for (const id of ['a', 'b', 'c'])
       await service(mock, 'GET', { user_group_id: id, name: id }, tenant.api_keys.Customer);
-    expect([mock.droppedRequests(tenant.id), mock.droppedRequests()]).toEqual([2, 0]);
+    expect([await mock.droppedRequests(tenant.id), await mock.droppedRequests()]).toEqual([2, 0]);
     const listed = await admin(mock.url, 'GET', '/__admin/requests', { key: tenant.api_keys.Testing });
     expect(listed.headers['x-journal-dropped']).toBe('2');
   });

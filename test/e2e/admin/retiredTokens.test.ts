@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { JournalRecord } from '../../../src/runtime/journal.js';
 import { RetiredTokens } from '../../../src/runtime/retiredTokens.js';
+import type { JournalRecord } from '../../../src/store/journal.js';
 import { service, useMocks } from '../../support/admin.js';
 import { testingKey } from '../../support/http.js';
 

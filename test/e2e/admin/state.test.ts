@@ -92,7 +92,7 @@ describe('POST /__admin/groups (seed)', () => {
     expect(failed.status).toBe(500);
     expect(failed.body.error).toMatchObject({ code: 'INTERNAL_ERROR' });
     expect(failed.body.error.message).toMatch(/ENOSPC.*Retry the request/);
-    expect(mock.groups()).toEqual([]);
+    expect(await mock.groups()).toEqual([]);
     const retried = await admin(mock.url, 'POST', '/__admin/groups', {
       body: { environment: 'Customer', user_group_id: 'a', name: 'A' },
     });
@@ -111,7 +111,7 @@ describe('POST /__admin/groups (seed)', () => {
     if (seeded.ok) return;
     expect(seeded.error.code).toBe('VALIDATION_FAILED');
     expect(seeded.error.details.map((d) => d.path)).toEqual(['/token']);
-    expect(mock.groups()).toEqual([]);
+    expect(await mock.groups()).toEqual([]);
   });
 });
 
@@ -134,8 +134,8 @@ describe('POST /__admin/reset', () => {
     await admin(mock.url, 'POST', '/__admin/faults', {
       body: { status: 503, operationId: 'updateUserGroup' },
     });
-    expect(mock.groups()).toHaveLength(1);
-    expect(mock.requests()).toHaveLength(1);
+    expect(await mock.groups()).toHaveLength(1);
+    expect(await mock.requests()).toHaveLength(1);
 
     const reset = await admin(mock.url, 'POST', '/__admin/reset');
     expect(reset.status).toBe(204);

@@ -215,7 +215,7 @@ describe('tenants', () => {
       key: tenant.api_keys.Customer,
       body: { status: 500 },
     });
-    expect(first.requests({}, tenant.id)).toHaveLength(1);
+    expect(await first.requests({}, tenant.id)).toHaveLength(1);
     await first.close();
 
     const second = await start({ db });
@@ -245,10 +245,10 @@ describe('a tenant key in a malformed Authorization header', () => {
       body: { name: 'A', user_group_id: 'a' },
     });
     expect(answer.status).toBe(401);
-    const [entry, ...more] = mock.requests({ invalid: true }, tenant.id);
+    const [entry, ...more] = await mock.requests({ invalid: true }, tenant.id);
     expect(more).toEqual([]);
     expect(entry).toMatchObject({ status: 401, keyEnvironment: 'Testing', diagnostics: [{ code }] });
-    expect(mock.requests({ invalid: true })).toEqual([]);
+    expect(await mock.requests({ invalid: true })).toEqual([]);
   });
 });
 
@@ -257,16 +257,16 @@ describe('the in-process controls given a tenant that does not exist', () => {
     const mock = await start();
     const tenant = await mock.createTenant();
     const typo = `${tenant.id}x`;
-    expect(() => mock.requests({ invalid: true }, typo)).toThrow(`requests: no tenant "${typo}"`);
-    expect(() => mock.requests({ invalid: true }, tenant as never)).toThrow(
+    await expect(mock.requests({ invalid: true }, typo)).rejects.toThrow(`requests: no tenant "${typo}"`);
+    await expect(mock.requests({ invalid: true }, tenant as never)).rejects.toThrow(
       'the tenant argument is object, not a tenant id',
     );
-    expect(() => mock.requests(tenant.id as never)).toThrow('the query object comes first');
-    expect(() => mock.groups(typo)).toThrow('groups: no tenant');
-    expect(() => mock.token('a'.repeat(64), typo)).toThrow('token: no tenant');
-    expect(() => mock.faults(typo)).toThrow('faults: no tenant');
-    expect(() => mock.injectFault({ status: 503 }, typo)).toThrow('injectFault: no tenant');
+    await expect(mock.requests(tenant.id as never)).rejects.toThrow('the query object comes first');
+    await expect(mock.groups(typo)).rejects.toThrow('groups: no tenant');
+    await expect(mock.token('a'.repeat(64), typo)).rejects.toThrow('token: no tenant');
+    await expect(mock.faults(typo)).rejects.toThrow('faults: no tenant');
+    await expect(mock.injectFault({ status: 503 }, typo)).rejects.toThrow('injectFault: no tenant');
     await expect(mock.reset(typo)).rejects.toThrow('reset: no tenant');
-    expect(mock.requests({ invalid: true }, tenant.id)).toEqual([]);
+    expect(await mock.requests({ invalid: true }, tenant.id)).toEqual([]);
   });
 });

@@ -224,8 +224,8 @@ describe('admin request checks', () => {
         answer.body.error.details.map((d: { code: string; path: string }) => `${d.code} ${d.path}`),
       ).toEqual(c.details);
       expect(answer.body.error.message).toContain(c.hint);
-      expect(mock.groups()).toEqual([]);
-      expect(mock.faults()).toEqual([]);
+      expect(await mock.groups()).toEqual([]);
+      expect(await mock.faults()).toEqual([]);
     });
   }
 
@@ -289,7 +289,7 @@ describe('admin request checks', () => {
         details: [{ code: 'VALIDATION_FAILED', path: '/body' }],
       });
     }
-    expect(mock.groups()).toHaveLength(1);
+    expect(await mock.groups()).toHaveLength(1);
     const tenant = await admin(mock.url, 'POST', '/__admin/tenants', { raw: '{"name":"x"}' });
     expect(tenant.status).toBe(400);
   });

@@ -10,10 +10,10 @@ describe('watchRequests (the journal, as it is written, in process)', () => {
   it('calls a plain function with each entry as requests() lists it, until it is unsubscribed', async () => {
     const mock = await start();
     const heard: JournalEntry[] = [];
-    const stop = mock.watchRequests((entry) => heard.push(entry));
+    const stop = await mock.watchRequests((entry) => heard.push(entry));
     await mock.api('GET', { user_group_id: 'a', name: 'A' });
     await mock.api('GET', { name: 'A', userGroupId: 'a' });
-    expect(heard).toEqual(mock.requests());
+    expect(heard).toEqual(await mock.requests());
     expect(heard.map((entry) => [entry.status, entry.fault])).toEqual([
       [200, null],
       [400, 'client'],
@@ -27,19 +27,19 @@ describe('watchRequests (the journal, as it is written, in process)', () => {
   it('tells an object watcher when the journal is emptied', async () => {
     const mock = await start();
     const heard: string[] = [];
-    mock.watchRequests({
+    await mock.watchRequests({
       entry: (entry) => heard.push(`entry ${entry.status}`),
       cleared: () => heard.push('cleared'),
     });
     await mock.api('GET', { user_group_id: 'a', name: 'A' });
-    mock.clearRequests();
+    await mock.clearRequests();
     expect(heard).toEqual(['entry 200', 'cleared']);
   });
 
   it('refuses at once what is neither a function nor { entry }, and the mock keeps serving', async () => {
     const mock = await start();
     const wrong = { recorded: () => undefined } as unknown as Parameters<typeof mock.watchRequests>[0];
-    expect(() => mock.watchRequests(wrong)).toThrow(/watchRequests takes a function/);
+    await expect(mock.watchRequests(wrong)).rejects.toThrow(/watchRequests takes a function/);
     expect((await mock.api('GET', { user_group_id: 'a', name: 'A' })).status).toBe(200);
   });
 

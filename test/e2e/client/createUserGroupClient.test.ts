@@ -39,7 +39,7 @@ describe('createUserGroupClient', () => {
     const client = createUserGroupClient({ baseUrl: `${mock.url}/`, apiKey: customerKey });
     const answer = await client.getOrCreate({ name: 'Customer A', user_group_id: 'customer-a' });
     expect(answer).toMatchObject({ new_user_group: true, user_group: { provided_id: 'customer-a' } });
-    const [entry] = mock.requests();
+    const [entry] = await mock.requests();
     expect(entry).toMatchObject({ method: 'GET', status: 200, keyEnvironment: 'Customer', diagnostics: [] });
   });
 

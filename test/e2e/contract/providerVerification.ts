@@ -38,7 +38,7 @@ export function providerVerification(): void {
     expect(report.match(/has a matching body \(OK\)/g)).toHaveLength(interactions().length);
     const tenant = /in tenant (t-\S+),/.exec(result.setUp ?? '')?.[1] ?? 'none';
     expect((await server.deleteTenant(tenant)).ok).toBe(false);
-    expect(server.groups()).toEqual(kept.ok ? [kept.value] : []);
+    expect(await server.groups()).toEqual(kept.ok ? [kept.value] : []);
   });
 
   it('sets states up through a Pact state-change URL when one is given, and skips Testing without its key', async () => {

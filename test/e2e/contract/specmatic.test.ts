@@ -68,7 +68,7 @@ describe('Specmatic contract tests against the mock', { tags: ['slow'] }, () => 
         apiKey: customerKey,
         examples: [externalExamplesDirectory],
       });
-      requests = mock.requests();
+      requests = await mock.requests();
     }, 180_000);
     afterAll(async () => {
       await mock?.close();
@@ -120,7 +120,7 @@ describe('Specmatic contract tests against the mock', { tags: ['slow'] }, () => 
         apiKey: customerKey,
         resiliencyTests: 'positiveOnly',
       });
-      requests = mock.requests();
+      requests = await mock.requests();
     }, 180_000);
     afterAll(async () => {
       await mock?.close();

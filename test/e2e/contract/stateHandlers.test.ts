@@ -55,9 +55,9 @@ it("keeps the mock's diagnostics of every interaction through the state set-ups 
   });
   await expect(verifier.verifyProvider()).rejects.toBeDefined();
   // The second interaction's state was set up after the first ran: the first's diagnostic is still there.
-  const invalid = mock.requests({ invalid: true });
+  const invalid = await mock.requests({ invalid: true });
   expect(invalid.map((entry) => [entry.status, entry.diagnostics.map((d) => d.code)])).toEqual([
     [401, ['AUTH_MISSING']],
   ]);
-  expect(mock.requests().map((entry) => entry.status)).toEqual([401, 200]);
+  expect((await mock.requests()).map((entry) => entry.status)).toEqual([401, 200]);
 });

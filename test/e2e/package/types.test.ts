@@ -31,7 +31,7 @@ export async function main(): Promise<void> {
   const query: JournalQuery = { operationId: 'rotateUserGroupToken', invalid: true, limit: 10 };
   // @ts-expect-error an operation id that is not one of the service's
   const misspelt: JournalQuery = { operationId: 'rotate' };
-  const entries = mock.requests(query).concat(mock.requests(misspelt));
+  const entries = (await mock.requests(query)).concat((await mock.requests(misspelt)));
   const client = createUserGroupClient({ baseUrl: mock.url, apiKey: 'k' });
   const outgoing = ${from === 'import' ? 'request' : 'http.request'}(mock.url).getHeaders();
   const checked = validateRequest({ method: 'GET', path: '/api/user', headers: outgoing, body: {} });

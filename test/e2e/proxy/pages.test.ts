@@ -39,7 +39,7 @@ describe("the proxy's browser pages", () => {
     const answer = await call(proxy.url, 'GET', '/favicon.ico', { headers: {} });
     expect(answer.status).toBe(204);
     expect(proxy.requests()).toEqual([]);
-    expect(target.requests()).toEqual([]);
+    expect(await target.requests()).toEqual([]);
   });
 
   it('names only its own pages for a page it does not have', async () => {

@@ -125,8 +125,7 @@ describe('a recording from a wrong provider', () => {
 
     const replay = await mocks({ fixtures: path });
     expect(
-      replay
-        .groups()
+      (await replay.groups())
         .map((g) => [g.provided_id, g.team_id, g.token === token(2) ? 'token(2)' : g.token.length])
         .sort(),
     ).toEqual([
@@ -135,8 +134,8 @@ describe('a recording from a wrong provider', () => {
       ['grp-same-token', 6, 'token(2)'],
       ['shared', 5, 64],
     ]);
-    expect(replay.token(token(5))?.provided_id).toBe('shared');
-    expect(replay.token(token(1))?.provided_id).toBe('grp-1');
+    expect((await replay.token(token(5)))?.provided_id).toBe('shared');
+    expect((await replay.token(token(1)))?.provided_id).toBe('grp-1');
     expect(warnings.at(-1)).toBe(
       `user-group-mock: ${path} differs from the traffic in 4 place(s), so that serve --fixtures accepts it: "grp-1" is recorded without team_id 1, which "grp-9039", seen later, also has (the service reused it): the mock gives it a fresh one; "grp-9039" is recorded without its token, which "grp-same-token", seen later, also holds (tokens are unique): the mock gives it a new one; "grp-upper" is left out: its answer broke the contract (INVALID_FORMAT at /body/user_group/token); "shared" is recorded once, as the newest answer showed it: two API keys whose environment no answer showed got a group of this id. The answers that broke the contract are in the journal (/__admin/requests?invalid=true).`,
     );
@@ -163,7 +162,7 @@ describe('a recording from a wrong provider', () => {
     await proxy.close();
 
     const replay = await mocks({ fixtures: path });
-    expect(replay.groups().map((g) => [g.provided_id, g.token])).toEqual([['a', token(1)]]);
+    expect((await replay.groups()).map((g) => [g.provided_id, g.token])).toEqual([['a', token(1)]]);
     expect(warnings.at(-1)).toContain(
       '"a" is recorded as an earlier exchange showed it: in the newest, its answer broke the contract (PROVIDER_TOKEN_CHANGED at /body/user_group/token)',
     );
@@ -186,7 +185,7 @@ describe('a recording from a wrong provider', () => {
     await proxy.close();
 
     const replay = await mocks({ fixtures: path });
-    expect(replay.groups()).toEqual([]);
+    expect(await replay.groups()).toEqual([]);
     expect(warnings.at(-1)).toContain(
       '"m" is left out: as seen (the answer, with the mapping of the request), serve --fixtures refuses it (/mapping/40: ',
     );

@@ -284,7 +284,7 @@ describe('bad requests get the error envelope with the right status', () => {
           .diagnostics,
       ).toEqual([]);
     }
-    expect(mock.groups().map((g) => g.provided_id)).toEqual(['seeded']);
+    expect((await mock.groups()).map((g) => g.provided_id)).toEqual(['seeded']);
   });
 
   it('says so when a user group token is sent as the API key', async () => {

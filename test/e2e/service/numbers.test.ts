@@ -120,7 +120,7 @@ describe('numbers in request bodies', () => {
     const answer = await call(mock.url, 'GET', '/api/user', { raw: body });
     expect(answer.status).toBe(200);
     expect(answer.headers['x-mock-notice']).toMatch(/12345678901234567.*12345678901234568/);
-    const [entry] = mock.requests({ limit: 1 });
+    const [entry] = await mock.requests({ limit: 1 });
     expect(entry?.warnings.map((w) => w.code)).toEqual(['IMPRECISE_INTEGER']);
   });
 });

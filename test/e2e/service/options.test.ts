@@ -81,7 +81,7 @@ describe('createMockServer options', () => {
     });
     const answer = await service(mock, 'GET', { user_group_id: 'a', name: 'A' }, 'k');
     expect(answer.status).toBe(200);
-    expect(mock.groups().map((group) => group.environment)).toEqual(['Testing']);
+    expect((await mock.groups()).map((group) => group.environment)).toEqual(['Testing']);
   });
 
   it('says in process which option chooses another port when the port is in use', async () => {

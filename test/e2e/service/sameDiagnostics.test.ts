@@ -135,7 +135,7 @@ describe('the pipeline', () => {
       headers: row.headers,
       ...(row.raw === undefined ? {} : { raw: row.raw }),
     });
-    const [entry] = server.requests();
+    const [entry] = await server.requests();
     expect(entry).toBeDefined();
     expect(named(entry?.diagnostics ?? [])).toEqual(named(library.diagnostics));
     expect(named(entry?.warnings ?? [])).toEqual(named(library.warnings));

@@ -55,12 +55,11 @@ describe('get-or-create (GET with a body)', () => {
       expect((await api('get', { name: id, user_group_id: id })).body.new_user_group).toBe(true);
       expect((await api('get', { name: id, user_group_id: id })).body.new_user_group).toBe(false);
     }
-    expect(
-      mock
-        .groups()
-        .map((g) => g.provided_id)
-        .sort(),
-    ).toEqual(['__proto__', 'constructor', 'toString']);
+    expect((await mock.groups()).map((g) => g.provided_id).sort()).toEqual([
+      '__proto__',
+      'constructor',
+      'toString',
+    ]);
   });
 
   it('gives each group a unique positive team_id', async () => {
@@ -129,7 +128,7 @@ describe('update (PUT)', () => {
       mapping: { '40': '1' },
     });
     expect(updated.body.user_group.properties).toEqual({ plan: 'free' });
-    expect(mock.groups()[0]?.mapping).toEqual({ '40': '1' });
+    expect((await mock.groups())[0]?.mapping).toEqual({ '40': '1' });
   });
 
   it('answers 404 GROUP_NOT_FOUND for an unknown id', async () => {
@@ -190,7 +189,7 @@ describe('concurrency', () => {
     );
     expect(answers.filter((a) => a.body.new_user_group === true)).toHaveLength(1);
     expect(new Set(answers.map((a) => a.body.user_group.token)).size).toBe(1);
-    expect(mock.groups()).toHaveLength(1);
+    expect(await mock.groups()).toHaveLength(1);
   });
 
   it('lets exactly one of two concurrent rotations with one token succeed', async () => {

@@ -49,6 +49,6 @@ describe('ids and names in any script', () => {
       }),
       { numRuns: 150 },
     );
-    expect(mock.requests().filter((entry) => entry.status >= 500)).toEqual([]);
+    expect((await mock.requests()).filter((entry) => entry.status >= 500)).toEqual([]);
   });
 });

@@ -41,7 +41,7 @@ describe('a database file', () => {
     expect(snapshot.format).toBe('user-group-mock/1');
     expect(snapshot.tenants[0].groups.length).toBeGreaterThan(0);
     const second = await start({ db });
-    expect(second.groups()).toHaveLength(30);
+    expect(await second.groups()).toHaveLength(30);
   });
 
   it('reports a failed compaction as a process warning when no onWarning is given', async () => {
@@ -88,17 +88,12 @@ describe('a database file', () => {
     expect(failed.status).toBe(500);
     expect(failed.body).toMatchObject({ success: 0, error: { code: 'INTERNAL_ERROR' } });
     expect(failed.body.error.message).toMatch(/ENOSPC/);
-    expect(server.groups().map((g) => g.provided_id)).toEqual(['a']);
+    expect((await server.groups()).map((g) => g.provided_id)).toEqual(['a']);
     const retried = await server.api('GET', { name: 'B', user_group_id: 'b' });
     expect(retried.body.new_user_group).toBe(true);
     await server.close();
     const reopened = await start({ db });
-    expect(
-      reopened
-        .groups()
-        .map((g) => g.provided_id)
-        .sort(),
-    ).toEqual(['a', 'b']);
+    expect((await reopened.groups()).map((g) => g.provided_id).sort()).toEqual(['a', 'b']);
   });
 
   it('never answers a read with a change that is not durable yet', async () => {
@@ -138,7 +133,7 @@ describe('a database file', () => {
     expect(read.body.error.message).toMatch(/EIO/);
     // A read waits for every change in flight, since it may have seen one: the failed write fails it too.
     expect(other.status).toBe(500);
-    expect(server.groups().map((g) => g.provided_id)).toEqual(['a']);
+    expect((await server.groups()).map((g) => g.provided_id)).toEqual(['a']);
     const retried = await server.api('GET', { name: 'B', user_group_id: 'b' });
     expect(retried.body.new_user_group).toBe(true);
   });

@@ -11,7 +11,7 @@ const start = useMocks();
 describe('--fixtures', () => {
   it('seeds the groups of the file, keeping a given token that then rotates', async () => {
     const mock = await start({ fixtures: example });
-    expect(mock.groups().map((g) => `${g.environment} ${g.provided_id} ${g.name}`)).toEqual([
+    expect((await mock.groups()).map((g) => `${g.environment} ${g.provided_id} ${g.name}`)).toEqual([
       'Customer customer-a Customer A',
       'Testing customer-a Customer A (test)',
     ]);
@@ -29,8 +29,8 @@ describe('--fixtures', () => {
     await first.api('PUT', { user_group_id: 'customer-a', name: 'Renamed' });
     await first.close();
     const second = await start({ db, fixtures: example });
-    expect(second.groups().find((g) => g.environment === 'Customer')?.name).toBe('Renamed');
-    expect(second.groups()).toHaveLength(2);
+    expect((await second.groups()).find((g) => g.environment === 'Customer')?.name).toBe('Renamed');
+    expect(await second.groups()).toHaveLength(2);
   });
 
   it.each([

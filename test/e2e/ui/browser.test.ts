@@ -176,12 +176,12 @@ describe.skipIf(executable === undefined)(
       await page.locator('button:focus', { hasText: 'Cancel' }).waitFor();
       await page.getByRole('button', { name: 'Cancel' }).click();
       await page.locator('#clear-journal:focus').waitFor();
-      expect(mock.requests()).toHaveLength(4);
+      expect(await mock.requests()).toHaveLength(4);
       await page.getByRole('button', { name: 'Clear journal…' }).click();
       await page.getByRole('button', { name: 'Yes, clear the journal' }).click();
       await page.getByRole('status').filter({ hasText: 'Cleared the journal.' }).waitFor();
       await page.getByText('No request yet.').waitFor();
-      expect(mock.requests()).toEqual([]);
+      expect(await mock.requests()).toEqual([]);
 
       expect(await page.content()).not.toContain(customerKey);
       expect(outside).toEqual([]);
@@ -246,13 +246,13 @@ describe.skipIf(executable === undefined)(
       await page.getByRole('button', { name: 'Seed group' }).click();
       expect(await page.locator('#seed-token-error').textContent()).toMatch(/token/);
       expect(await page.locator('#seed-properties-error').textContent()).toContain('properties is not JSON');
-      expect(mock.groups()).toEqual([]);
+      expect(await mock.groups()).toEqual([]);
 
       await page.getByLabel('Token', { exact: true }).fill('');
       await page.getByLabel('Properties (JSON)').fill('{"region": "EU"}');
       await page.getByRole('button', { name: 'Seed group' }).click();
       await page.locator('table.groups th code', { hasText: 'customer-b' }).waitFor();
-      const [seeded] = mock.groups();
+      const [seeded] = await mock.groups();
       const fetched = await service(mock, 'GET', { user_group_id: 'customer-b', name: 'Customer B' });
       expect(fetched.body).toMatchObject({
         new_user_group: false,
@@ -276,17 +276,17 @@ describe.skipIf(executable === undefined)(
       await page.locator('button:focus', { hasText: 'Cancel' }).waitFor();
       await page.keyboard.press('Escape');
       await page.locator('#rotate-customer-b:focus').waitFor();
-      expect(mock.token(seeded?.token as string)).toBeDefined();
+      expect(await mock.token(seeded?.token as string)).toBeDefined();
       await page.getByRole('button', { name: 'Rotate the token of customer-b' }).click();
       await page.getByRole('button', { name: 'Yes, rotate customer-b' }).click();
       await page.getByRole('status').filter({ hasText: 'Rotated the token of customer-b' }).waitFor();
-      expect(mock.token(seeded?.token as string)).toBeUndefined();
+      expect(await mock.token(seeded?.token as string)).toBeUndefined();
       await expect.poll(() => refusal.count()).toBe(0);
 
       await page.getByRole('button', { name: 'Reset tenant…' }).click();
       await page.getByRole('button', { name: 'Yes, reset default' }).click();
       await page.getByRole('status').filter({ hasText: 'Reset tenant default' }).waitFor();
-      expect(mock.groups()).toEqual([]);
+      expect(await mock.groups()).toEqual([]);
       expect(page.errors).toEqual([]);
     });
 
@@ -296,7 +296,7 @@ describe.skipIf(executable === undefined)(
       await page.getByLabel('Status', { exact: true }).fill('200');
       await page.getByRole('button', { name: 'Plan fault' }).click();
       expect(await page.locator('#fault-status-error').textContent()).toContain('400');
-      expect(mock.faults()).toEqual([]);
+      expect(await mock.faults()).toEqual([]);
 
       await page.getByLabel('Operation', { exact: true }).selectOption('getOrCreateUserGroup');
       await expect.poll(() => page.locator('#fault-status-error').count()).toBe(1); // another field changed: still true
@@ -320,12 +320,12 @@ describe.skipIf(executable === undefined)(
       await page.getByLabel('Reset the connection (no answer)').check();
       await page.getByRole('button', { name: 'Plan fault' }).click();
       await page.locator('table.faults tbody tr').waitFor();
-      expect(mock.faults()).toMatchObject([
+      expect(await mock.faults()).toMatchObject([
         { action: 'reset-connection', operationId: 'getOrCreateUserGroup' },
       ]);
       await page.getByRole('button', { name: 'Clear faults' }).click();
       await page.getByText('No fault is pending').waitFor();
-      expect(mock.faults()).toEqual([]);
+      expect(await mock.faults()).toEqual([]);
       expect(page.errors).toEqual([]);
     });
 

@@ -7,9 +7,9 @@ import {
   securityOf,
 } from '../../../src/admin/adminDocument.js';
 import { endpoints } from '../../../src/admin/endpoints.js';
-import { maxJournalLimit } from '../../../src/runtime/journal.js';
 import { adminDocumentUrl, serviceDocument } from '../../../src/spec/loadDocument.js';
 import { operations } from '../../../src/spec/operations.js';
+import { maxJournalLimit } from '../../../src/store/journal.js';
 
 type Schema = Record<string, unknown>;
 interface Envelope {

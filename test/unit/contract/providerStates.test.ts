@@ -28,11 +28,11 @@ describe('contractStateHandlers', () => {
     try {
       await mock.seedGroup({ environment: 'Testing', user_group_id: 'old', name: 'Old' });
       await fetch(`${mock.url}/api/user`, { method: 'PUT' });
-      mock.injectFault({ status: 503 });
+      await mock.injectFault({ status: 503 });
       await contractStateHandlers(mock.url)[providerStates.noGroups]?.();
-      expect(mock.groups()).toEqual([]);
-      expect(mock.requests()).toHaveLength(1);
-      expect(mock.faults()).toHaveLength(1);
+      expect(await mock.groups()).toEqual([]);
+      expect(await mock.requests()).toHaveLength(1);
+      expect(await mock.faults()).toHaveLength(1);
     } finally {
       await mock.close();
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Faults } from '../../../src/runtime/faults.js';
+import { Faults } from '../../../src/store/faults.js';
 
 describe('Faults', () => {
   it('keeps at most 1,000 pending faults, dropping the oldest', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Journal, type JournalRecord } from '../../../src/runtime/journal.js';
+import { Journal, type JournalRecord } from '../../../src/store/journal.js';
 
 const record = (n: number): JournalRecord => ({
   method: 'GET',
