@@ -57,10 +57,7 @@ export const errorCatalogue: { readonly [C in ErrorCode]: CatalogueEntry } = {
   PAGES_NOT_BUILT: { status: 503, title: 'The browser pages are not built' },
 };
 
-/**
- * An error answer, before it is rendered: the code decides the status, always (an injected fault's chosen status
- * is the fault's, set on its reply, not on the error).
- */
+/** An error answer, before it is rendered: the code decides the status (an injected fault's is on its reply). */
 export interface ApiError {
   readonly code: ErrorCode;
   readonly message: string;

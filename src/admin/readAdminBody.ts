@@ -14,15 +14,10 @@ import { checkAdminSchema } from './adminDocument.js';
 export type BodyRead = Result<unknown> | ClientGone;
 
 /** The admin document's schema of the operation, in the place of the service's `checkSchema`. */
-function checkAdminBody(request: Routed): ApiError | undefined {
-  const { operation } = request;
-  const diagnostics = checkAdminSchema(operation.requestSchema ?? '', request.body, '/body');
-  if (diagnostics.length === 0) return undefined;
-  return errorFromDiagnostics(
-    'VALIDATION_FAILED',
-    diagnostics,
-    `the request does not match ${operation.operationId}: `,
-  );
+function checkAdminBody({ operation, body }: Routed): ApiError | undefined {
+  const found = checkAdminSchema(operation.requestSchema ?? '', body, '/body');
+  const lead = `the request does not match ${operation.operationId}: `;
+  return found.length === 0 ? undefined : errorFromDiagnostics('VALIDATION_FAILED', found, lead);
 }
 
 /** The admin body's way: no key (the admin API has its own access rules) and no query step (it takes parameters). */

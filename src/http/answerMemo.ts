@@ -28,9 +28,8 @@ export function memoisedAnswer(group: Group, body: unknown): Payload {
  */
 export function shownGroup(request: Owned, world: World): Group | undefined {
   const { operation, owner, body } = request;
-  if (operation.operationId !== 'getOrCreateUserGroup') return undefined;
-  if (typeof body !== 'object' || body === null || !('user_group_id' in body)) return undefined;
-  const id = body.user_group_id;
-  if (typeof id !== 'string') return undefined;
+  const id =
+    typeof body === 'object' && body !== null && 'user_group_id' in body ? body.user_group_id : undefined;
+  if (operation.operationId !== 'getOrCreateUserGroup' || typeof id !== 'string') return undefined;
   return world.tenants.get(owner.tenant)?.groups.get(groupKey(owner.environment, id));
 }

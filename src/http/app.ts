@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type ApiError, apiError } from '../errors.js';
 import { errorReply } from '../pipeline/answer.js';
-import { findOperation, unrouted } from '../pipeline/findOperation.js';
+import { findOperation } from '../pipeline/findOperation.js';
 import type { MockContext } from '../runtime/mockContext.js';
 import { answerFavicon } from './favicon.js';
 import { type RequestHead, readHead } from './head.js';
@@ -54,7 +54,7 @@ export function createApp(
         return;
       }
       const routed = findOperation(exchange);
-      if (!unrouted(routed)) routed.serve();
+      if (!('code' in routed)) routed.serve();
       // A path the service does not have may be one of the admin document's public ones (/openapi.json).
       else if (routed.code === 'ROUTE_NOT_FOUND' && admin.owns(method, path)) toAdmin(req, res, path, head);
       else exchange.fail(routed);

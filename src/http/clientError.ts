@@ -6,15 +6,12 @@ import { rawErrorResponse } from './respond.js';
 /** The parser's errors for bytes that do not start a request where one should start. */
 const notARequest = new Set(['HPE_INVALID_METHOD', 'HPE_INVALID_EOF_STATE']);
 
-/** The last response each connection's requests were given (a later pipelined one replaces an earlier one). */
+/** The last response each connection was given (a later pipelined one replaces an earlier one). */
 const responses = new WeakMap<Socket, ServerResponse>();
-const remember = (req: IncomingMessage, res: ServerResponse): void => {
-  responses.set(req.socket, res);
-};
 
 /** Answers the errors of the server's HTTP parser with the envelope (`answerClientError`). */
 export function answerClientErrors(server: Server): void {
-  server.on('request', remember);
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => responses.set(req.socket, res));
   server.on('clientError', answerClientError);
 }
 

@@ -1,14 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 import { apiError } from '../errors.js';
-import { payloadTooLarge } from '../pipeline/checkLimits.js';
+import { payloadTooLarge } from '../pipeline/pipeline.js';
 import type { Result } from '../result.js';
 
 /** The client went away before its body was whole: there is nobody to answer. */
-export interface ClientGone {
-  readonly ok: false;
-  readonly gone: true;
-}
-export const clientGone: ClientGone = { ok: false, gone: true };
+const clientGone = { ok: false, gone: true } as const;
+export type ClientGone = typeof clientGone;
 
 /** The whole body, the error to answer, or `ClientGone`. */
 export type BodyResult = Result<Buffer> | ClientGone;

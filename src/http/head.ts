@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { PipelineRequest } from '../pipeline/pipelineRequest.js';
 
 /**
  * The headers a request to the service is judged by, read in one pass over `rawHeaders`. Node builds
@@ -6,19 +7,10 @@ import type { IncomingMessage } from 'node:http';
  * rules for `req.headers` (first value kept for single-valued fields, list fields joined with ", "), except
  * `authorization`, where every value is kept: a repeated Authorization is a client mistake to report.
  */
-export interface RequestHead {
-  readonly host: string | undefined;
-  readonly authorization: readonly string[];
-  /** Node's parser has checked it is a number (and refused a request that repeats it with other values). */
-  readonly contentLength: number | undefined;
-  /** The Content-Type; every value when the header is repeated (a client mistake). */
-  readonly contentType: string | readonly string[] | undefined;
-  readonly contentEncoding: string | undefined;
-  /** The query string after `?` in the request target, or undefined without a `?`. */
-  readonly query: string | undefined;
-  /** Whether the request announces a body at all (Content-Length above zero, or chunked). */
-  readonly bodySent: boolean;
-}
+export type RequestHead = Pick<
+  PipelineRequest,
+  'authorization' | 'contentLength' | 'contentType' | 'contentEncoding' | 'query' | 'bodySent'
+> & { readonly host: string | undefined };
 
 export function readHead(req: IncomingMessage): RequestHead {
   let host: string | undefined;

@@ -3,7 +3,7 @@ import { defaultTenantId } from '../domain/model.js';
 import type { Decision } from '../domain/userGroups.js';
 import { type ApiError, apiError } from '../errors.js';
 import { answer, errorReply, type Reply } from '../pipeline/answer.js';
-import { groupTokenAsKey } from '../pipeline/authenticate.js';
+import { groupTokenAsKey, sentKey } from '../pipeline/authenticate.js';
 import { Pipeline } from '../pipeline/pipeline.js';
 import {
   isOwned,
@@ -21,7 +21,6 @@ import type { Diagnostic } from '../spec/types.js';
 import type { Fault } from '../store/faults.js';
 import type { JournalRecord } from '../store/journal.js';
 import { type KeyLookup, StoreUnavailableError, StoreWriteError } from '../store/store.js';
-import { readApiKey } from '../validate/headers.js';
 import { memoisedAnswer, shownGroup } from './answerMemo.js';
 import { type BodyResult, type BodySink, collectBody } from './collectBody.js';
 import { authenticateOnConnection } from './connectionKeys.js';
@@ -93,16 +92,16 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
    * tenant's made through another replica); a key found there is remembered and the request served.
    */
   #lookUpKey(this: Routed<ServiceExchange>, refused: ApiError): void {
-    const read = readApiKey(this.authorization.length > 1 ? this.authorization : this.authorization[0]);
-    if (!read.ok) {
+    const key = sentKey(this.authorization);
+    if (key === undefined) {
       this.fail(refused);
       return;
     }
-    const found = this.context.store.lookUpKey(read.value);
-    if (!(found instanceof Promise)) this.#keyFound(refused, read.value, found);
+    const found = this.context.store.lookUpKey(key);
+    if (!(found instanceof Promise)) this.#keyFound(refused, key, found);
     else
       found.then(
-        (lookup) => this.#guarded(() => this.#keyFound(refused, read.value, lookup)),
+        (lookup) => this.#guarded(() => this.#keyFound(refused, key, lookup)),
         (error: Error) => this.storeFailed(error),
       );
   }
@@ -291,9 +290,8 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
    * journal. No key, or one no tenant has: the default tenant's.
    */
   #journalOwner(): KeyOwner | undefined {
-    if (this.owner !== undefined || this.authorization.length !== 1) return this.owner;
-    const read = readApiKey(this.authorization[0]);
-    return read.ok ? this.context.keys.owner(read.value) : undefined;
+    const key = this.owner === undefined ? sentKey(this.authorization) : undefined;
+    return key === undefined ? this.owner : this.context.keys.owner(key);
   }
 
   /** The journal record; `delivered` false when the client had gone before the answer (status 0). */

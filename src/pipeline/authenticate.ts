@@ -70,3 +70,9 @@ function recogniseKey(values: readonly string[], keys: KeyRing): KeyOwner | unde
     }
   return undefined;
 }
+
+/** The API key of one well-formed `Authorization: Token <key>`, else undefined. */
+export function sentKey(authorization: readonly string[]): string | undefined {
+  const read = authorization.length === 1 ? readApiKey(authorization[0]) : undefined;
+  return read?.ok === true ? read.value : undefined;
+}

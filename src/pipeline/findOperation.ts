@@ -6,7 +6,7 @@ import type { PipelineRequest, Routed } from './pipelineRequest.js';
 
 /**
  * Step 1, route: the operation of the service document for the method and path, which makes the record `Routed`,
- * or 404 / 405 (with `Allow`).
+ * or the error, 404 / 405 (with `Allow`): tell them apart by `'code' in`.
  */
 export function findOperation<R extends PipelineRequest>(request: R): Routed<R> | ApiError {
   const found = route(request.method, request.path);
@@ -18,7 +18,3 @@ export function findOperation<R extends PipelineRequest>(request: R): Routed<R> 
     headers: { allow: found.allow.join(', ') },
   };
 }
-
-/** Whether `findOperation` refused the request (its answer is the error) rather than routing it. */
-export const unrouted = <R extends PipelineRequest>(found: Routed<R> | ApiError): found is ApiError =>
-  'code' in found;

@@ -5,14 +5,10 @@ import type { Diagnostic } from '../spec/types.js';
 export const noWarnings: readonly Diagnostic[] = [];
 
 /** What arrives with a request besides its method and path (the HTTP adapter's `RequestHead` is one). */
-export interface ArrivedRequest {
-  readonly authorization?: readonly string[];
-  readonly contentType?: string | readonly string[] | undefined;
-  readonly contentEncoding?: string | undefined;
-  readonly query?: string | undefined;
-  readonly bodySent: boolean;
-  readonly contentLength?: number | undefined;
-}
+export type ArrivedRequest = Pick<PipelineRequest, 'bodySent'> &
+  Partial<
+    Pick<PipelineRequest, 'authorization' | 'contentType' | 'contentEncoding' | 'query' | 'contentLength'>
+  >;
 
 /**
  * One request on its way through the pipeline: what arrived (method, path, the headers it is judged by), and what
@@ -28,7 +24,7 @@ export class PipelineRequest {
   readonly query: string | undefined;
   /** Whether a body was sent at all (over HTTP: Content-Length above zero, or chunked). */
   readonly bodySent: boolean;
-  /** The declared Content-Length, when there is one. */
+  /** The declared Content-Length, when there is one (Node's parser has checked it is a number). */
   readonly contentLength: number | undefined;
   /** Set by `findOperation` (the stage `Routed`). */
   operation: Operation | undefined = undefined;

@@ -1,12 +1,12 @@
 import type { ApiError } from '../errors.js';
 import type { Diagnostic } from '../validate/diagnostic.js';
 import { lowerCaseHeaders } from '../validate/headers.js';
-import { findOperation, unrouted } from './findOperation.js';
+import { findOperation } from './findOperation.js';
 import { Pipeline } from './pipeline.js';
 import { PipelineRequest } from './pipelineRequest.js';
 
 /** The library's way: no keys (only the form of Authorization), no limits, every problem named. */
-const library = new Pipeline({ checkLimits: null }, true);
+const library = new Pipeline({ checkLimits: null });
 const noKeys = { bodyLimit: Number.POSITIVE_INFINITY };
 
 export interface RequestToValidate {
@@ -45,31 +45,23 @@ export function validateRequest(request: RequestToValidate): RequestValidation {
   try {
     return check(request);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return {
-      ok: false,
-      diagnostics: [
-        { code: 'UNREADABLE_REQUEST', path: '', message: `the request could not be read: ${reason}` },
-      ],
-      warnings: [],
-    };
+    return unreadable(
+      `the request could not be read: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 
+const unreadable = (message: string): RequestValidation => ({
+  ok: false,
+  diagnostics: [{ code: 'UNREADABLE_REQUEST', path: '', message }],
+  warnings: [],
+});
+
 function check(given: RequestToValidate): RequestValidation {
   if (given === null || typeof given !== 'object' || typeof given.method !== 'string')
-    return {
-      ok: false,
-      diagnostics: [
-        {
-          code: 'UNREADABLE_REQUEST',
-          path: '',
-          message:
-            'validateRequest takes one request object { method, path, headers, body }, e.g. { method: "GET", path: "/api/user", headers: {...}, body: {...} }',
-        },
-      ],
-      warnings: [],
-    };
+    return unreadable(
+      'validateRequest takes one request object { method, path, headers, body }, e.g. { method: "GET", path: "/api/user", headers: {...}, body: {...} }',
+    );
   const headers = lowerCaseHeaders(given.headers);
   const authorization = headers.authorization;
   const body = given.body;
@@ -87,7 +79,7 @@ function check(given: RequestToValidate): RequestValidation {
     },
   );
   const routed = findOperation(request);
-  if (unrouted(routed)) return { ok: false, diagnostics: routed.details, warnings: [] };
+  if ('code' in routed) return { ok: false, diagnostics: routed.details, warnings: [] };
   // The server's steps in the server's order; where it stops at the first problem, the library goes on to find
   // every problem it can, so one call names them all.
   const found: ApiError[] = [];

@@ -35,17 +35,9 @@ export function validateResponse(
   options: ResponseValidationOptions = {},
 ): ResponseValidation {
   if (response === null || typeof response !== 'object' || typeof response.method !== 'string')
-    return {
-      ok: false,
-      diagnostics: [
-        {
-          code: 'UNREADABLE_RESPONSE',
-          path: '',
-          message:
-            'validateResponse takes the method and path of the request with the answer: { method, path, status, body }',
-        },
-      ],
-    };
+    return unreadable(
+      'validateResponse takes the method and path of the request with the answer: { method, path, status, body }',
+    );
   try {
     const request = new PipelineRequest(
       String(response?.method ?? '').toUpperCase(),
@@ -55,15 +47,16 @@ export function validateResponse(
     findOperation(request);
     return judgeResponse(request, response, options);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return {
-      ok: false,
-      diagnostics: [
-        { code: 'UNREADABLE_RESPONSE', path: '', message: `the response could not be read: ${reason}` },
-      ],
-    };
+    return unreadable(
+      `the response could not be read: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
+
+const unreadable = (message: string): ResponseValidation => ({
+  ok: false,
+  diagnostics: [{ code: 'UNREADABLE_RESPONSE', path: '', message }],
+});
 
 /** `validateResponse` of the answer to a request already through `findOperation` (the proxy's). */
 export function judgeResponse(

@@ -4,10 +4,9 @@ import { collectBody } from '../http/collectBody.js';
 import type { RequestHead } from '../http/head.js';
 import { send } from '../http/respond.js';
 import { errorReply } from '../pipeline/answer.js';
-import { checkLimits } from '../pipeline/checkLimits.js';
-import { findOperation, unrouted } from '../pipeline/findOperation.js';
-import { parseBody } from '../pipeline/parseBody.js';
-import { Pipeline } from '../pipeline/pipeline.js';
+import { sentKey } from '../pipeline/authenticate.js';
+import { findOperation } from '../pipeline/findOperation.js';
+import { checkLimits, Pipeline, parseBody } from '../pipeline/pipeline.js';
 import { PipelineRequest } from '../pipeline/pipelineRequest.js';
 import { judgeResponse } from '../pipeline/validateResponse.js';
 import type { Result } from '../result.js';
@@ -15,7 +14,6 @@ import { elapsedMs, type Log, logExchange } from '../runtime/log.js';
 import type { OperationId } from '../spec/operations.js';
 import type { Diagnostic, Environment } from '../spec/types.js';
 import type { Journal } from '../store/journal.js';
-import { readApiKey } from '../validate/headers.js';
 import { parseJsonBody } from '../validate/jsonText.js';
 import { decodeAnswer } from './answerEncoding.js';
 import { forward, type Target, type TargetAnswer } from './forward.js';
@@ -64,7 +62,7 @@ export function proxyExchange(
   const method = req.method ?? 'GET';
   const url = req.url ?? '/';
   const request = new PipelineRequest(method, path, head);
-  const apiKey = keyOf(request);
+  const apiKey = sentKey(request.authorization);
   // Taken when the rules or the journal first need it, after the request is on its way.
   let scope: string | undefined;
   const scopeOf = (): string | undefined => (scope ??= apiKey === undefined ? undefined : keyScope(apiKey));
@@ -116,8 +114,8 @@ export function proxyExchange(
     return;
   }
   const found = findOperation(request);
-  const routed = unrouted(found) ? undefined : found;
-  const headFirst = unrouted(found) ? found : proxyWay.head(found, proxy);
+  const routed = 'code' in found ? undefined : found;
+  const headFirst = 'code' in found ? found : proxyWay.head(found, proxy);
   if (headFirst !== undefined && (proxy.blockInvalid || headFirst.code === 'ROUTE_NOT_FOUND')) {
     refuse(headFirst);
     return;
@@ -254,14 +252,6 @@ export function proxyExchange(
         else refuse(read.error);
       },
     });
-}
-
-/** The API key of a well-formed `Authorization: Token <key>`, else undefined. */
-function keyOf(request: PipelineRequest): string | undefined {
-  const values = request.authorization;
-  if (values.length !== 1) return undefined;
-  const read = readApiKey(values[0]);
-  return read.ok ? read.value : undefined;
 }
 
 /** What JSON.parse makes of an answer parseJsonBody refused (a repeated key, a byte order mark...), if anything. */
