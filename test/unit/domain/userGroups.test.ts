@@ -1,22 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { applyChanges } from '../../../src/domain/changes.js';
 import { seededIds } from '../../../src/domain/ids.js';
-import { defaultTenantId, emptyWorld, type Tenant, type World } from '../../../src/domain/model.js';
+import type { Tenant } from '../../../src/domain/model.js';
 import { getOrCreate, rotate, update } from '../../../src/domain/userGroups.js';
+import { worldWithGroup } from '../../support/world.js';
 
-function created(): { world: World; tenant: Tenant } {
-  const world = emptyWorld();
-  const tenant = world.tenants.get(defaultTenantId) as Tenant;
-  const made = getOrCreate(
-    world,
-    { tenant, environment: 'Customer' },
-    { user_group_id: 'g', name: 'G' },
-    seededIds(1),
-  );
-  if (!made.ok) throw new Error('the group was not created');
-  applyChanges(world, made.value.changes);
-  return { world, tenant };
-}
+const created = worldWithGroup;
 
 describe('getOrCreate of a known id', () => {
   it('returns a plain, new answer each time, and changes nothing', () => {

@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { applyChanges } from '../../../src/domain/changes.js';
-import { seededIds } from '../../../src/domain/ids.js';
-import { defaultTenantId, emptyWorld, type Group, type Tenant } from '../../../src/domain/model.js';
-import { getOrCreate } from '../../../src/domain/userGroups.js';
+import { defaultTenantId, type Group } from '../../../src/domain/model.js';
 import { memoisedAnswer, shownGroup } from '../../../src/http/answerMemo.js';
 import { type Owned, PipelineRequest } from '../../../src/pipeline/pipelineRequest.js';
 import { type Operation, operations } from '../../../src/spec/operations.js';
+import { worldWithGroup } from '../../support/world.js';
 
 const group: Group = {
   environment: 'Customer',
@@ -35,15 +33,7 @@ describe('memoisedAnswer', () => {
 });
 
 describe('shownGroup', () => {
-  const world = emptyWorld();
-  const tenant = world.tenants.get(defaultTenantId) as Tenant;
-  const made = getOrCreate(
-    world,
-    { tenant, environment: 'Customer' },
-    { user_group_id: 'g', name: 'G' },
-    seededIds(1),
-  );
-  if (made.ok) applyChanges(world, made.value.changes);
+  const { world, tenant } = worldWithGroup();
   const owner = { tenant: defaultTenantId, environment: 'Customer' } as const;
   const request = (operationId: string, body: unknown): Owned =>
     Object.assign(new PipelineRequest('GET', '/api/user', { bodySent: true }), {
