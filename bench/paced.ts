@@ -10,6 +10,8 @@ export interface PacedOptions {
   /** Stops sending after `seconds` (the answers in flight are awaited, each within `timeoutMs`). */
   seconds: number;
   timeoutMs?: number;
+  /** The Authorization value of the n-th request over all connections (default: the benchmark's valid key). */
+  authorization?: (n: number) => string;
 }
 
 /**
@@ -22,17 +24,22 @@ export interface PacedOptions {
  * the requests queued behind it (no coordinated omission). The answers must carry Content-Length (the mock's and the proxy's do).
  */
 export async function runPaced(options: PacedOptions): Promise<LoadResult> {
-  const { url, rate, connections, seconds, timeoutMs = 10_000 } = options;
+  const { url, rate, connections, seconds, timeoutMs = 10_000, authorization } = options;
   const target = new URL(url);
-  const head = [
-    `GET ${PATH} HTTP/1.1`,
-    `Host: ${target.host}`,
-    ...Object.entries(HEADERS).map(([name, value]) => `${name}: ${value}`),
-    `Content-Length: ${Buffer.byteLength(GET_BODY)}`,
-    '',
-    '',
-  ].join('\r\n');
-  const message = Buffer.from(head + GET_BODY);
+  const messageWith = (headers: Record<string, string>) =>
+    Buffer.from(
+      [
+        `GET ${PATH} HTTP/1.1`,
+        `Host: ${target.host}`,
+        ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+        `Content-Length: ${Buffer.byteLength(GET_BODY)}`,
+        '',
+        GET_BODY,
+      ].join('\r\n'),
+    );
+  const valid = messageWith(HEADERS);
+  const messageFor = (n: number) =>
+    authorization === undefined ? valid : messageWith({ ...HEADERS, Authorization: authorization(n) });
   const sockets = await Promise.all(
     Array.from({ length: connections }, () => open(target.hostname, Number(target.port))),
   );
@@ -54,7 +61,7 @@ export async function runPaced(options: PacedOptions): Promise<LoadResult> {
           // Behind schedule because the last answer came late: counted from when it was due. Otherwise from the
           // write, so that a timer firing a little early or late (they tick in whole milliseconds) adds nothing.
           const start = wait > 0 ? performance.now() : due;
-          socket.write(message);
+          socket.write(messageFor(i * connections + k));
           const status = await answers.next();
           if (status === undefined) {
             errors += perConnection - i;

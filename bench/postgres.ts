@@ -3,8 +3,10 @@ import { postgresAvailable, startTestCluster, type TestCluster } from '../test/s
 import type { Settings } from './config.js';
 import { type LoadResult, runLoad } from './load.js';
 import { OUR_CLI, oursMissing } from './ours.js';
+import { runPaced } from './paced.js';
 import { type ServerProcess, spawnServer } from './proc.js';
 import { notAvailable, type Row } from './table.js';
+import { judge, TARGETS } from './targets.js';
 import { createNew } from './workloads.js';
 
 const short = (n: number) => (n >= 1_000 ? `${n / 1_000}k` : String(n));
@@ -35,6 +37,11 @@ export async function postgresRows(settings: Settings): Promise<Row[]> {
       } catch (error) {
         rows.push(notAvailable(name, (error as Error).message));
       }
+    }
+    try {
+      rows.push(...(await unknownKeyRows(cluster, settings)));
+    } catch (error) {
+      rows.push(notAvailable(`${VALID_ROW} beside unknown keys`, (error as Error).message));
     }
     return rows;
   } finally {
@@ -68,6 +75,52 @@ async function measure(
     return { load: together(loads), note: `seeded by SQL; creates capped at ${short(creates)}; fsync on` };
   } finally {
     for (const server of servers) await server.stop();
+  }
+}
+
+const VALID_RATE = 50;
+const UNKNOWN_RATE = 1_000;
+const VALID_ROW = `ours PostgreSQL get-or-create at ${VALID_RATE} req/s`;
+
+/**
+ * A client with a wrong key must not slow everyone else down: get-or-creates with a valid key at a fixed rate,
+ * alone and then beside 1,000 req/s that each carry a key never issued (every one a different key, so that no
+ * cache of one miss hides the cost). The second row's p99 is held against twice the first's.
+ */
+async function unknownKeyRows(cluster: TestCluster, settings: Settings): Promise<Row[]> {
+  const db = await cluster.createDatabase();
+  const server = await startReplica(db);
+  try {
+    const seconds = settings.durableSeconds;
+    const valid = () => runPaced({ url: server.url, rate: VALID_RATE, connections: 5, seconds });
+    await runPaced({ url: server.url, rate: VALID_RATE, connections: 5, seconds: 1 });
+    const alone = await valid();
+    const [beside, flood] = await Promise.all([
+      valid(),
+      runPaced({
+        url: server.url,
+        rate: UNKNOWN_RATE,
+        connections: 8,
+        seconds,
+        authorization: (n) => `Token never-issued-${n}`,
+      }),
+    ]);
+    const refused = `${flood.requests} unknown-key requests, ${flood.non2xx} refused`;
+    return [
+      { name: VALID_ROW, load: alone, note: 'valid key only, paced' },
+      judge(
+        {
+          name: `${VALID_ROW}, beside ${UNKNOWN_RATE.toLocaleString('en-US')} req/s of unknown keys`,
+          load: beside,
+          value: beside.p99 / alone.p99,
+          unit: '× p99',
+          note: refused,
+        },
+        TARGETS.unknownKeys,
+      ),
+    ];
+  } finally {
+    await server.stop();
   }
 }
 

@@ -8,7 +8,7 @@ import { judge, TARGETS } from './targets.js';
 import { getExisting } from './workloads.js';
 
 /** `user-group-mock proxy` on port 0 in front of `target`. */
-function startProxy(target: string): Promise<ServerProcess> {
+export function startProxy(target: string): Promise<ServerProcess> {
   return spawnServer({
     name: 'proxy',
     command: process.execPath,

@@ -1,4 +1,4 @@
-// `npm run bench:readme`: writes the README's benchmark table from bench/results.json.
+// `npm run bench:readme`: writes the README's benchmark table and docs/scaling.md's figures from bench/results.json.
 import { publishToReadme } from './readme.js';
 import { readResults } from './results.js';
 

@@ -39,17 +39,63 @@ export function benchSection(results: BenchResults): string {
 
 /** `readme` with the text between its bench markers replaced by the block `results` give. */
 export function withBenchSection(readme: string, results: BenchResults): string {
-  const start = readme.indexOf(START);
-  const end = readme.indexOf(END, start);
-  if (start < 0 || end < 0)
-    throw new Error(`README.md has no ${START} ... ${END} markers to put the benchmark table between`);
-  return `${readme.slice(0, start + START.length)}\n${benchSection(results)}\n${readme.slice(end)}`;
+  return between(readme, 'README.md', START, END, benchSection(results));
 }
 
-/** Writes the block `results` give into README.md. */
+export const scalingFile = join(ROOT, 'docs', 'scaling.md');
+export const SCALING_START = '<!-- bench:scaling:start -->';
+export const SCALING_END = '<!-- bench:scaling:end -->';
+
+/** The stores' rows docs/scaling.md compares, as it names them, and the rows of the run they come from. */
+const scalingRows: readonly (readonly [label: string, row: string])[] = [
+  ['file store @10k', 'ours durable create @10k'],
+  ['file store @100k', 'ours durable create @100k'],
+  ['PostgreSQL @10k, 1 replica', 'ours PostgreSQL create @10k, 1 replica'],
+  ['PostgreSQL @10k, 2 replicas', 'ours PostgreSQL create @10k, 2 replicas'],
+  ['PostgreSQL @100k, 1 replica', 'ours PostgreSQL create @100k, 1 replica'],
+  ['PostgreSQL @100k, 2 replicas', 'ours PostgreSQL create @100k, 2 replicas'],
+];
+
+/** docs/scaling.md's block: the creates of the README's run on each store, as that table shows them. */
+export function scalingSection(results: BenchResults): string {
+  const lines = scalingRows.map(([label, name]) => {
+    const row = results.rows.find((r) => r.name === name);
+    if (row?.load === undefined) throw new Error(`bench/results.json has no load row "${name}"`);
+    const [, rps, p50, p99] = cells(row);
+    return `| ${label} | ${rps} | ${p50} | ${p99} |`;
+  });
+  return [
+    `The run the README's table shows (${results.date.slice(0, 10)}, load average ${results.machine.loadAverage.toFixed(2)} at start), the file store beside PostgreSQL:`,
+    '',
+    '| | creates/s | p50 ms | p99 ms |',
+    '| --- | --: | --: | --: |',
+    ...lines,
+  ].join('\n');
+}
+
+/** docs/scaling.md with the text between its bench markers replaced by the block `results` give. */
+export function withScalingSection(scaling: string, results: BenchResults): string {
+  return between(scaling, 'docs/scaling.md', SCALING_START, SCALING_END, scalingSection(results));
+}
+
+/** `text` with `block` between its markers `start` and `end`. */
+function between(text: string, file: string, start: string, end: string, block: string): string {
+  const from = text.indexOf(start);
+  const to = text.indexOf(end, from);
+  if (from < 0 || to < 0)
+    throw new Error(`${file} has no ${start} ... ${end} markers to put the benchmark figures between`);
+  return `${text.slice(0, from + start.length)}\n${block}\n${text.slice(to)}`;
+}
+
+/** Writes the blocks `results` give into README.md and docs/scaling.md. */
 export function publishToReadme(results: BenchResults): void {
-  const readme = readFileSync(readmeFile, 'utf8');
-  const updated = withBenchSection(readme, results);
-  if (updated !== readme) writeFileSync(readmeFile, updated);
-  console.log(`README.md ${updated === readme ? 'already shows' : 'now shows'} the run of ${results.date}`);
+  for (const [file, name, write] of [
+    [readmeFile, 'README.md', withBenchSection],
+    [scalingFile, 'docs/scaling.md', withScalingSection],
+  ] as const) {
+    const text = readFileSync(file, 'utf8');
+    const updated = write(text, results);
+    if (updated !== text) writeFileSync(file, updated);
+    console.log(`${name} ${updated === text ? 'already shows' : 'now shows'} the run of ${results.date}`);
+  }
 }

@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { settings as settingsFor } from './config.js';
 import { durableRows } from './durable.js';
 import { millionRows, startupRows } from './footprint.js';
+import { passThroughRows } from './passThrough.js';
 import { postgresRows } from './postgres.js';
 import { installCleanup, stopAll } from './proc.js';
 import { proxyRows } from './proxy.js';
@@ -11,8 +12,12 @@ import { notAvailable, type Row, renderTable } from './table.js';
 import { judge, TARGETS } from './targets.js';
 import { throughputRows } from './throughput.js';
 
+/** `--only WORD`: the parts whose name holds WORD, printed and written to nothing (a full run stands alone). */
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
+
 /** Runs one part of the benchmark; a part that throws becomes an n/a row instead of ending the run. */
 async function section(name: string, produce: () => Promise<Row[]>): Promise<Row[]> {
+  if (only !== undefined && !name.includes(only)) return [];
   const started = performance.now();
   process.stderr.write(`bench: ${name}...`);
   try {
@@ -51,6 +56,7 @@ async function main(): Promise<void> {
     rows.push(...(await section('1M groups', () => millionRows(settings))));
     rows.push(...(await section('validation', () => validationRows(settings.validationCalls))));
     rows.push(...(await section('proxy', () => proxyRows(settings))));
+    rows.push(...(await section('proxy pass-throughs', () => passThroughRows(settings))));
   } finally {
     await stopAll();
   }
@@ -68,6 +74,7 @@ async function main(): Promise<void> {
       `${settings.rounds} round(s) of ${settings.slices} ABBA slice(s); ${describeMachine(results)}; ${seconds} s)\n`,
   );
   console.log(renderTable(rows));
+  if (only !== undefined) return;
   const file = resultsFile(settings.quick);
   await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);
   console.log(`\nwritten: ${file}`);

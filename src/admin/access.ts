@@ -70,7 +70,7 @@ export async function sharedScopeOf(
   try {
     found = await context.store.lookUpKey(key);
   } catch (error) {
-    if (error instanceof StoreUnavailableError) return failure(apiError('STORE_UNAVAILABLE', error.message));
+    if (error instanceof StoreUnavailableError) return failure(apiError('STORE_UNAVAILABLE', error.reason));
     throw error;
   }
   if (found === undefined || found === 'group-token') return scope;

@@ -21,6 +21,8 @@ export type AdminOperationId =
   | 'injectFault'
   | 'clearFaults'
   | 'health'
+  | 'liveness'
+  | 'readiness'
   | 'adminDocumentJson'
   | 'adminDocumentYaml'
   | 'serviceDocumentJson'

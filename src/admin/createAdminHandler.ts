@@ -69,7 +69,7 @@ export function createAdminHandler(context: MockContext, controls: Controls, lim
       return await endpoint({ controls, tenant: scope.value, params: params.value, body: body.value });
     } catch (error) {
       if (error instanceof StoreUnavailableError)
-        return errorReply(apiError('STORE_UNAVAILABLE', error.message));
+        return errorReply(apiError('STORE_UNAVAILABLE', error.reason));
       // A failed write of the database file: the store rolled the change back.
       context.logger.error({ err: error }, 'admin change failed');
       return errorReply(apiError('INTERNAL_ERROR', `${(error as Error).message} Retry the request.`));

@@ -104,6 +104,13 @@ export const endpoints: { readonly [K in AdminOperationId]: Endpoint } = {
 
   health: async ({ controls }) => json(200, await controls.health()),
 
+  liveness: () => json(200, { status: 'live' }),
+
+  readiness: async ({ controls }) => {
+    const { status } = await controls.health();
+    return json(status === 'ready' ? 200 : 503, { status });
+  },
+
   adminDocumentJson: () => document('admin', 'json'),
   adminDocumentYaml: () => document('admin', 'yaml'),
   serviceDocumentJson: () => document('service', 'json'),

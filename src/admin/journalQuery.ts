@@ -26,7 +26,7 @@ export function checkJournalQuery(query: unknown): JournalQuery {
   if (!checked.ok) problems.push(...checked.error.details.map((d) => said(d.message, parameters)));
   if (problems.length > 0)
     throw new Error(
-      `${product}: requests(query): ${problems.join('; ')} (the query takes what GET /__admin/requests does: operationId, invalid, limit)`,
+      `${product}: requests(query): ${problems.join('; ')} (the query takes what GET /__admin/requests does: operationId, invalid, fault, limit)`,
     );
   return query as JournalQuery;
 }

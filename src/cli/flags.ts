@@ -1,117 +1,109 @@
 import { parseArgs } from 'node:util';
 import { product } from '../errors.js';
-import type { LogLevel } from '../runtime/log.js';
-import { logLevelRule } from '../runtime/options.js';
+import { envOf, flagOf, type Setting, type Settings } from '../runtime/options.js';
 import { unknownFlag } from './suggest.js';
 
 /** The environment variables a command reads its settings from. */
 export type Env = Readonly<Record<string, string | undefined>>;
 
-/** A flag of a command's table: how it parses, its environment variable ('' for none) and its help line. */
-export interface FlagSpec {
-  readonly type: 'string' | 'boolean';
-  readonly env: string;
-  readonly help: string;
-  /** Repeatable on the command line (its environment variable then holds the values comma-separated). */
-  readonly multiple?: boolean;
-  /** What --help shows after the flag's name (default VALUE for a string flag). */
-  readonly value?: string;
+/** A setting of a command that has a flag: its name, flag and environment variable resolved. */
+export type Flag = Setting & {
+  readonly name: string;
+  readonly flag: string;
+  readonly env: string | undefined;
+};
+
+/** A command's settings that have a flag, keyed by the flag. */
+export function flagsOf(settings: Settings): Readonly<Record<string, Flag>> {
+  return Object.fromEntries(
+    Object.entries(settings).flatMap(([name, entry]) => {
+      const flag = flagOf(name, entry);
+      return flag === undefined ? [] : [[flag, { ...entry, name, flag, env: envOf(flag, entry) }]];
+    }),
+  );
 }
 
-/** The flags serve and proxy share, each named in their tables from here. */
-export const sharedFlags = {
-  host: { type: 'string', env: 'USER_GROUP_MOCK_HOST', help: 'address to listen on (default 127.0.0.1)' },
-  port: {
-    type: 'string',
-    env: 'USER_GROUP_MOCK_PORT',
-    help: 'port to listen on; 0 picks a free one (default 4010)',
-  },
-  'log-level': {
-    type: 'string',
-    env: 'USER_GROUP_MOCK_LOG_LEVEL',
-    help: 'silent | info | debug (default info); logs go to stderr',
-  },
-  'admin-key': {
-    type: 'string',
-    env: 'USER_GROUP_MOCK_ADMIN_KEY',
-    help: 'key required on /__admin calls (required beyond loopback)',
-  },
-  help: { type: 'boolean', env: '', help: 'print this help' },
-} as const satisfies Readonly<Record<string, FlagSpec>>;
-
-/** The help lines of a flag table: name, value, help line and environment variable in brackets. */
-export function flagHelpLines(flags: Readonly<Record<string, FlagSpec>>): string {
-  return Object.entries(flags)
-    .map(([name, flag]) => {
-      const value = flag.type === 'string' ? ` ${flag.value ?? 'VALUE'}` : '';
-      const env = flag.env === '' ? '' : `  [${flag.env}]`;
-      return `  --${name}${value}\n      ${flag.help}${env}`;
+/** The help lines of a command's settings: flag, value, help line, default, and environment variable in brackets. */
+export function flagHelpLines(settings: Settings): string {
+  return Object.values(flagsOf(settings))
+    .map((entry) => {
+      const words = entry.kind === 'oneOf' ? entry.values.join('|') : 'VALUE';
+      const value =
+        entry.kind === 'boolean' ? '' : ` ${entry.value ?? (entry.kind === 'integer' ? 'N' : words)}`;
+      const fallback = entry.flagDefault ?? entry.default;
+      const byDefault = fallback === undefined || fallback === false ? '' : ` (default ${fallback})`;
+      const env = entry.env === undefined ? '' : `  [${entry.env}]`;
+      return `  --${entry.flag}${value}\n      ${entry.help}${byDefault}${env}`;
     })
     .join('\n');
 }
 
-/** A command line read against a flag table. */
+/** A command line read against a command's settings. */
 export interface Flags<Name extends string> {
-  /** What argv gave, as `parseArgs` returned it (a repeatable flag as an array). */
-  readonly values: Readonly<Record<string, string | boolean | Array<string | boolean> | undefined>>;
-  /** The flag's value, else its environment variable's; undefined when neither is set (an empty variable is unset). */
-  get(name: Name): string | undefined;
-  /** Whether a boolean flag is given, on the command line or as `1` or `true` in its environment variable. */
-  on(name: Name): boolean;
+  /**
+   * Each setting with a flag: its text from the flag, else from its environment variable (an empty variable is
+   * unset), read and checked (a boolean: given, or `1` or `true`); else the command line's default, if any.
+   */
+  readonly options: Readonly<Partial<Record<Name, unknown>>>;
+  /** Where the setting's text came from: its flag, its environment variable, or neither. */
+  source(name: Name): 'flag' | 'env' | undefined;
 }
 
-/** Reads argv and env against `flags`; throws an Error naming an unknown or malformed flag and `<command> --help`. */
+/** Reads argv and env against `settings`; throws an Error naming an unknown or malformed flag and the fix. */
 export function readFlags<Name extends string>(
   command: string,
-  flags: Readonly<Record<Name, FlagSpec>>,
+  settings: Readonly<Record<Name, Setting>>,
   argv: readonly string[],
   env: Env,
 ): Flags<Name> {
-  const table: Readonly<Record<string, FlagSpec>> = flags;
-  const options = Object.fromEntries(
-    Object.entries(table).map(([name, flag]) => [
-      name,
-      { type: flag.type, ...(flag.multiple === true ? { multiple: true } : {}) },
+  const flags = flagsOf(settings);
+  const parsing = Object.fromEntries(
+    Object.entries(flags).map(([flag, entry]) => [
+      flag,
+      { type: entry.kind === 'boolean' ? 'boolean' : 'string', multiple: entry.multiple === true },
     ]),
-  ) as Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>;
-  let values: Flags<Name>['values'];
+  ) as Record<string, { type: 'string' | 'boolean'; multiple: boolean }>;
+  let values: Record<string, string | boolean | Array<string | boolean> | undefined>;
   try {
-    values = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values;
+    values = parseArgs({ args: [...argv], options: parsing, strict: true, allowPositionals: false }).values;
   } catch (error) {
-    const message = unknownFlag(argv, options) ?? (error as Error).message;
+    const message = unknownFlag(argv, parsing) ?? (error as Error).message.replace(/\.$/, '');
     throw new Error(`${product}: ${message}. Run "user-group-mock ${command} --help" for the flags.`);
   }
-  const get = (name: Name): string | undefined => {
-    const value = values[name];
-    if (typeof value === 'string') return value;
-    const variable = flags[name].env;
-    const fromEnv = variable === '' ? undefined : env[variable];
-    return fromEnv === '' ? undefined : fromEnv;
-  };
-  return {
-    values,
-    get,
-    on: (name) => values[name] === true || ['1', 'true'].includes(get(name) ?? ''),
-  };
+  const options: Partial<Record<Name, unknown>> = {};
+  const sources = new Map<Name, 'flag' | 'env'>();
+  for (const entry of Object.values(flags)) {
+    const name = entry.name as Name;
+    const given = values[entry.flag];
+    const variable = entry.env === undefined || env[entry.env] === '' ? undefined : env[entry.env];
+    if (given !== undefined || variable !== undefined)
+      sources.set(name, given !== undefined ? 'flag' : 'env');
+    if (entry.kind === 'boolean') {
+      options[name] = given === true || (given === undefined && ['1', 'true'].includes(variable ?? ''));
+      continue;
+    }
+    const listed = variable === undefined ? undefined : entry.multiple ? variable.split(',') : [variable];
+    const texts = given === undefined ? listed : ([given].flat() as string[]);
+    const fallback = entry.flagDefault ?? entry.default;
+    if (texts !== undefined) options[name] = fromText(entry, entry.flag, texts);
+    else if (fallback !== undefined) options[name] = fallback;
+  }
+  return { options, source: (name) => sources.get(name) };
 }
 
-/** The --log-level given (default info), checked. */
-export function logLevelOf(text: string | undefined): LogLevel {
-  const level = text ?? 'info';
-  if (!(logLevelRule.values as readonly string[]).includes(level))
-    throw new Error(`${product}: --log-level must be ${logLevelRule.values.join(', ')}, not "${level}"`);
-  return level as LogLevel;
-}
-
-/** A flag's whole number, in the range its option takes (src/runtime/options.ts, the in-process options' too). */
-export function integer(
-  name: string,
-  text: string,
-  range: { readonly min: number; readonly max: number },
-): number {
-  const { min, max } = range;
-  const n = Number(text);
-  if (!/^\d+$/.test(text.trim()) || n < min || n > max)
-    throw new Error(`${product}: --${name} must be an integer from ${min} to ${max}, not "${text}"`);
-  return n;
+/** A flag's text as its setting's value: a whole number in its range, one of its words, or as its setting reads it. */
+function fromText(entry: Setting, flag: string, texts: readonly string[]): unknown {
+  if (entry.fromText !== undefined) return entry.fromText(texts);
+  const [text = ''] = texts;
+  if (entry.kind === 'integer') {
+    const n = Number(text);
+    if (!/^\d+$/.test(text.trim()) || n < entry.min || n > entry.max)
+      throw new Error(
+        `${product}: --${flag} must be an integer from ${entry.min} to ${entry.max}, not "${text}"`,
+      );
+    return n;
+  }
+  if (entry.kind === 'oneOf' && !entry.values.includes(text))
+    throw new Error(`${product}: --${flag} must be ${entry.values.join(', ')}, not "${text}"`);
+  return text;
 }

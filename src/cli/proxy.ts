@@ -1,121 +1,35 @@
 import { product } from '../errors.js';
 import { ListenError } from '../http/listen.js';
-import {
-  createValidatingProxy,
-  type ValidatingProxy,
-  type ValidatingProxyOptions,
-} from '../proxy/createValidatingProxy.js';
-import { ProxyOptionError } from '../proxy/proxyOptions.js';
+import { createValidatingProxy, type ValidatingProxy } from '../proxy/createValidatingProxy.js';
+import { ProxyOptionError, proxyOptions, type ValidatingProxyOptions } from '../proxy/proxyOptions.js';
 import { pactPathOf } from '../proxy/recording.js';
 import { RecordingLostError } from '../proxy/recordingFile.js';
-import { ranges } from '../runtime/options.js';
-import {
-  type Env,
-  type FlagSpec,
-  flagHelpLines,
-  integer,
-  logLevelOf,
-  readFlags,
-  sharedFlags,
-} from './flags.js';
+import { type Env, flagHelpLines, flagsOf, readFlags } from './flags.js';
 import { runUntilStopped } from './runUntilStopped.js';
 
-/** Each flag of `proxy`, its environment variable, and its help line: the one table --help is printed from. */
-export const proxyFlags = {
-  target: {
-    type: 'string',
-    env: 'USER_GROUP_MOCK_TARGET',
-    help: 'base URL of the service to check (required), e.g. https://staging.example.com',
-  },
-  host: sharedFlags.host,
-  port: sharedFlags.port,
-  strict: {
-    type: 'boolean',
-    env: 'USER_GROUP_MOCK_STRICT',
-    help: 'answers may carry no field the document does not name (the default)',
-  },
-  lenient: {
-    type: 'boolean',
-    env: 'USER_GROUP_MOCK_LENIENT',
-    help: 'answers may carry extra fields (a real service may add some)',
-  },
-  'block-invalid': {
-    type: 'boolean',
-    env: 'USER_GROUP_MOCK_BLOCK_INVALID',
-    help: "answer an invalid request with the mock's error instead of forwarding it",
-  },
-  record: {
-    type: 'string',
-    env: 'USER_GROUP_MOCK_RECORD',
-    help: 'write what is seen, as it goes and on exit, as a fixtures file PATH (for serve --fixtures) and a Pact file beside it',
-  },
-  'pact-consumer': {
-    type: 'string',
-    env: 'USER_GROUP_MOCK_PACT_CONSUMER',
-    help: 'consumer name in the recorded Pact file (default user-group-client)',
-  },
-  'pact-provider': {
-    type: 'string',
-    env: 'USER_GROUP_MOCK_PACT_PROVIDER',
-    help: 'provider name in the recorded Pact file (default user-group-service)',
-  },
-  timeout: {
-    type: 'string',
-    env: 'USER_GROUP_MOCK_TIMEOUT',
-    help: 'ms the target has to answer before 504 (default 10000)',
-  },
-  'target-ca': {
-    type: 'string',
-    env: 'USER_GROUP_MOCK_TARGET_CA',
-    help: "PEM file of a private certificate authority that signed the target's certificate",
-  },
-  'body-limit': {
-    type: 'string',
-    env: 'USER_GROUP_MOCK_BODY_LIMIT',
-    help: 'largest request or answer body in bytes (default 1048576)',
-  },
-  'log-level': sharedFlags['log-level'],
-  'admin-key': sharedFlags['admin-key'],
-  help: sharedFlags.help,
-} as const satisfies Readonly<Record<string, FlagSpec>>;
+/** The flags of `proxy`, from its settings (src/proxy/proxyOptions.ts). */
+export const proxyFlags = flagsOf(proxyOptions);
 
 export function proxyHelp(): string {
-  return `Usage: user-group-mock proxy --target URL [flags]\n\nForwards /api/user to the target, checks each request and answer against the contract, and journals the\nverdicts: GET /__admin/requests?invalid=true lists what broke it, each marked client or provider.\n\nFlags (environment variable in brackets):\n${flagHelpLines(proxyFlags)}\n`;
+  return `Usage: user-group-mock proxy --target URL [flags]\n\nForwards /api/user to the target, checks each request and answer against the contract, and journals the\nverdicts: GET /__admin/requests?invalid=true lists what broke it, each marked client or provider.\n\nFlags (environment variable in brackets):\n${flagHelpLines(proxyOptions)}\n`;
 }
 
 export type ProxyArgs = ValidatingProxyOptions & { readonly help: boolean };
 
 /** argv and env to proxy options; throws an Error whose message names the bad flag and the fix. */
 export function parseProxyArgs(argv: readonly string[], env: Env): ProxyArgs {
-  const { get, on: flagOn } = readFlags('proxy', proxyFlags, argv, env);
-  const help = flagOn('help');
-  const target = get('target');
-  if (target === undefined && !help)
+  const { options } = readFlags('proxy', proxyOptions, argv, env);
+  const { strict, lenient, ...rest } = options;
+  if (rest.target === undefined && rest.help !== true)
     throw new Error(
       `${product}: proxy needs --target URL, the base URL of the service to check (e.g. --target https://staging.example.com)`,
     );
-  if (flagOn('strict') && flagOn('lenient'))
+  if (strict === true && lenient === true)
     throw new Error(`${product}: --strict and --lenient exclude each other; choose one`);
-  const logLevel = logLevelOf(get('log-level'));
-  const optional = (name: keyof typeof proxyFlags, key: keyof ValidatingProxyOptions) => {
-    const value = get(name);
-    return value === undefined ? {} : { [key]: value };
-  };
   return {
-    help,
-    target: target ?? '',
-    host: get('host') ?? '127.0.0.1',
-    port: integer('port', get('port') ?? '4010', ranges.port),
-    mode: flagOn('lenient') ? 'lenient' : 'strict',
-    blockInvalid: flagOn('block-invalid'),
-    timeout: integer('timeout', get('timeout') ?? '10000', ranges.timeout),
-    bodyLimit: integer('body-limit', get('body-limit') ?? '1048576', ranges.bodyLimit),
-    logLevel,
-    ...optional('record', 'record'),
-    ...optional('pact-consumer', 'pactConsumer'),
-    ...optional('pact-provider', 'pactProvider'),
-    ...optional('target-ca', 'targetCa'),
-    ...optional('admin-key', 'adminKey'),
+    ...(rest as ProxyArgs),
+    target: (rest.target as string | undefined) ?? '',
+    mode: lenient === true ? 'lenient' : 'strict',
   };
 }
 

@@ -2,9 +2,12 @@ import { packageVersion } from '../admin/controls.js';
 import { product } from '../errors.js';
 import { ListenError } from '../http/listen.js';
 import { createMockServer, type MockServer } from '../mockServer.js';
-import { isPostgresUrl } from '../store/postgres/postgresUrl.js';
-import { SchemaTooNewError } from '../store/postgres/schema.js';
-import { DatabaseRefusedError, DatabaseUnreachableError } from '../store/postgres/startErrors.js';
+import {
+  DatabaseRefusedError,
+  DatabaseUnreachableError,
+  isPostgresUrl,
+  SchemaTooNewError,
+} from '../store/openStore.js';
 import { pagePaths } from '../ui/pages.js';
 import { parseServeArgs, type ServeArgs, serveHelp } from './args.js';
 import { colourless, colourWanted } from './colourless.js';

@@ -14,7 +14,10 @@ export interface ServingCommand<
   exitCodeOf(error: unknown): number;
   /** What stdout says once it serves (ending with a newline): printed lines mean "ready and stoppable". */
   readyLines(server: Server, args: Args): string;
-  /** What the shutdown waits for, after "SIGTERM received; ", e.g. "finishing in-flight requests". */
+  /**
+   * What the shutdown waits for, after "SIGTERM received; " (or "the process that started it (pid 812) has
+   * gone; "), e.g. "finishing in-flight requests".
+   */
   readonly stopping: string;
   /** The whole line that says why the shutdown failed, when the command knows better than the error's message. */
   shutdownFailure?(error: unknown): string | undefined;
@@ -40,7 +43,7 @@ export async function runUntilStopped<
     process.stdout.write(command.help());
     return 0;
   }
-  const stopping = stopSignal();
+  const stopping = stopSignal(env.npm_command === undefined ? undefined : process.ppid);
   let server: Server;
   try {
     server = await command.start(args);
@@ -53,7 +56,7 @@ export async function runUntilStopped<
     process.stdout.write(command.readyLines(server, args));
     await stopping.signal;
   }
-  process.stderr.write(`${product}: ${stopping.received} received; ${command.stopping}\n`);
+  process.stderr.write(`${product}: ${stopping.received}; ${command.stopping}\n`);
   try {
     await server.close();
     return 0;
@@ -68,28 +71,46 @@ export async function runUntilStopped<
   }
 }
 
+/** How often the process that started this one is looked for. */
+const parentPollMs = 500;
+
 /**
- * SIGINT and SIGTERM, from now on: `signal` resolves with the first. The handlers stay until `dispose`, so that a
- * second signal during the shutdown does not kill the process half way (the shutdown is bounded).
+ * SIGINT and SIGTERM, from now on, and the end of the process that started this one: `signal` resolves with the
+ * first, said as a reason ("SIGTERM received"). The handlers stay until `dispose`, so that a second signal during
+ * the shutdown does not kill the process half way (the shutdown is bounded).
+ *
+ * The launcher (`parent`) is watched when npm started this process (`npx`, `npm exec`, `npm start`, `npm run`: npm
+ * sets `npm_command`), because npm runs the command through `sh -c`: told to stop, npm passes the signal to that
+ * shell alone, which ends without passing it on, and the server would run on, holding its port and its lock.
+ * Started otherwise (`user-group-mock serve &` in a CI step, a supervisor), it outlives its parent as any server
+ * does. A parent that is PID 1 (an init, a container's entry point) or none (this process is PID 1 itself) is not
+ * watched: it never goes away while this process runs.
  */
-function stopSignal(): {
+function stopSignal(parent: number | undefined): {
   readonly signal: Promise<string>;
   readonly received: string | undefined;
   dispose(): void;
 } {
   let received: string | undefined;
-  let resolve: (signal: string) => void = () => undefined;
+  let resolve: (reason: string) => void = () => undefined;
   const signal = new Promise<string>((r) => {
     resolve = r;
   });
+  const stop = (reason: string): void => {
+    received ??= reason;
+    resolve(received);
+  };
   const handlers = (['SIGINT', 'SIGTERM'] as const).map((name) => {
-    const handler = (): void => {
-      received ??= name;
-      resolve(received);
-    };
+    const handler = (): void => stop(`${name} received`);
     process.on(name, handler);
     return [name, handler] as const;
   });
+  const watch =
+    parent !== undefined && parent > 1
+      ? setInterval(() => {
+          if (parentGone(parent)) stop(`the process that started it (pid ${parent}) has gone`);
+        }, parentPollMs).unref()
+      : undefined;
   return {
     signal,
     get received() {
@@ -97,6 +118,21 @@ function stopSignal(): {
     },
     dispose: () => {
       for (const [name, handler] of handlers) process.off(name, handler);
+      clearInterval(watch);
     },
   };
+}
+
+/**
+ * Whether the parent has ended: this process was handed to another (an init or a subreaper), or no process has
+ * its id any more (where the parent id is not updated, as on Windows).
+ */
+function parentGone(parent: number): boolean {
+  if (process.ppid !== parent) return true;
+  try {
+    process.kill(parent, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
 }

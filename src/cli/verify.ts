@@ -1,48 +1,52 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { PactModule } from '../contract/pactRun.js';
 import { product } from '../errors.js';
-import { unknownFlag } from './suggest.js';
+import { type Settings, sharedOptions } from '../runtime/options.js';
+import { type Flags, flagHelpLines, flagsOf, readFlags } from './flags.js';
 import { exitCodesHelp, reportVerification, verifyExitCodes } from './verifyReport.js';
 
-/** Each flag of `verify` and its help line: the one table --help is printed from. */
-export const verifyFlags = {
-  'provider-base-url': {
-    value: 'URL',
-    help: 'the implementation to verify, e.g. http://127.0.0.1:4010 (required)',
-  },
-  'api-key': {
-    value: 'KEY',
+const url = { kind: 'string', value: 'URL', env: '' } as const;
+const key = { kind: 'string', value: 'KEY', env: '' } as const;
+
+/** Every setting of `verify`: the one table its flags and --help come from. */
+export const verifyOptions = {
+  providerBaseUrl: { ...url, help: 'the implementation to verify, e.g. http://127.0.0.1:4010 (required)' },
+  apiKey: {
+    ...key,
     help: "its Customer API key, for runs without a tenant of their own (--state-setup-url, --allow-reset); replaces the contract's key in requests that expect success",
   },
-  'testing-api-key': {
-    value: 'KEY',
+  testingApiKey: {
+    ...key,
     help: 'its Testing API key, in those runs; without it, interactions that need one are skipped',
   },
-  'state-setup-url': {
-    value: 'URL',
+  stateSetupUrl: {
+    ...url,
     help: 'a Pact state-change URL (POST { state, params, action }) that sets the states up instead of a tenant',
   },
-  'admin-key': {
-    value: 'KEY',
-    help: 'X-Admin-Key for the /__admin API, when the provider has one (env USER_GROUP_MOCK_ADMIN_KEY)',
+  adminKey: {
+    ...sharedOptions.adminKey,
+    help: 'X-Admin-Key for the /__admin API, when the provider has one',
   },
   pact: {
+    kind: 'string',
     value: 'FILE',
-    help: 'a pact file to verify instead of the published contract, e.g. your own consumer pact; repeatable (env USER_GROUP_MOCK_PACT, comma-separated)',
+    multiple: true,
+    help: 'a pact file to verify instead of the published contract, e.g. your own consumer pact; repeatable (env: comma-separated)',
+    fromText: (files) => files.map((file) => file.trim()).filter((file) => file !== ''),
   },
-  'allow-reset': {
-    value: '',
+  allowReset: {
+    kind: 'boolean',
+    env: '',
     help: 'on a provider without POST /__admin/tenants, set the states up in the scope of --api-key, removing its groups (DELETE /__admin/groups, else POST /__admin/reset); refused without this flag',
   },
-  help: { value: '', help: 'print this help' },
-} as const;
+  help: sharedOptions.help,
+} as const satisfies Settings;
+
+/** The flags of `verify`, from its settings. */
+export const verifyFlags = flagsOf(verifyOptions);
 
 export function verifyHelp(): string {
-  const lines = Object.entries(verifyFlags).map(
-    ([name, flag]) => `  --${name}${flag.value ? ` ${flag.value}` : ''}\n      ${flag.help}`,
-  );
   return `Usage: user-group-mock verify --provider-base-url URL [flags]
 
 Verifies an implementation of the User Group Service against the published Pact contract (contracts/*.json), or
@@ -51,8 +55,8 @@ The provider's data is left alone: the states are set up in a tenant made for th
 with that tenant's own keys, and the tenant is removed afterwards, also when the run fails or is interrupted.
 A provider without that API is refused unless --allow-reset or --state-setup-url says how to set the states up.
 
-Flags:
-${lines.join('\n')}
+Flags (environment variable in brackets):
+${flagHelpLines(verifyOptions)}
 
 ${exitCodesHelp()}`;
 }
@@ -63,43 +67,31 @@ export async function runVerify(
   env: Readonly<Record<string, string | undefined>>,
   dependencies: VerifyDependencies = {},
 ): Promise<number> {
-  let values: Partial<Record<keyof typeof verifyFlags, string | boolean | Array<string | boolean>>>;
-  const options = Object.fromEntries(
-    Object.entries(verifyFlags).map(([name, flag]) => [
-      name,
-      { type: flag.value ? 'string' : 'boolean', ...(name === 'pact' ? { multiple: true } : {}) },
-    ]),
-  ) as Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>;
+  let options: Flags<keyof typeof verifyOptions>['options'];
   try {
-    values = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values;
+    options = readFlags('verify', verifyOptions, argv, env).options;
   } catch (error) {
-    return usage(unknownFlag(argv, options) ?? (error as Error).message);
+    process.stderr.write(`${(error as Error).message}\n`);
+    return verifyExitCodes.refused.code;
   }
-  if (values.help === true) {
+  if (options.help === true) {
     process.stdout.write(verifyHelp());
     return 0;
   }
-  const providerBaseUrl = values['provider-base-url'];
-  const apiKey = values['api-key'];
-  if (typeof providerBaseUrl !== 'string')
+  const { providerBaseUrl, apiKey, testingApiKey, stateSetupUrl, adminKey } = options as Partial<
+    Record<string, string>
+  >;
+  if (providerBaseUrl === undefined)
     return usage('--provider-base-url URL is required, e.g. --provider-base-url http://127.0.0.1:4010');
   if (!/^https?:$/.test(protocolOf(providerBaseUrl)))
     return usage(
       `--provider-base-url "${providerBaseUrl}" is not an http or https URL; write it with its scheme, e.g. http://${providerBaseUrl.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '')}`,
     );
-  if (typeof apiKey === 'string' && apiKey.trim() === '')
+  if (apiKey !== undefined && apiKey.trim() === '')
     return usage("--api-key KEY is empty: give the provider's Customer API key, or leave the flag out");
-  const testingApiKey = values['testing-api-key'];
-  const stateSetupUrl = values['state-setup-url'];
-  if (stateSetupUrl !== undefined && !URL.canParse(String(stateSetupUrl)))
+  if (stateSetupUrl !== undefined && !URL.canParse(stateSetupUrl))
     return usage(`--state-setup-url "${stateSetupUrl}" is not a URL`);
-
-  const adminKey = values['admin-key'] ?? (env.USER_GROUP_MOCK_ADMIN_KEY || undefined);
-  const pacts =
-    (values.pact as string[] | undefined) ??
-    env.USER_GROUP_MOCK_PACT?.split(',')
-      .map((file) => file.trim())
-      .filter((file) => file !== '');
+  const pacts = options.pact as string[] | undefined;
   const pactProblem = pacts?.map(pactFileProblem).find((problem) => problem !== undefined);
   if (pactProblem !== undefined) return usage(pactProblem);
 
@@ -111,11 +103,11 @@ export async function runVerify(
   try {
     result = await verifyProvider({
       providerBaseUrl,
-      ...(typeof apiKey === 'string' ? { apiKey } : {}),
-      ...(typeof testingApiKey === 'string' ? { testingApiKey } : {}),
-      ...(typeof stateSetupUrl === 'string' ? { stateSetupUrl } : {}),
-      ...(typeof adminKey === 'string' ? { adminKey } : {}),
-      allowReset: values['allow-reset'] === true,
+      apiKey,
+      testingApiKey,
+      stateSetupUrl,
+      adminKey,
+      allowReset: options.allowReset === true,
       ...(pacts === undefined || pacts.length === 0 ? {} : { contracts: pacts.map((file) => resolve(file)) }),
       signal: interruption.signal,
       ...(dependencies.loadPact === undefined ? {} : { loadPact: dependencies.loadPact }),

@@ -80,18 +80,31 @@ export async function invalidRequestsOf(
 }
 
 function invalidRequestLine(entry: unknown): string[] {
-  const { method, path, status, diagnostics } = (entry ?? {}) as {
+  const { method, path, status, diagnostics, fault } = (entry ?? {}) as {
     method?: unknown;
     path?: unknown;
     status?: unknown;
     diagnostics?: unknown;
+    fault?: unknown;
   };
   if (!Array.isArray(diagnostics) || diagnostics.length === 0) return [];
   const said = (diagnostics as Array<Partial<Diagnostic> | null>)
     .map((d) => `${d?.code ?? ''}${d?.path ? ` at ${d.path}` : ''}${d?.message ? `: ${d.message}` : ''}`)
     .join('; ');
-  return [`${String(method)} ${String(path)} ${String(status)}: ${said}`];
+  const whose = typeof fault === 'string' ? faultWords[fault] : undefined;
+  return [
+    `${String(method)} ${String(path)} ${String(status)}${whose === undefined ? '' : ` (${whose})`}: ${said}`,
+  ];
 }
+
+/**
+ * Whose mistake a line names, when the journal says it is not the client's alone (a validating proxy's journal):
+ * a request both sides broke is listed as both's, so that the provider's part is not read as the client's.
+ */
+const faultWords: Readonly<Record<string, string>> = {
+  provider: "the provider's fault",
+  both: "the client's and the provider's fault",
+};
 
 function isTenant(body: unknown): body is TenantHandle {
   const tenant = body as Partial<TenantHandle> | undefined;

@@ -9,6 +9,12 @@ export type Group = Readonly<StoredGroup>;
 /** API keys of a tenant made through the admin API. The default tenant's keys come from the command line. */
 export type TenantKeys = Readonly<Record<Environment, string>>;
 
+/** Who asks: the tenant and environment of an API key. */
+export interface KeyOwner {
+  readonly tenant: string;
+  readonly environment: Environment;
+}
+
 export interface Tenant {
   readonly id: string;
   readonly keys: TenantKeys | null;

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { apiError } from '../errors.js';
+import { type ApiError, apiError } from '../errors.js';
 import { failure, ok, type Result } from '../result.js';
 import type { RequestBodies, SuccessBodies } from '../spec/types.js';
 import type { Change } from './changes.js';
@@ -127,6 +127,38 @@ export function rotate(
   }
   const group: Group = { ...found.group, token: ids.token() };
   return ok({ body: rotateBody(group), changes: [{ op: 'putGroup', tenant: caller.tenant.id, group }] });
+}
+
+/** A token a rotation replaced: the group that held it, and when (milliseconds since the epoch). */
+export interface RotatedAway {
+  readonly environment: Environment;
+  readonly provided_id: string;
+  readonly rotatedAt: number;
+}
+
+/** A moment as `2026-11-25 21:21:13`, in UTC to the second, the way messages and pages show it. */
+export const utcSecond = (ms: number): string => new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
+
+/**
+ * The rotation's TOKEN_NOT_FOUND when the mock knows the token was rotated away: whose it was, until when, and where
+ * the group's current token is (`groupExists` false: the group was removed since, by a reset).
+ */
+export function rotatedTokenNotFound(retired: RotatedAway, groupExists: boolean): ApiError {
+  const id = JSON.stringify(retired.provided_id);
+  const next = groupExists
+    ? `use the group's current token: GET /api/user with {"user_group_id": ${id}, "name": …} answers it (${retired.environment} key)`
+    : 'its group has since been removed: create it again with GET /api/user';
+  return apiError(
+    'TOKEN_NOT_FOUND',
+    `current_token was the token of group ${id} (${retired.environment}) until ${utcSecond(retired.rotatedAt)} UTC, when a rotation replaced it; ${next}`,
+    [
+      {
+        code: 'TOKEN_NOT_FOUND',
+        path: '/body/current_token',
+        message: `rotated away at ${utcSecond(retired.rotatedAt)} UTC`,
+      },
+    ],
+  );
 }
 
 /** `name`, `name and properties`, `name, mapping and properties`. */

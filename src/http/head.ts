@@ -9,7 +9,7 @@ import type { PipelineRequest } from '../pipeline/pipelineRequest.js';
  */
 export type RequestHead = Pick<
   PipelineRequest,
-  'authorization' | 'contentLength' | 'contentType' | 'contentEncoding' | 'query' | 'bodySent'
+  'authorization' | 'contentLength' | 'contentType' | 'contentEncoding' | 'query' | 'bodySent' | 'userAgent'
 > & { readonly host: string | undefined };
 
 export function readHead(req: IncomingMessage): RequestHead {
@@ -20,6 +20,7 @@ export function readHead(req: IncomingMessage): RequestHead {
   let contentTypes: string[] | undefined;
   let contentEncoding: string | undefined;
   let transferEncoding: string | undefined;
+  let userAgent: string | undefined;
   const raw = req.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i] as string;
@@ -27,6 +28,9 @@ export function readHead(req: IncomingMessage): RequestHead {
     switch (name.length) {
       case 4:
         if (host === undefined && named(name, 'host', 'Host')) host = value;
+        break;
+      case 10:
+        if (userAgent === undefined && named(name, 'user-agent', 'User-Agent')) userAgent = value;
         break;
       case 12:
         if (named(name, 'content-type', 'Content-Type')) {
@@ -62,6 +66,7 @@ export function readHead(req: IncomingMessage): RequestHead {
     contentEncoding,
     query,
     bodySent: transferEncoding !== undefined || (contentLength ?? 0) > 0,
+    userAgent,
   };
 }
 

@@ -1,5 +1,15 @@
-import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { type AddressInfo, BlockList, isIP } from 'node:net';
 import { product } from '../errors.js';
+import { setting } from '../runtime/options.js';
+import type { MockServerOptions } from '../runtime/serveOptions.js';
+import { answerClientErrors } from './clientError.js';
 
 /** The port or address in the settings cannot be listened on: a mistake in how the mock was started. */
 export class ListenError extends Error {
@@ -10,6 +20,62 @@ export class ListenError extends Error {
     super(message);
     this.name = 'ListenError';
   }
+}
+
+/** What the mock and the proxy start their HTTP server with (the proxy's timeouts are its own). */
+type ServerSettings = Required<Pick<MockServerOptions, Started>> & Pick<MockServerOptions, 'adminKey'>;
+type Started = 'host' | 'port' | 'headersTimeout' | 'requestTimeout';
+
+/** A server listening: the address it was given (an IPv6 one without brackets), the port it took, its base URL. */
+export type Listening = {
+  readonly server: Server;
+  readonly host: string;
+  readonly port: number;
+  readonly url: string;
+};
+
+/**
+ * The one way the mock and the proxy start an HTTP server: created with their limits, a malformed request answered
+ * with the error envelope, and listening. A host beyond loopback without an admin key is refused first (`refuse`
+ * makes the error; `guards` says what the key protects), as is a port or address that cannot be listened on.
+ */
+export async function startServer(
+  settings: ServerSettings,
+  guards: string,
+  refuse: (message: string) => Error = (message) => new ListenError(message, 'ADMIN_KEY_REQUIRED'),
+): Promise<Listening> {
+  const host = settings.host.replace(/^\[(.*)\]$/, '$1');
+  if (!isLoopback(host) && (settings.adminKey ?? '') === '')
+    throw refuse(
+      `${product}: listening on ${host} (beyond loopback) needs ${setting('adminKey', 'admin-key')}, so that nobody else can ${guards}`,
+    );
+  const server = createServer({
+    headersTimeout: settings.headersTimeout,
+    requestTimeout: settings.requestTimeout,
+    maxHeaderSize: 16 * 1024,
+    connectionsCheckingInterval: 250,
+    // Node's own refusal of a missing Host has no body; the app answers it with the error envelope.
+    requireHostHeader: false,
+  });
+  answerClientErrors(server);
+  await listen(server, settings.port, host);
+  const { port } = server.address() as AddressInfo;
+  return { server, host, port, url: `http://${isIP(host) === 6 ? `[${host}]` : host}:${port}` };
+}
+
+const loopbackAddresses = new BlockList();
+loopbackAddresses.addSubnet('127.0.0.0', 8, 'ipv4');
+loopbackAddresses.addAddress('::1', 'ipv6');
+
+/**
+ * Whether `host` reaches this machine only: an address in 127.0.0.0/8 or ::1 (an IPv4 one also mapped into IPv6,
+ * `::ffff:127.0.0.1`), or the name `localhost`. Any other name (`127.evil.example`) and the unspecified addresses
+ * `0.0.0.0` and `::` (every interface) are not.
+ */
+export function isLoopback(host: string): boolean {
+  const family = isIP(host);
+  if (family === 0) return host.toLowerCase() === 'localhost';
+  return loopbackAddresses.check(host, family === 6 ? 'ipv6' : 'ipv4');
 }
 
 /** Listens, or rejects with a ListenError that names the port or address and how to choose another. */

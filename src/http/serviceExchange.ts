@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { defaultTenantId } from '../domain/model.js';
-import type { Decision } from '../domain/userGroups.js';
+import { type Decision, rotatedTokenNotFound } from '../domain/userGroups.js';
 import { type ApiError, apiError } from '../errors.js';
 import { answer, errorReply, type Reply } from '../pipeline/answer.js';
 import { groupTokenAsKey, sentKey } from '../pipeline/authenticate.js';
@@ -20,11 +20,13 @@ import type { OperationId } from '../spec/operations.js';
 import type { Diagnostic } from '../spec/types.js';
 import type { Fault } from '../store/faults.js';
 import type { JournalRecord } from '../store/journal.js';
+import { keyMatchedBy } from '../store/requestHeaders.js';
 import { type KeyLookup, StoreUnavailableError, StoreWriteError } from '../store/store.js';
 import { memoisedAnswer, shownGroup } from './answerMemo.js';
 import { type BodyResult, type BodySink, collectBody } from './collectBody.js';
 import { authenticateOnConnection } from './connectionKeys.js';
 import type { RequestHead } from './head.js';
+import { bodyNotKept, readRefusedBody } from './refusedBody.js';
 import { type Payload, payloadOf, send } from './respond.js';
 
 /** The mock's way: every step, the key remembered per connection in front of `authenticate` (decision 5). */
@@ -51,6 +53,10 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
   runtime: TenantRuntime | undefined = undefined;
   /** What the client got wrong against the document (listed by the journal's `invalid=true`). */
   diagnostics: readonly Diagnostic[] = noWarnings;
+  /** Whether the body has been read (or reading it has begun): a refusal before that reads it first. */
+  #bodyRead = false;
+  /** Why the body the request announced is not in the journal, if it is not. */
+  #bodyNotKept: string | undefined = undefined;
   /** The journal entry of the answer prepared before the store wrote it with its change (PostgreSQL). */
   #prepared: JournalRecord | undefined = undefined;
   /** Set while the store serves the request: a decision stored now was made from the world as it is. */
@@ -79,9 +85,10 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
     }
     if (this.owner !== undefined) this.runtime = runtimeOf(context, this.owner.tenant);
     // With a key ring, a request that passed `authenticate` has its owner.
-    if (refused === undefined && isOwned(this))
+    if (refused === undefined && isOwned(this)) {
+      this.#bodyRead = true;
       collectBody(this.req, this.contentLength, context.bodyLimit, this);
-    else
+    } else
       this.fail(
         refused ?? internalError(context, new Error('a request passed authenticate without an owner')),
       );
@@ -115,8 +122,21 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
     }
   }
 
-  /** Answers an error; its details are what the client got wrong (an error without details names nothing). */
+  /**
+   * Answers an error; its details are what the client got wrong (an error without details names nothing). A
+   * refusal decided from the headers reads the body first, for the journal (`readRefusedBody`).
+   */
   fail(error: ApiError, contract = true): void {
+    if (!this.#bodyRead) {
+      this.#bodyRead = true;
+      readRefusedBody(this.req, this, this.context.bodyLimit, error, (notKept) =>
+        this.#guarded(() => {
+          this.#bodyNotKept = notKept;
+          this.fail(error, contract);
+        }),
+      );
+      return;
+    }
     this.#replyWith(errorReply(error));
     if (contract && this.diagnostics.length === 0) this.diagnostics = error.details;
     this.complete();
@@ -149,8 +169,9 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
   /** The body has arrived: parse, value checks, schema, then the operation (after a planned fault, if one is due). */
   #received(this: Owned<ServiceExchange>, read: BodyResult): void {
     if (!read.ok) {
+      this.#bodyNotKept = bodyNotKept(read);
       if ('gone' in read)
-        this.complete(); // nobody to answer
+        this.complete(); // the client went away: nobody to answer
       else this.fail(read.error);
       return;
     }
@@ -162,8 +183,13 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
   /** The store serves the operation (the planned fault due first, when `claimFault`). */
   #serve(this: Owned<ServiceExchange>, claimFault: boolean): void {
     this.#serving = true;
-    this.context.store.serve(this, this.runtime ?? runtimeOf(this.context, this.owner.tenant), claimFault);
+    this.context.store.serve(this, this.#tenantRuntime(), claimFault);
     this.#serving = false;
+  }
+
+  /** The journal and faults of the key's tenant. */
+  #tenantRuntime(this: Owned<ServiceExchange>): TenantRuntime {
+    return this.runtime ?? runtimeOf(this.context, this.owner.tenant);
   }
 
   /** The store claimed a planned fault: it strikes, after its delay if it has one. */
@@ -211,6 +237,29 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
     }
   }
 
+  /**
+   * The operation refused the request. A rotation's TOKEN_NOT_FOUND for a token the tenant's journal shows rotated
+   * away says so, and when: the rule alone cannot tell it from a token never issued.
+   */
+  #refuse(this: Owned<ServiceExchange>, error: ApiError): void {
+    const token = (this.body as { current_token?: unknown } | undefined)?.current_token;
+    if (error.code !== 'TOKEN_NOT_FOUND' || typeof token !== 'string') {
+      this.fail(error, false);
+      return;
+    }
+    // The journal out of reach: the refusal as the rule gave it.
+    this.context.store.rotatedAway(this.#tenantRuntime(), token).then(
+      (found) =>
+        this.#guarded(() =>
+          this.fail(
+            found === undefined ? error : rotatedTokenNotFound(found.retired, found.groupExists),
+            false,
+          ),
+        ),
+      () => this.#guarded(() => this.fail(error, false)),
+    );
+  }
+
   /** The answer to a decision, and its journal entry, before the store commits them (with PostgreSQL). */
   journal(decision: Decision<unknown>): JournalRecord {
     this.reply = answer(this, decision);
@@ -225,7 +274,7 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
       if (!result.ok) {
         // The tenant was removed (through another replica, with PostgreSQL): its keys are forgotten here too.
         if (result.error.code === 'AUTH_UNKNOWN_KEY') this.context.keys.forget(this.owner.tenant);
-        this.fail(result.error, false);
+        this.#refuse(result.error);
       } else if (journaled && this.#prepared !== undefined) this.#deliver(this.#prepared);
       else this.#succeed(result.value);
     } catch (error) {
@@ -304,6 +353,9 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
       keyEnvironment: owner?.environment ?? null,
       status: delivered ? (this.reply?.status ?? 0) : 0,
       durationMs: elapsedMs(this.#started),
+      rawHeaders: this.req.rawHeaders,
+      keyMatched: owner === undefined ? undefined : keyMatchedBy(owner),
+      requestBodyNotKept: this.#bodyNotKept,
       requestText: this.text,
       requestBody: this.text === undefined ? (this.body ?? null) : null,
       responseText,
@@ -338,7 +390,7 @@ export function storeFailure(context: MockContext, error: Error): ApiError {
   }
   if (!(error instanceof StoreUnavailableError)) return internalError(context, error);
   logStoreError(context, error, 'database unavailable');
-  return apiError('STORE_UNAVAILABLE', error.message, [], { headers: { 'retry-after': '1' } });
+  return apiError('STORE_UNAVAILABLE', error.reason, [], { headers: { 'retry-after': '1' } });
 }
 
 /**

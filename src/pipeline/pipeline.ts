@@ -4,7 +4,7 @@ import { type Diagnostic, diagnostic, pointer } from '../validate/diagnostic.js'
 import { checkContentEncoding, checkContentType } from '../validate/headers.js';
 import { parseJsonBody } from '../validate/jsonText.js';
 import { inspectJsonValue } from '../validate/jsonValue.js';
-import { requestFieldNames } from '../validate/mistakes.js';
+import { requestFieldNames, smallestBody } from '../validate/mistakes.js';
 import { checkRequestSchema } from '../validate/schemaChecks.js';
 import { authenticate } from './authenticate.js';
 import type { PipelineRequest, Routed } from './pipelineRequest.js';
@@ -96,15 +96,9 @@ export function payloadTooLarge(limit: number): ApiError {
  * Step 4, media type: a body must be sent, uncompressed, as `application/json` in UTF-8. Decided from the headers,
  * so a body that cannot be read as JSON is refused before it is read.
  */
-export function checkMediaType(request: PipelineRequest): ApiError | undefined {
+export function checkMediaType(request: Routed): ApiError | undefined {
   if (!request.bodySent) {
-    // Only a GET's body is lost to the client itself: fetch and browsers refuse to send one, and node:http sends a
-    // GET body (written or given to end()) without Content-Length or chunked framing unless the caller sets one.
-    const getBody =
-      request.method === 'GET'
-        ? ' (fetch cannot send a GET body: use undici.request, which frames it, or node:http with the Content-Length header set yourself, Buffer.byteLength(body): node:http sends a GET body unframed, without Content-Length or Transfer-Encoding, even through end(body), so it is not read as the body)'
-        : '';
-    const message = `${request.method} ${request.path} needs a JSON body and arrived without one; send it with "Content-Type: application/json" and a Content-Length header${getBody}`;
+    const message = bodyMissing(request);
     return errorFromDiagnostics('BODY_MISSING', [{ code: 'BODY_MISSING', path: '/body', message }]);
   }
   const encoding = checkContentEncoding(request.contentEncoding);
@@ -118,6 +112,23 @@ export function checkMediaType(request: PipelineRequest): ApiError | undefined {
     type?.code === 'HTTP_MALFORMED' ? 'HTTP_MALFORMED' : 'UNSUPPORTED_MEDIA_TYPE',
     found,
   );
+}
+
+/**
+ * What to do about a missing body, in the words of the client that sent the request: curl (its User-Agent) gets
+ * the command with `-d`; any other client the general form first, then, for a GET, the advice for Node's clients,
+ * whose own choices lose a GET's body (fetch and browsers refuse to send one; node:http sends it unframed, without
+ * Content-Length or chunked framing, unless the caller sets one).
+ */
+function bodyMissing(request: Routed): string {
+  const { method, path, operation } = request;
+  const example = smallestBody(operation);
+  const missing = `${method} ${path} needs a JSON body and arrived without one`;
+  if (request.userAgent?.startsWith('curl/') === true)
+    return `${missing}; give curl the body with -d and its type: curl -X ${method} …${path} -H 'Authorization: Token <API_KEY>' -H 'Content-Type: application/json' -d '${example ?? '{…}'}'`;
+  const general = `${missing}; send it with "Content-Type: application/json" and a Content-Length header${example === undefined ? '' : `, e.g. ${example}`}`;
+  if (method !== 'GET') return general;
+  return `${general}. From Node: fetch cannot send a GET body; use undici.request, which frames it, or node:http with the Content-Length header set yourself (Buffer.byteLength(body)): node:http sends a GET body unframed, even through end(body), so it is not read as the body`;
 }
 
 /**

@@ -7,7 +7,10 @@ export const noWarnings: readonly Diagnostic[] = [];
 /** What arrives with a request besides its method and path (the HTTP adapter's `RequestHead` is one). */
 export type ArrivedRequest = Pick<PipelineRequest, 'bodySent'> &
   Partial<
-    Pick<PipelineRequest, 'authorization' | 'contentType' | 'contentEncoding' | 'query' | 'contentLength'>
+    Pick<
+      PipelineRequest,
+      'authorization' | 'contentType' | 'contentEncoding' | 'query' | 'contentLength' | 'userAgent'
+    >
   >;
 
 /**
@@ -26,6 +29,8 @@ export class PipelineRequest {
   readonly bodySent: boolean;
   /** The declared Content-Length, when there is one (Node's parser has checked it is a number). */
   readonly contentLength: number | undefined;
+  /** The client's User-Agent, when sent: advice is worded for that client (curl, Node). */
+  readonly userAgent: string | undefined;
   /** Set by `findOperation` (the stage `Routed`). */
   operation: Operation | undefined = undefined;
   /** Set by `authenticate` when a key ring is given and knows the key (the stage `Owned`). */
@@ -51,6 +56,7 @@ export class PipelineRequest {
     this.query = arrived.query;
     this.bodySent = arrived.bodySent;
     this.contentLength = arrived.contentLength;
+    this.userAgent = arrived.userAgent;
   }
 }
 

@@ -76,6 +76,7 @@ function check(given: RequestToValidate): RequestValidation {
       contentType: headers['content-type'],
       contentEncoding: [headers['content-encoding'] ?? []].flat().join(',') || undefined,
       bodySent: body !== undefined,
+      userAgent: [headers['user-agent'] ?? []].flat()[0],
     },
   );
   const routed = findOperation(request);

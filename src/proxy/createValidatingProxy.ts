@@ -1,17 +1,14 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { AdminOperationId } from '../admin/adminDocument.js';
 import { type Controls, createControls, packageVersion } from '../admin/controls.js';
 import { createAdminHandler } from '../admin/createAdminHandler.js';
 import { checkJournalQuery } from '../admin/journalQuery.js';
 import { cryptoIds } from '../domain/ids.js';
 import { type ApiError, apiError, product } from '../errors.js';
-import { answerClientErrors } from '../http/clientError.js';
-import { closeServer, listen } from '../http/listen.js';
+import { closeServer, startServer } from '../http/listen.js';
 import { KeyRing } from '../runtime/keyRing.js';
 import { createLog } from '../runtime/log.js';
 import { type MockContext, runtimeOf } from '../runtime/mockContext.js';
-import { checkOptions, logLevelRule, type OptionRule, ranges } from '../runtime/options.js';
+import { checkOptions, withDefaults } from '../runtime/options.js';
 import type { Health } from '../spec/types.js';
 import {
   defaultJournalLimit,
@@ -24,48 +21,22 @@ import { openStore } from '../store/openStore.js';
 import { AssetStore } from '../ui/assets.js';
 import { createPages, pagePaths } from '../ui/pages.js';
 import { warmUp } from '../validate/schemaChecks.js';
-import { acceptsConnections, target as targetOf } from './forward.js';
+import { acceptsConnections, stopForwarding, target as targetOf } from './forward.js';
 import { createProxyApp } from './proxyApp.js';
-import { checkRecordPath, ProxyOptionError, parseTarget, readCa, setting } from './proxyOptions.js';
+import {
+  checkRecordPath,
+  ProxyOptionError,
+  parseTarget,
+  proxyOptions,
+  readCa,
+  setting,
+  type ValidatingProxyOptions,
+} from './proxyOptions.js';
 import { Recording } from './recording.js';
 import { RecordingFile } from './recordingFile.js';
 import { TrafficRules } from './trafficRules.js';
 
-export interface ValidatingProxyOptions {
-  /** The base URL of the service to check (http or https), e.g. `https://staging.example.com`. */
-  readonly target: string;
-  /** The address to listen on (default `127.0.0.1`, this machine only); beyond loopback it needs `adminKey`. */
-  readonly host?: string;
-  /** 0 (the default in-process) picks a free port. */
-  readonly port?: number;
-  /** `strict` (the default): answers may carry no field the document does not name; `lenient` allows them. */
-  readonly mode?: 'strict' | 'lenient';
-  /** Answer an invalid request with the mock's 400 (or 401, 415...) instead of forwarding it. */
-  readonly blockInvalid?: boolean;
-  /**
-   * A fixtures file to write what was seen to, with a Pact file beside it (`<name>.pact.json`): rewritten a short
-   * while after each exchange (whole, then renamed into place) and on close.
-   */
-  readonly record?: string;
-  /** The names in the recorded Pact file (default user-group-client and user-group-service). */
-  readonly pactConsumer?: string;
-  readonly pactProvider?: string;
-  /** Milliseconds the target has to answer in full (default 10 s); then 504. */
-  readonly timeout?: number;
-  /** Required on `/__admin` calls when set; must be set when `host` is not loopback. */
-  readonly adminKey?: string;
-  /** A PEM file of the certificate authority that signed an https target's certificate. */
-  readonly targetCa?: string;
-  /** Largest body in bytes, of a request and of an answer (default 1 MiB, the mock's). */
-  readonly bodyLimit?: number;
-  /** What the proxy logs, on stderr: `silent` (the default in-process), `info` (the command line's) or `debug`. */
-  readonly logLevel?: 'silent' | 'info' | 'debug';
-  /**
-   * Receives what goes wrong with the recording while the proxy runs (a write failed; it works again), each once.
-   * Default: a process warning on stderr.
-   */
-  readonly onWarning?: (message: string) => void;
-}
+export type { ValidatingProxyOptions };
 
 export interface ValidatingProxy {
   readonly url: string;
@@ -93,67 +64,34 @@ export interface ValidatingProxy {
   close(): Promise<void>;
 }
 
-/** What each option takes, checked before anything listens; every option of ValidatingProxyOptions has a rule. */
-const proxyOptionRules = {
-  target: { kind: 'string', flag: 'target', nonEmpty: true },
-  host: { kind: 'string', flag: 'host', nonEmpty: true },
-  port: ranges.port,
-  mode: { kind: 'oneOf', values: ['strict', 'lenient'] },
-  blockInvalid: { kind: 'boolean', flag: 'block-invalid' },
-  record: { kind: 'string', flag: 'record', nonEmpty: true },
-  pactConsumer: { kind: 'string', flag: 'pact-consumer', nonEmpty: true },
-  pactProvider: { kind: 'string', flag: 'pact-provider', nonEmpty: true },
-  timeout: ranges.timeout,
-  adminKey: { kind: 'string', flag: 'admin-key' },
-  targetCa: { kind: 'string', flag: 'target-ca', nonEmpty: true },
-  bodyLimit: ranges.bodyLimit,
-  logLevel: logLevelRule,
-  onWarning: { kind: 'function' },
-} as const satisfies Readonly<Record<keyof ValidatingProxyOptions, OptionRule>>;
-
-const loopback = (host: string): boolean => host === 'localhost' || host === '::1' || host.startsWith('127.');
-
 /**
  * Starts a validating proxy in this process: requests to it are checked by the mock's pipeline, forwarded to the
  * target, and the target's answers checked against the document and the service's rules; both verdicts go to a
  * journal with the mock's admin API (`/__admin/requests?invalid=true`). Resolves once it listens.
  */
 export async function createValidatingProxy(options: ValidatingProxyOptions): Promise<ValidatingProxy> {
-  try {
-    checkOptions('createValidatingProxy', options, proxyOptionRules);
-  } catch (error) {
-    throw new ProxyOptionError((error as Error).message);
-  }
+  checkOptions('createValidatingProxy', options, proxyOptions, ProxyOptionError);
   if (options?.target === undefined)
     throw new ProxyOptionError(
       `${product}: createValidatingProxy: ${setting('target')} is required, the base URL of the service to check (e.g. { target: 'https://staging.example.com' })`,
     );
+  const settings = withDefaults(proxyOptions, options);
+  const { bodyLimit, timeout } = settings;
   const base = parseTarget(options.target);
-  const host = options.host ?? '127.0.0.1';
-  if (!loopback(host) && (options.adminKey ?? '') === '')
-    throw new ProxyOptionError(
-      `${product}: listening on ${host} (beyond loopback) needs ${setting('adminKey', 'admin-key')}, so that nobody else can read the proxy's journal`,
-    );
   const ca = options.targetCa === undefined ? undefined : await readCa(options.targetCa);
   if (options.record !== undefined) await checkRecordPath(options.record);
-  const bodyLimit = options.bodyLimit ?? 1024 * 1024;
-  const timeout = options.timeout ?? 10_000;
-  const server = createServer({
-    headersTimeout: 10_000,
-    requestTimeout: Math.max(30_000, timeout + 10_000),
-    maxHeaderSize: 16 * 1024,
-    connectionsCheckingInterval: 250,
-    requireHostHeader: false,
-  });
-  answerClientErrors(server);
-  await listen(server, options.port ?? 0, host);
+  const { server, ...listening } = await startServer(
+    { ...settings, headersTimeout: 10_000, requestTimeout: Math.max(30_000, timeout + 10_000) },
+    "read the proxy's journal",
+    (message) => new ProxyOptionError(message),
+  );
   const stopping = new AbortController();
   const store = await openStore(undefined, { ids: cryptoIds, journalLimit: defaultJournalLimit });
   const context: MockContext = {
     store,
     keys: new KeyRing([], store.world),
     ids: cryptoIds,
-    logger: await createLog(options.logLevel ?? 'silent'),
+    logger: await createLog(settings.logLevel),
     bodyLimit,
     rateLimiter: undefined,
     adminKey: options.adminKey === '' ? undefined : options.adminKey,
@@ -169,8 +107,8 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
           new Recording(),
           options.record,
           {
-            consumer: options.pactConsumer ?? 'user-group-client',
-            provider: options.pactProvider ?? 'user-group-service',
+            consumer: settings.pactConsumer,
+            provider: settings.pactProvider,
           },
           (scope) => rules.environmentOf(scope),
           options.onWarning ?? ((message) => process.emitWarning(message)),
@@ -204,8 +142,8 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
     journal,
     logger: context.logger,
     bodyLimit,
-    lenient: options.mode === 'lenient',
-    blockInvalid: options.blockInvalid === true,
+    lenient: settings.mode === 'lenient',
+    blockInvalid: settings.blockInvalid,
     rules,
     recording,
   };
@@ -221,20 +159,17 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
       createPages(context, new AssetStore(), 'proxy'),
     ),
   );
-  const { port } = server.address() as AddressInfo;
   let closing: Promise<void> | undefined;
   const shutDown = async (): Promise<void> => {
     stopping.abort();
     // Requests still waiting on the target when the grace period ends get a 504 saying so, not a cut connection.
-    await closeServer(server, undefined, () => target.connections.close());
-    target.connections.close();
+    await closeServer(server, undefined, () => stopForwarding(target));
+    stopForwarding(target);
     await store.close();
     await recording?.close();
   };
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
-    host,
-    port,
+    ...listening,
     target: options.target,
     requests: (query = {}) => journal.list(checkJournalQuery(query)),
     clearRequests: () => journal.clear(),

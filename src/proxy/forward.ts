@@ -1,28 +1,79 @@
+import type { Socket } from 'node:net';
+import { buildConnector, type Dispatcher, Pool } from 'undici';
 import { reach } from '../contract/reach.js';
-import { type ApiError, apiError } from '../errors.js';
+import type { ApiError } from '../errors.js';
 import type { Result } from '../result.js';
-import { AnswerParser, type AnswerRead } from './answerParser.js';
-import { type Connection, Connections, STOPPING } from './connections.js';
-import { headerOf } from './headers.js';
-import { setting } from './proxyOptions.js';
+import {
+  bodyTooLarge,
+  CutShort,
+  closedUnder,
+  closedUnderRequest,
+  failure,
+  keptAlive,
+  lengthMismatch,
+  resets,
+  Stopping,
+  TooLarge,
+  timedOut,
+} from './upstreamErrors.js';
 
-/** The service behind the proxy: its base URL and the kept-alive connections to it. */
+/** The service behind the proxy: its base URL and undici's pool of kept-alive connections to it. */
 export interface Target {
   readonly url: URL;
-  readonly connections: Connections;
+  readonly pool: Pool;
   /** Milliseconds the target has to answer in full, from the request's forwarding on. */
   readonly timeout: number;
   /** The largest answer body read, in bytes. */
   readonly bodyLimit: number;
+  /** Whether the connection being read was reset by the target just now (true only while undici handles that). */
+  resetNow(): boolean;
 }
 
 /** The largest answer head read, in bytes: Node's own default (`--max-http-header-size`). */
 const headLimit = 16 * 1024;
+/** How long a free connection is kept open: below the 5 s a Node.js server keeps an idle one. */
+const idleMs = 4_000;
 
-/** A target for a base URL (http or https; `ca` trusts a private certificate authority). */
+/**
+ * A target for a base URL (http or https; `ca` trusts a private certificate authority; SNI names the host unless it
+ * is an address). One connection carries one exchange at a time (`pipelining: 1`), up to 256 at once; a free one is
+ * closed after 4 s unused, or 1 s before the target's `Keep-Alive: timeout` says it will.
+ */
 export function target(url: URL, timeout: number, bodyLimit: number, ca?: string | Buffer): Target {
-  const connections = new Connections(url, { max: 256, idleMs: 4_000, ...(ca ? { ca } : {}) });
-  return { url, connections, timeout, bodyLimit };
+  const connector = buildConnector(ca === undefined ? {} : { ca });
+  let resetting = false;
+  const pool = new Pool(url.origin, {
+    connections: 256,
+    pipelining: 1,
+    keepAliveTimeout: idleMs,
+    keepAliveMaxTimeout: idleMs,
+    keepAliveTimeoutThreshold: 1_000,
+    maxHeaderSize: headLimit,
+    headersTimeout: timeout,
+    bodyTimeout: timeout,
+    // undici completes an answer framed by the connection's end when the connection is reset: it may be cut short.
+    // The socket's own listener, which runs before undici's, marks the reset for that turn.
+    connect: (options, callback) =>
+      connector(options, (error, socket) => {
+        (socket as Socket | null)?.on('error', (cause: NodeJS.ErrnoException) => {
+          if (!resets.has(cause.code ?? '')) return;
+          resetting = true;
+          queueMicrotask(() => {
+            resetting = false;
+          });
+        });
+        (callback as (error: Error | null, socket: Socket | null) => void)(error, socket);
+      }),
+  });
+  return { url, pool, timeout, bodyLimit, resetNow: () => resetting };
+}
+
+/**
+ * Closes every connection to the target now: each exchange still waiting on it is answered 504, saying the proxy
+ * stopped, and none is sent from now on.
+ */
+export function stopForwarding(to: Target): void {
+  to.pool.destroy(new Stopping()).catch(() => undefined);
 }
 
 /**
@@ -51,165 +102,174 @@ export interface Forwarded {
 
 /** Methods a request may be sent again for when a kept-alive connection closed before any answer (RFC 9110, 9.2.2). */
 const idempotent = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS', 'TRACE']);
-/** Methods whose requests carry no body unless one is sent: no `Content-Length: 0` for them. */
-const bodyless = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS', 'TRACE', 'CONNECT']);
 
 /**
- * Sends one request to the target and reads its answer (within the body limit), or the error to answer instead:
- * 502 `UPSTREAM_UNREACHABLE` (refused, reset, unknown host, TLS, a malformed or too large answer) or 504
- * `UPSTREAM_TIMEOUT` (no whole answer within the timeout). The request is written as HTTP/1.1 on a kept-alive
- * connection (`Connections`) and the answer read by `AnswerParser`: fetch refuses a GET body, and Node's own client
- * costs about 0.1 ms more per exchange (docs/decisions.md). A request whose kept-alive connection turns out to be
- * closed before any answer is sent again once on a new connection, if its method is idempotent.
+ * Sends one request to the target through undici and reads its answer (within the body limit), or the error to
+ * answer instead: 502 `UPSTREAM_UNREACHABLE` (refused, reset, unknown host, TLS, an answer llhttp refuses or one
+ * too large) or 504 `UPSTREAM_TIMEOUT` (no whole answer within the timeout, or the proxy stopped). A request whose
+ * kept-alive connection turns out to be closed before any answer is sent again once, if its method is idempotent.
  */
 export function forward(
   to: Target,
   sent: Forwarded,
   done: (answer: Result<TargetAnswer, ApiError>) => void,
 ): void {
-  const { url } = to;
-  const where = `${url.origin}${sent.pathAndQuery}`;
-  const message = requestBytes(to, sent);
+  const where = `${to.url.origin}${sent.pathAndQuery}`;
+  const options: Dispatcher.DispatchOptions = {
+    method: sent.method as Dispatcher.HttpMethod,
+    path: `${to.url.pathname.replace(/\/$/, '')}${sent.pathAndQuery}`,
+    headers: withoutExpect(sent.headers),
+    body: sent.body ?? null,
+    // undici closes the connection after a GET that carries a body unless told not to (decision 19); after a HEAD
+    // it closes it to be safe from a target that sends a body anyway.
+    ...(sent.method === 'HEAD' ? {} : { reset: false }),
+  };
   let settled = false;
-  let using: Connection | undefined;
   const finish = (result: Result<TargetAnswer, ApiError>): void => {
     if (settled) return;
     settled = true;
     clearTimeout(timer);
     done(result);
   };
+  let exchange = new Exchange(to, where, sent.method, finish);
   const timer = setTimeout(() => {
     finish({ ok: false, error: timedOut(where, to.timeout) });
-    using?.destroy();
+    exchange.abort();
   }, to.timeout);
-
-  const exchange = (connection: Connection | undefined): void => {
-    if (connection === undefined) {
-      finish({ ok: false, error: stopped(where) });
-      return;
-    }
-    if (settled) {
-      to.connections.give(connection, true);
-      return;
-    }
-    using = connection;
-    const parser = new AnswerParser(sent.method, { headBytes: headLimit, bodyBytes: to.bodyLimit });
-    let received = false;
-    const read = (step: AnswerRead): void => {
-      if (step.state === 'more') return;
-      using = undefined;
-      if (step.state === 'done') {
-        to.connections.give(connection, step.reusable, headerOf(step.head.rawHeaders, 'keep-alive'));
-        finish({ ok: true, value: { ...step.head, body: step.body } });
-        return;
-      }
-      connection.destroy();
-      finish({ ok: false, error: answerProblem(where, step) });
-    };
-    connection.use({
-      data: (bytes) => {
-        received = true;
-        read(parser.push(bytes));
-      },
-      ended: (error) => {
-        if (error?.code === STOPPING) {
-          using = undefined;
-          finish({ ok: false, error: stopped(where) });
-          return;
-        }
-        if (!received && connection.reused && !settled) {
-          using = undefined;
-          // The target had closed the kept-alive connection: a new one, unless sending again could act twice.
-          if (idempotent.has(sent.method)) to.connections.take(exchange, true);
-          else finish({ ok: false, error: closedUnderRequest(where, sent.method) });
-          return;
-        }
-        if (error === undefined) read(parser.end());
-        else if (resets.has(error.code ?? '')) {
-          // Reset by the target: like its closing, but an answer read to the connection's end is not whole.
-          const step = parser.end();
-          read(step.state === 'done' ? { state: 'failed', problem: 'cut short', why: cutShort } : step);
-        } else {
-          using = undefined;
-          finish({ ok: false, error: unreachable(where, error) });
-        }
-      },
-    });
-    const { socket } = connection;
-    socket.cork();
-    socket.write(message.head, 'latin1');
-    if (message.body !== undefined && message.body.length > 0) socket.write(message.body);
-    socket.uncork();
+  exchange.sendAgain = () => {
+    exchange = new Exchange(to, where, sent.method, finish);
+    to.pool.dispatch(options, exchange);
   };
-  to.connections.take(exchange);
+  to.pool.dispatch(options, exchange);
 }
 
-/** The request as HTTP/1.1: its head (Host first, then the end-to-end headers as they came) and its body. */
-function requestBytes(to: Target, sent: Forwarded): { head: string; body: Buffer | undefined } {
-  let head = `${sent.method} ${to.url.pathname.replace(/\/$/, '')}${sent.pathAndQuery} HTTP/1.1\r\nHost: ${to.url.host}\r\n`;
-  const headers = sent.headers;
-  for (let i = 0; i < headers.length; i += 2) head += `${headers[i]}: ${headers[i + 1]}\r\n`;
-  if (sent.body !== undefined || !bodyless.has(sent.method))
-    head += `Content-Length: ${sent.body?.length ?? 0}\r\n`;
-  return { head: `${head}Connection: keep-alive\r\n\r\n`, body: sent.body };
+/** One attempt at an exchange: undici's handler, collecting the answer and naming what went wrong. */
+class Exchange implements Dispatcher.DispatchHandler {
+  /** Set on the first attempt of an idempotent request: sends it again on a new exchange. */
+  sendAgain: (() => void) | undefined;
+  #abort: ((error?: Error) => void) | undefined;
+  #aborted = false;
+  #status = 0;
+  #reason = '';
+  #rawHeaders: string[] = [];
+  /** Whether the answer is framed by the connection's end (a body with neither length nor chunked coding). */
+  #closeDelimited = false;
+  readonly #body: Buffer[] = [];
+  #bodyBytes = 0;
+
+  constructor(
+    readonly to: Target,
+    readonly where: string,
+    readonly method: string,
+    readonly finish: (result: Result<TargetAnswer, ApiError>) => void,
+  ) {}
+
+  /** Ends the exchange (its result is already given): the connection is closed, or the request never sent. */
+  abort(): void {
+    this.#aborted = true;
+    this.#abort?.();
+  }
+
+  onConnect(abort: (error?: Error) => void): void {
+    if (this.#aborted) abort();
+    else this.#abort = abort;
+  }
+
+  onHeaders(status: number, rawHeaders: Buffer[], _resume: () => void, reason: string): boolean {
+    if (status < 200) {
+      this.#status = status; // interim (100 Continue, 103 Early Hints...): read and dropped
+      return true;
+    }
+    const headers: string[] = new Array(rawHeaders.length);
+    let length: string | undefined;
+    let chunked = false;
+    for (let i = 0; i < rawHeaders.length; i += 2) {
+      const name = (rawHeaders[i] as Buffer).toString('latin1');
+      const value = (rawHeaders[i + 1] as Buffer).toString('latin1');
+      headers[i] = name;
+      headers[i + 1] = value;
+      const lower = name.toLowerCase();
+      if (lower === 'content-length') length = value;
+      else if (lower === 'transfer-encoding') chunked = /(?:^|,)\s*chunked\s*$/i.test(value);
+    }
+    this.#status = status;
+    this.#reason = reason;
+    this.#rawHeaders = headers;
+    const bodiless = this.method === 'HEAD' || this.#bodilessByStatus();
+    this.#closeDelimited = !bodiless && length === undefined && !chunked;
+    if (!bodiless && length !== undefined && Number(length) > this.to.bodyLimit)
+      this.#tooLarge(bodyTooLarge(this.to.bodyLimit));
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.#bodyBytes += chunk.length;
+    if (this.#bodyBytes > this.to.bodyLimit) {
+      this.#tooLarge(bodyTooLarge(this.to.bodyLimit));
+      return false;
+    }
+    this.#body.push(chunk);
+    return true;
+  }
+
+  onComplete(): void {
+    if (this.#closeDelimited && this.to.resetNow()) {
+      this.onError(new CutShort());
+      return;
+    }
+    const body =
+      this.#body.length === 1 ? (this.#body[0] as Buffer) : Buffer.concat(this.#body, this.#bodyBytes);
+    this.finish({
+      ok: true,
+      value: { status: this.#status, reason: this.#reason, rawHeaders: this.#rawHeaders, body },
+    });
+  }
+
+  onError(error: Error): void {
+    if (
+      this.#bodilessByStatus() &&
+      this.#bodyBytes === 0 &&
+      (error as NodeJS.ErrnoException).code === lengthMismatch
+    ) {
+      // undici holds a 204's or 304's Content-Length against the body llhttp rightly read as none: it is whole.
+      this.#closeDelimited = false;
+      this.onComplete();
+      return;
+    }
+    if (this.#status === 0 && closedUnder(error) && this.sendAgain !== undefined && keptAlive(error)) {
+      // The target had closed the kept-alive connection as the request arrived: once more on another, unless
+      // sending again could act twice.
+      if (idempotent.has(this.method)) {
+        const again = this.sendAgain;
+        this.sendAgain = undefined;
+        again();
+      } else this.finish({ ok: false, error: closedUnderRequest(this.where, this.method) });
+      return;
+    }
+    this.finish({
+      ok: false,
+      error: failure(this.where, error, this.#status !== 0, {
+        timeout: this.to.timeout,
+        headBytes: headLimit,
+      }),
+    });
+  }
+
+  #bodilessByStatus(): boolean {
+    return this.#status === 204 || this.#status === 304;
+  }
+
+  #tooLarge(why: string): void {
+    this.#aborted = true;
+    this.#abort?.(new TooLarge(why));
+  }
 }
 
-/** A 502 for an answer the proxy could not read: malformed, over a limit, or cut short by the target. */
-function answerProblem(where: string, step: AnswerRead & { state: 'failed' }): ApiError {
-  // The request did reach the service: whatever it did stands, only its answer is lost.
-  const advice =
-    step.problem === 'too large'
-      ? `, so it was not passed on (the service may have acted on the request)${step.why.includes('body') ? `; raise ${setting('bodyLimit', 'body-limit')} if the service really answers that much` : ''}`
-      : step.problem === 'malformed'
-        ? '; the service broke HTTP/1.1 framing, so its answer cannot be passed on (the service may have acted on the request)'
-        : '; the service may or may not have acted on the request';
-  return apiError('UPSTREAM_UNREACHABLE', `the target ${where} ${step.why}${advice}`);
-}
-
-/** The target resetting the connection (or having closed it under a write): it may have had the request. */
-const resets = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE']);
-const cutShort = 'closed the connection before the whole answer';
-
-/** A 502 for a target the request did not reach: refused, not resolved, or not trusted. */
-function unreachable(where: string, error: NodeJS.ErrnoException): ApiError {
-  const code = error.code ?? error.message;
-  const why =
-    code === 'ECONNREFUSED'
-      ? 'refused the connection (is the service running, on that port?)'
-      : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
-        ? `has a host name that does not resolve (check ${setting('target')})`
-        : code === 'ERR_TLS_CERT_ALTNAME_INVALID'
-          ? `presented a certificate that does not name this host (${error.message}); give ${setting('target')} a host name or address the certificate names, or have the certificate issued for this one`
-          : certificateProblem(code)
-            ? `presented a certificate this proxy does not trust (${code}: ${error.message}); if a private certificate authority signed it, give that authority's PEM file as ${setting('targetCa', 'target-ca')}`
-            : `could not be reached (${code}${error.message && error.message !== code ? `: ${error.message}` : ''}; for a private certificate authority give ${setting('targetCa', 'target-ca')})`;
-  return apiError(
-    'UPSTREAM_UNREACHABLE',
-    `the target ${where} ${why}; the request did not reach the service`,
-  );
-}
-
-/** TLS verification failures: OpenSSL's X.509 codes (`*CERT*`, `*_SIGNATURE`, `*_ISSUER*`) and Node's altname check. */
-const certificateProblem = (code: string): boolean =>
-  /CERT|SIGNATURE|ISSUER|ERR_TLS_CERT_ALTNAME_INVALID/.test(code);
-
-function closedUnderRequest(where: string, method: string): ApiError {
-  return apiError(
-    'UPSTREAM_UNREACHABLE',
-    `the target ${where} closed its kept-alive connection as the request arrived, without answering; a ${method} is not sent again, since the service may have acted on it: retry it if that is safe`,
-  );
-}
-
-function stopped(where: string): ApiError {
-  return apiError(
-    'UPSTREAM_TIMEOUT',
-    `the target ${where} had not answered when the proxy stopped; the service is slow or hangs`,
-  );
-}
-
-function timedOut(where: string, ms: number): ApiError {
-  return apiError(
-    'UPSTREAM_TIMEOUT',
-    `the target ${where} did not answer within ${ms} ms; the service is slow or hangs (raise ${setting('timeout')} to wait longer)`,
-  );
+/** Drops `Expect`: the proxy has the whole body before it forwards, and undici refuses the header. */
+function withoutExpect(headers: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < headers.length; i += 2)
+    if ((headers[i] as string).toLowerCase() !== 'expect')
+      kept.push(headers[i] as string, headers[i + 1] as string);
+  return kept;
 }

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiError } from '../errors.js';
 import { collectBody } from '../http/collectBody.js';
 import type { RequestHead } from '../http/head.js';
+import { bodyNotKept as notKeptOf, readRefusedBody } from '../http/refusedBody.js';
 import { send } from '../http/respond.js';
 import { errorReply } from '../pipeline/answer.js';
 import { sentKey } from '../pipeline/authenticate.js';
@@ -67,6 +68,8 @@ export function proxyExchange(
   let scope: string | undefined;
   const scopeOf = (): string | undefined => (scope ??= apiKey === undefined ? undefined : keyScope(apiKey));
   let clientDiagnostics: readonly Diagnostic[] = noDiagnostics;
+  /** Why the body the request announced is not in the journal, if it is not. */
+  let bodyNotKept: string | undefined;
   const journal = (
     status: number,
     responseText: string | null,
@@ -77,23 +80,37 @@ export function proxyExchange(
     const scoped = scopeOf();
     const ms = elapsedMs(started);
     const diagnostics = provider.length === 0 ? client : [...client, ...provider];
+    const environment = scoped === undefined ? undefined : (proxy.rules.environmentOf(scoped) as Environment);
     proxy.journal.record({
       method,
       path,
       operationId: (request.operation?.operationId as OperationId | undefined) ?? null,
-      keyEnvironment:
-        (scoped === undefined ? undefined : (proxy.rules.environmentOf(scoped) as Environment)) ?? null,
+      keyEnvironment: environment ?? null,
       status,
       durationMs: ms,
+      rawHeaders: req.rawHeaders,
+      keyMatched:
+        scoped === undefined
+          ? notAKey
+          : environment === undefined
+            ? keyNotPlaced
+            : keyAnsweredIn[environment],
+      requestBodyNotKept: bodyNotKept,
       requestText: request.text,
       requestBody: request.text === undefined ? (request.body ?? null) : null,
       responseText,
       diagnostics,
       warnings: answerWarnings.length === 0 ? request.warnings : [...request.warnings, ...answerWarnings],
-      ...(client.length === 0 && provider.length > 0 ? { fault: 'provider' as const } : {}),
+      ...(provider.length === 0 ? {} : { fault: client.length === 0 ? 'provider' : 'both' }),
     });
     logExchange(proxy.logger, { method, path, status, ms }, diagnostics);
   };
+  /** Answers here rather than forwarding (the mock's error, the client's fault), the body read first. */
+  const refuseUnread = (error: ApiError): void =>
+    readRefusedBody(req, request, proxy.bodyLimit, error, (notKept) => {
+      bodyNotKept = notKept;
+      refuse(error);
+    });
   /** Answers here rather than forwarding: the mock's error, the client's fault. */
   const refuse = (error: ApiError): void => {
     if (clientDiagnostics.length === 0) clientDiagnostics = error.details;
@@ -110,14 +127,14 @@ export function proxyExchange(
   // A body over the limit is refused whatever else is wrong: the proxy does not hold one to forward.
   const tooLarge = checkLimits(request, proxy);
   if (tooLarge !== undefined) {
-    refuse(tooLarge);
+    refuseUnread(tooLarge);
     return;
   }
   const found = findOperation(request);
   const routed = 'code' in found ? undefined : found;
   const headFirst = 'code' in found ? found : proxyWay.head(found, proxy);
   if (headFirst !== undefined && (proxy.blockInvalid || headFirst.code === 'ROUTE_NOT_FOUND')) {
-    refuse(headFirst);
+    refuseUnread(headFirst);
     return;
   }
   if (headFirst !== undefined) clientDiagnostics = headFirst.details;
@@ -246,6 +263,7 @@ export function proxyExchange(
   else
     collectBody(req, head.contentLength, proxy.bodyLimit, {
       bodyArrived: (read) => {
+        bodyNotKept = notKeptOf(read);
         if (read.ok) withBody(read.value);
         else if ('gone' in read)
           journal(0, null, noDiagnostics); // nobody to answer
@@ -253,6 +271,17 @@ export function proxyExchange(
       },
     });
 }
+
+/** What an `Authorization` the proxy could not read as `Token <key>` matched, as the journal shows it. */
+const notAKey = 'not read as an API key';
+/** What a key matched before any answer to it named its environment (`api_environment_tag`). */
+const keyNotPlaced =
+  "a key whose environment no answer has shown yet (the proxy learns it from the service's answers)";
+/** What a key matched once the service's answers to it named its environment. */
+const keyAnsweredIn: Readonly<Record<Environment, string>> = {
+  Customer: 'a key the service answers in Customer',
+  Testing: 'a key the service answers in Testing',
+};
 
 /** What JSON.parse makes of an answer parseJsonBody refused (a repeated key, a byte order mark...), if anything. */
 function plainJson(body: Buffer): unknown {

@@ -3,9 +3,109 @@ import { constants } from 'node:fs';
 import { access, readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { product } from '../errors.js';
-import { setting } from '../runtime/options.js';
+import { type Settings, setting, sharedOptions } from '../runtime/options.js';
 
 export { setting };
+
+export interface ValidatingProxyOptions {
+  /** The base URL of the service to check (http or https), e.g. `https://staging.example.com`. */
+  readonly target: string;
+  /** The address to listen on (default `127.0.0.1`, this machine only); beyond loopback it needs `adminKey`. */
+  readonly host?: string;
+  /** 0 (the default in-process) picks a free port. */
+  readonly port?: number;
+  /** `strict` (the default): answers may carry no field the document does not name; `lenient` allows them. */
+  readonly mode?: 'strict' | 'lenient';
+  /** Answer an invalid request with the mock's 400 (or 401, 415...) instead of forwarding it. */
+  readonly blockInvalid?: boolean;
+  /**
+   * A fixtures file to write what was seen to, with a Pact file beside it (`<name>.pact.json`): rewritten a short
+   * while after each exchange (whole, then renamed into place) and on close.
+   */
+  readonly record?: string;
+  /** The names in the recorded Pact file (default user-group-client and user-group-service). */
+  readonly pactConsumer?: string;
+  readonly pactProvider?: string;
+  /** Milliseconds the target has to answer in full (default 10 s); then 504. */
+  readonly timeout?: number;
+  /** Required on `/__admin` calls when set; must be set when `host` is not loopback. */
+  readonly adminKey?: string;
+  /** A PEM file of the certificate authority that signed an https target's certificate. */
+  readonly targetCa?: string;
+  /** Largest body in bytes, of a request and of an answer (default 1 MiB, the mock's). */
+  readonly bodyLimit?: number;
+  /** What the proxy logs, on stderr: `silent` (the default in-process), `info` (the command line's) or `debug`. */
+  readonly logLevel?: 'silent' | 'info' | 'debug';
+  /**
+   * Receives what goes wrong with the recording while the proxy runs (a write failed; it works again), each once.
+   * Default: a process warning on stderr.
+   */
+  readonly onWarning?: (message: string) => void;
+}
+
+/** Every setting of `proxy` and `createValidatingProxy`: the one table their flags, help, defaults and checks come from. */
+export const proxyOptions = {
+  target: {
+    kind: 'string',
+    nonEmpty: true,
+    value: 'URL',
+    help: 'base URL of the service to check (required), e.g. https://staging.example.com',
+  },
+  host: sharedOptions.host,
+  port: sharedOptions.port,
+  strict: {
+    kind: 'boolean',
+    help: 'answers may carry no field the document does not name (the default)',
+    flagOnly: "give mode: 'strict'",
+  },
+  lenient: {
+    kind: 'boolean',
+    help: 'answers may carry extra fields (a real service may add some)',
+    flagOnly: "give mode: 'lenient'",
+  },
+  mode: { kind: 'oneOf', values: ['strict', 'lenient'], default: 'strict' },
+  blockInvalid: {
+    kind: 'boolean',
+    help: "answer an invalid request with the mock's error instead of forwarding it",
+    default: false,
+  },
+  record: {
+    kind: 'string',
+    nonEmpty: true,
+    value: 'PATH',
+    help: 'write what is seen, as it goes and on exit, as a fixtures file PATH (for serve --fixtures) and a Pact file beside it',
+  },
+  pactConsumer: {
+    kind: 'string',
+    nonEmpty: true,
+    help: 'consumer name in the recorded Pact file',
+    default: 'user-group-client',
+  },
+  pactProvider: {
+    kind: 'string',
+    nonEmpty: true,
+    help: 'provider name in the recorded Pact file',
+    default: 'user-group-service',
+  },
+  timeout: {
+    kind: 'integer',
+    min: 1,
+    max: 3_600_000,
+    help: 'ms the target has to answer before 504',
+    default: 10_000,
+  },
+  targetCa: {
+    kind: 'string',
+    nonEmpty: true,
+    value: 'FILE',
+    help: "PEM file of a private certificate authority that signed the target's certificate",
+  },
+  bodyLimit: { ...sharedOptions.bodyLimit, help: 'largest request or answer body in bytes' },
+  logLevel: sharedOptions.logLevel,
+  adminKey: sharedOptions.adminKey,
+  onWarning: sharedOptions.onWarning,
+  help: sharedOptions.help,
+} as const satisfies Settings;
 
 /**
  * An option of `createValidatingProxy` (a flag of `user-group-mock proxy`) that cannot work as given: a mistake in

@@ -1,7 +1,6 @@
 import { hash } from 'node:crypto';
-import type { Environment, World } from '../domain/model.js';
+import type { Environment, KeyOwner, World } from '../domain/model.js';
 import { defaultTenantId } from '../domain/model.js';
-import type { KeyOwner } from '../store/store.js';
 
 export interface ApiKey {
   readonly key: string;

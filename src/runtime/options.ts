@@ -1,100 +1,125 @@
-import type { Environment } from '../domain/model.js';
 import { product } from '../errors.js';
-import { maxJournalLimit } from '../store/journal.js';
 import { nearest } from '../validate/nearest.js';
 
 /**
- * The checks of the settings the mock and the proxy start with, shared by the in-process options
- * (`createMockServer`, `createValidatingProxy`) and the command line's flags: one range per number, one message
- * naming the option and its flag. The command line reads text into values; the options arrive as values.
+ * The settings of a command, one table each (`serveOptions`, `proxyOptions`, `verifyOptions`): an entry is an
+ * in-process option, its flag, environment variable, help line, default and check. The command line reads its flags
+ * and --help from the table (src/cli/flags.ts); `createMockServer` and `createValidatingProxy` check their options
+ * and fill their defaults from it. The same messages reach a caller in process and a user of the command line.
  */
 
-/**
- * How a message names a setting, for both ways of giving it: `the timeout option (--timeout)`. The same messages
- * reach a caller of `createMockServer` or `createValidatingProxy` and a user of the command line.
- */
+/** How a message names a setting, for both ways of giving it: `the timeout option (--timeout)`. */
 export const setting = (option: string, flag: string = option): string => `the ${option} option (--${flag})`;
 
-/** What an option takes: a whole number in a range, a string, one of some words, a boolean or a function. */
+/** The largest body the mock and the proxy take by default, in bytes (1 MiB). */
+export const defaultBodyLimit = 1024 * 1024;
+
+/** What an option takes: a whole number in a range, a string, one of some words, a boolean, a function or an object. */
 export type OptionRule =
-  | { readonly kind: 'integer'; readonly min: number; readonly max: number; readonly flag?: string }
-  | { readonly kind: 'string'; readonly flag?: string; readonly nonEmpty?: boolean }
-  | { readonly kind: 'oneOf'; readonly values: readonly string[]; readonly flag?: string }
-  | { readonly kind: 'boolean'; readonly flag?: string }
+  | { readonly kind: 'integer'; readonly min: number; readonly max: number }
+  | { readonly kind: 'string'; readonly nonEmpty?: boolean }
+  | { readonly kind: 'oneOf'; readonly values: readonly string[] }
+  | { readonly kind: 'boolean' }
   | { readonly kind: 'function' }
   | { readonly kind: 'object' }
-  | {
-      readonly kind: 'custom';
-      readonly check: (value: unknown) => string | undefined;
-      readonly flag?: string;
-    };
+  | { readonly kind: 'custom'; readonly check: (value: unknown) => string | undefined };
 
-/** The ranges of the numbers both commands and both in-process entry points take. */
-export const ranges = {
-  port: { kind: 'integer', min: 0, max: 65535, flag: 'port' },
-  bodyLimit: { kind: 'integer', min: 1, max: 1024 ** 3, flag: 'body-limit' },
-  headersTimeout: { kind: 'integer', min: 1, max: 3_600_000, flag: 'headers-timeout' },
-  requestTimeout: { kind: 'integer', min: 1, max: 3_600_000, flag: 'request-timeout' },
-  timeout: { kind: 'integer', min: 1, max: 3_600_000, flag: 'timeout' },
-  seed: { kind: 'integer', min: 0, max: Number.MAX_SAFE_INTEGER, flag: 'seed' },
-  journalLimit: { kind: 'integer', min: 1, max: maxJournalLimit, flag: 'journal-limit' },
-} as const satisfies Readonly<Record<string, OptionRule>>;
+/** One setting: its check, and how the command line and --help give it. */
+export type Setting = OptionRule & {
+  /**
+   * The flag's line in --help (its default is added from `default`). A setting with a help line has a flag: `flag`,
+   * else its name in kebab case (`bodyLimit`: `--body-limit`); one without is an option only in process.
+   */
+  readonly help?: string;
+  readonly flag?: string;
+  /** The environment variable the flag falls back to: `env`, else `USER_GROUP_MOCK_` and the flag (`''`: none). */
+  readonly env?: string;
+  /** What --help shows after the flag (default VALUE for a flag that takes text). */
+  readonly value?: string;
+  /** Repeatable on the command line; the environment variable then holds the values comma-separated. */
+  readonly multiple?: boolean;
+  /** The value when the setting is not given. */
+  readonly default?: string | number | boolean;
+  /** The command line's default, where it differs from the in-process one (a fixed port, logs on). */
+  readonly flagDefault?: string | number;
+  /** Reads the flag's text where the kind does not say how (`--api-key KEY:ENV`, `--rate-limit N/min`). */
+  readonly fromText?: (texts: readonly string[]) => unknown;
+  /** A flag of the command line only, not an option: what a caller in process who gives it is told instead. */
+  readonly flagOnly?: string;
+};
 
-export const logLevelRule = {
-  kind: 'oneOf',
-  values: ['silent', 'info', 'debug'],
-  flag: 'log-level',
-} as const satisfies OptionRule;
+export type Settings = Readonly<Record<string, Setting>>;
 
-/**
- * The environment a word after `KEY:` (or an `environment` given in another case) most likely means: `Customer`
- * holds production groups, `Testing` test groups (the spec's two labels). Undefined when the word says neither.
- */
-export function environmentMeant(word: string): Environment | undefined {
-  const said = word.trim().toLowerCase();
-  if (/^(cust|prod|live)/.test(said)) return 'Customer';
-  if (/^(t|stag|dev|sandbox|qa)/.test(said)) return 'Testing';
-  return undefined;
+/** The flag of the setting `name`, without `--`, or undefined for an option only in process. */
+export function flagOf(name: string, entry: Setting): string | undefined {
+  if (entry.help === undefined) return undefined;
+  return entry.flag ?? name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
 }
 
-/** `apiKeys`: each entry `{ key, environment }`, the key non-empty without spaces or ":", the environment exact. */
-export function apiKeysProblem(value: unknown): string | undefined {
-  if (!Array.isArray(value))
-    return `must be an array of { key, environment }, e.g. [{ key: 'my-key', environment: 'Testing' }]`;
-  const seen = new Map<string, { index: number; environment: unknown }>();
-  for (const [index, entry] of value.entries()) {
-    const at = `apiKeys[${index}]`;
-    if (typeof entry === 'string') {
-      const [key = '', word = 'Customer'] = entry.split(':');
-      const environment = environmentMeant(word) ?? 'Customer';
-      return `${at} is the string "${entry}"; an entry is an object, e.g. { key: '${key}', environment: '${environment}' } (KEY:ENV is the command line's --api-key form)`;
-    }
-    if (entry === null || typeof entry !== 'object') return `${at} must be an object { key, environment }`;
-    const { key, environment } = entry as { key?: unknown; environment?: unknown };
-    if (typeof key !== 'string' || key.trim() === '' || /[\s:]/.test(key))
-      return `${at}.key must be a non-empty string without spaces or ":" (see --api-key), not ${JSON.stringify(key)}`;
-    if (environment !== 'Customer' && environment !== 'Testing') {
-      const meant = typeof environment === 'string' ? environmentMeant(environment) : undefined;
-      return `${at}.environment must be "Customer" (production groups) or "Testing" (test groups), spelt exactly so, not ${JSON.stringify(environment)}${meant === undefined ? '' : `; did you mean "${meant}"?`}`;
-    }
-    // The key decides the environment: one key in two entries would leave one of them unreachable.
-    const earlier = seen.get(key);
-    if (earlier !== undefined)
-      return `${at}.key "${key}" is given twice (apiKeys[${earlier.index}] has it${earlier.environment === environment ? '' : `, for ${String(earlier.environment)}`}); a key belongs to one environment, the one it decides: give each entry its own key`;
-    seen.set(key, { index, environment });
-  }
-  return undefined;
+/** The environment variable of a setting's flag, or undefined when it has none. */
+export function envOf(flag: string, entry: Setting): string | undefined {
+  if (entry.env === '') return undefined;
+  return entry.env ?? `USER_GROUP_MOCK_${flag.toUpperCase().replaceAll('-', '_')}`;
 }
 
-/** A number of requests per minute (`rateLimit: 180`); the command line's `--rate-limit 180/min` says the same. */
-export function rateLimitProblem(value: unknown): string | undefined {
-  if (Number.isSafeInteger(value) && (value as number) >= 1) return undefined;
-  const perMinute = typeof value === 'string' ? /^\s*(\d+)\s*\/\s*min\s*$/.exec(value)?.[1] : undefined;
-  return `must be a whole number of requests per minute per API key, not ${JSON.stringify(value)}${perMinute === undefined ? ', e.g. rateLimit: 180' : `; give rateLimit: ${perMinute} (N/min is the command line's --rate-limit form)`}`;
+/** The settings the mock and the proxy share. */
+export const sharedOptions = {
+  host: {
+    kind: 'string',
+    nonEmpty: true,
+    help: 'address to listen on; beyond loopback (127.0.0.0/8, ::1, localhost) --admin-key is required',
+    default: '127.0.0.1',
+  },
+  port: {
+    kind: 'integer',
+    min: 0,
+    max: 65535,
+    help: 'port to listen on; 0 picks a free one',
+    default: 0,
+    flagDefault: 4010,
+  },
+  bodyLimit: {
+    kind: 'integer',
+    min: 1,
+    max: 1024 ** 3,
+    help: 'largest body in bytes',
+    default: defaultBodyLimit,
+  },
+  logLevel: {
+    kind: 'oneOf',
+    values: ['silent', 'info', 'debug'],
+    help: 'silent | info | debug; logs go to stderr',
+    default: 'silent',
+    flagDefault: 'info',
+  },
+  adminKey: {
+    kind: 'string',
+    value: 'KEY',
+    help: 'key required on /__admin calls (required beyond loopback)',
+  },
+  onWarning: { kind: 'function' },
+  help: { kind: 'boolean', help: 'print this help', env: '', flagOnly: '' },
+} as const satisfies Settings;
+
+/** The settings that have a default. */
+type Defaulted<S> = { [N in keyof S]: S[N] extends { readonly default: unknown } ? N : never }[keyof S];
+
+/** The options given, each one not given (or given as undefined) filled with its setting's default. */
+export type WithDefaults<O, S> = O & { readonly [K in keyof O & Defaulted<S>]-?: Exclude<O[K], undefined> };
+
+export function withDefaults<O extends object, S extends Settings>(
+  settings: S,
+  options: O,
+): WithDefaults<O, S> {
+  const values: Record<string, unknown> = {};
+  for (const [name, { default: value }] of Object.entries(settings))
+    if (value !== undefined) values[name] = value;
+  for (const [name, value] of Object.entries(options)) if (value !== undefined) values[name] = value;
+  return values as WithDefaults<O, S>;
 }
 
 /** Why `value` breaks `rule`, or undefined. */
-function problemOf(rule: OptionRule, value: unknown): string | undefined {
+export function problemOf(rule: OptionRule, value: unknown): string | undefined {
   const was = `not ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`;
   switch (rule.kind) {
     case 'integer':
@@ -122,35 +147,36 @@ function problemOf(rule: OptionRule, value: unknown): string | undefined {
 
 /**
  * Checks the options an in-process entry point was given against its table, before anything listens: an unknown
- * option (with the one it most likely meant), or a value its option cannot take. Throws a TypeError naming the
- * option, its flag and the fix. Options given as undefined count as not given.
+ * option (with the one it most likely meant), or a value its option cannot take. Throws `Refusal` (a TypeError)
+ * naming the option, its flag and the fix. Options given as undefined count as not given.
  */
 export function checkOptions(
   entry: string,
   options: unknown,
-  rules: Readonly<Record<string, OptionRule>>,
-  instead: Readonly<Record<string, string>> = {},
+  settings: Settings,
+  Refusal: new (message: string) => TypeError = TypeError,
 ): void {
   const refuse = (message: string): never => {
-    throw new TypeError(`${product}: ${entry}: ${message}`);
+    throw new Refusal(`${product}: ${entry}: ${message}`);
   };
   if (options === undefined) return;
   if (options === null || typeof options !== 'object' || Array.isArray(options))
     refuse(`the options are an object, e.g. ${entry}({ port: 0 }), not ${JSON.stringify(options)}`);
-  const known = Object.keys(rules);
+  const known = Object.keys(settings).filter((name) => settings[name]?.flagOnly === undefined);
   for (const [name, value] of Object.entries(options as object)) {
-    const rule = rules[name];
+    const rule = known.includes(name) ? settings[name] : undefined;
     if (rule === undefined) {
+      const instead = settings[name]?.flagOnly || undefined;
       const meant = nearest(name, known);
       refuse(
-        `there is no option "${name}"${instead[name] !== undefined ? `; ${instead[name]}` : meant === undefined ? '' : `; did you mean "${meant}"?`} (the options: ${known.join(', ')})`,
+        `there is no option "${name}"${instead !== undefined ? `; ${instead}` : meant === undefined ? '' : `; did you mean "${meant}"?`} (the options: ${known.join(', ')})`,
       );
       continue;
     }
     if (value === undefined) continue;
     const problem = problemOf(rule, value);
     if (problem === undefined) continue;
-    const flag = 'flag' in rule ? rule.flag : undefined;
+    const flag = flagOf(name, rule);
     const named = flag === undefined ? `the ${name} option` : setting(name, flag);
     refuse(rule.kind === 'custom' ? `${named}: ${problem}` : `${named} ${problem}`);
   }

@@ -1,13 +1,9 @@
-import { type Environment, groupKey } from '../domain/model.js';
-import type { JournalListener, JournalRecord } from '../store/journal.js';
+import { groupKey } from '../domain/model.js';
+import type { RotatedAway } from '../domain/userGroups.js';
+import { type JournalListener, type JournalRecord, rotatedAway } from '../store/journal.js';
 
-/** A token that a rotation replaced: the group that held it, and when. */
-export interface RetiredToken {
-  readonly environment: Environment;
-  readonly provided_id: string;
-  /** When the rotation was answered (milliseconds since the epoch). */
-  readonly rotatedAt: number;
-}
+/** A token that a rotation replaced: the group that held it, and when the rotation was answered. */
+export type RetiredToken = RotatedAway;
 
 /**
  * The tokens a tenant's rotations replaced, so that the embed preview can tell a rotated token from one that was
@@ -27,18 +23,8 @@ export class RetiredTokens implements JournalListener {
   ) {}
 
   recorded(record: JournalRecord, _id: number, at: number): void {
-    if (record.operationId !== 'rotateUserGroupToken' || record.status !== 200) return;
-    if (record.requestText === undefined || record.responseText === null) return;
-    const sent = JSON.parse(record.requestText) as { current_token?: unknown };
-    const answered = JSON.parse(record.responseText) as {
-      user_group?: { provided_id?: unknown; api_environment_tag?: unknown };
-    };
-    const token = sent.current_token;
-    const provided_id = answered.user_group?.provided_id;
-    const environment = answered.user_group?.api_environment_tag;
-    if (typeof token !== 'string' || typeof provided_id !== 'string') return;
-    if (environment !== 'Customer' && environment !== 'Testing') return;
-    this.remember(token, { environment, provided_id, rotatedAt: at });
+    const found = rotatedAway(record, at);
+    if (found !== undefined) this.remember(...found);
   }
 
   remember(token: string, retired: RetiredToken): void {

@@ -88,7 +88,7 @@ export interface paths {
          * @description What the scope's keys sent and how the mock answered, newest last. A request whose `Authorization` carries
          *     a key of the scope is journaled here whatever its path or method (a wrong path's 404 or a wrong method's 405
          *     too); requests whose key is missing or unknown cannot be attributed to a tenant and are journaled in the
-         *     default scope. Admin calls are not journaled. The raw API key is never recorded, only its environment. The
+         *     default scope. Admin calls are not journaled. The raw API key is never recorded: `requestHeaders` shows which key it was. The
          *     journal keeps the newest `--journal-limit` entries (default 1000); `X-Journal-Dropped` says how many older
          *     ones it dropped.
          */
@@ -235,6 +235,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__admin/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the process answers, for an orchestrator's liveness probe (no key)
+         * @description 200 `{"status":"live"}` whenever the mock (or proxy) answers HTTP at all. It needs no admin key even when
+         *     the mock has one, reads no `Authorization`, and tells nothing else (no version, no store), so that a
+         *     container `HEALTHCHECK`, a compose `healthcheck` or a Kubernetes `livenessProbe` can call it on a mock that
+         *     listens beyond loopback.
+         */
+        get: operations["liveness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__admin/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the mock can serve now, for an orchestrator's readiness probe (no key)
+         * @description 200 `{"status":"ready"}` when the mock can serve, 503 `{"status":"degraded"}` while what it depends on is
+         *     out of reach (PostgreSQL for a mock, the target for a proxy): the `status` of `GET /__admin/health` and
+         *     nothing more. It needs no admin key and reads no `Authorization`: a Kubernetes `readinessProbe` takes a
+         *     replica out of its Service while its database is away.
+         */
+        get: operations["readiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/__admin/openapi.json": {
         parameters: {
             query?: never;
@@ -343,6 +389,11 @@ export interface components {
                 message: string;
                 details: components["schemas"]["Diagnostic"][];
             };
+        };
+        /** @description What a keyless probe answers, a status word and nothing else. */
+        Probe: {
+            /** @enum {string} */
+            status: "live" | "ready" | "degraded";
         };
         /**
          * @description What answers and whether it can serve. On a mock, `status`, `version` and `store` (and `database` with
@@ -479,8 +530,30 @@ export interface components {
              *     included.
              */
             durationMs: number;
-            /** @description The parsed JSON body; its text (up to 4 KiB) when it was not JSON; null when none was read. */
+            /**
+             * @description The request's headers as sent, in order, each name spelt as the client spelt it (a repeated header is
+             *     listed each time), for every request, a refused one too. Credentials are never shown: an `Authorization`
+             *     value keeps its scheme and says how long the credential was and what it matched, e.g.
+             *     `Token ‹16 characters: the Customer key of tenant "default"›` or `Bearer ‹16 characters: matches no API
+             *     key›` (behind `user-group-mock proxy`, the environment the key's answers have shown); the values of
+             *     `Proxy-Authorization`, `Cookie` and of any header named like a credential (a name containing `key`,
+             *     `token`, `password`, `session` or `signature`, or naming a Secret) only say their length; a credential
+             *     sent in a header of another name is shown as sent.
+             */
+            requestHeaders: components["schemas"]["RequestHeader"][];
+            /**
+             * @description The parsed JSON body; its text (up to 4 KiB) when it was not JSON; null when none was kept (see
+             *     `requestBodyNotKept`). The body of a request refused from its headers alone (a missing or unknown key,
+             *     a wrong Content-Type, a wrong path) is read before the refusal is answered, and kept the same way.
+             */
             requestBody: unknown;
+            /**
+             * @description Why the body the request announced (a Content-Length above 0, or chunked) is not in `requestBody`: its
+             *     Content-Length is over the body limit (it is not read), more than the limit arrived, it came compressed
+             *     (`Content-Encoding`), it was cut short, or the client went away first. Null when it was kept, or when
+             *     the request announced no body.
+             */
+            requestBodyNotKept: string | null;
             /** @description The JSON body answered; null when there was none. */
             responseBody: unknown;
             /** @description How the request broke the contract; empty for a valid request. */
@@ -493,9 +566,19 @@ export interface components {
             /**
              * @description Whose mistake the `diagnostics` are: `client` when the request broke the contract (the mock's entries
              *     always say so), `provider` when the answer of the service behind `user-group-mock proxy` did while the
-             *     request was valid; null when there are no diagnostics.
+             *     request was valid, `both` when the request broke it and the answer did too (e.g. a request with
+             *     `Authorization: Bearer …` answered 200 with a group that lacks its token: the service accepted what the
+             *     contract refuses, and answered wrongly); the client's diagnostics come first. Null when there are no
+             *     diagnostics. `GET /__admin/requests?fault=client` and `?fault=provider` both list a `both` entry.
              */
-            fault?: ("client" | "provider") | null;
+            fault?: ("client" | "provider" | "both") | null;
+        };
+        /** @description One header of a request, as the journal shows it (credentials hidden). */
+        RequestHeader: {
+            /** @example Content-Type */
+            name: string;
+            /** @example application/json */
+            value: string;
         };
         /** @description At least one of `status`, `delay_ms`, `action`. */
         FaultRequest: {
@@ -814,6 +897,13 @@ export interface operations {
                  *     the mock and assert that this list is empty.
                  */
                 invalid?: boolean;
+                /**
+                 * @description Only the requests that broke the contract by this side's fault: `client` (the request broke it) or
+                 *     `provider` (the answer of the service behind `user-group-mock proxy` did). An entry whose `fault` is
+                 *     `both` is listed under either, so that neither side's mistake hides the other's. On a mock every
+                 *     invalid request is the client's.
+                 */
+                fault?: "client" | "provider";
                 /** @description Only the newest `limit` entries (after filtering); at most the largest journal a tenant can keep (`--journal-limit`). */
                 limit?: number;
             };
@@ -1069,6 +1159,57 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+        };
+    };
+    liveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process answers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Probe"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+        };
+    };
+    readiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The mock can serve. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Probe"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description What the mock depends on is out of reach; it answers again by itself once it is back. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Probe"];
+                };
+            };
         };
     };
     adminDocumentJson: {

@@ -81,6 +81,13 @@ export class EmbeddedStore implements Store {
     return undefined;
   }
 
+  async rotatedAway(tenant: TenantMemory, token: string) {
+    const retired = tenant.retired.find(token);
+    if (retired === undefined) return undefined;
+    const key = groupKey(retired.environment, retired.provided_id);
+    return { retired, groupExists: this.world.tenants.get(tenant.id)?.groups.has(key) === true };
+  }
+
   /** The tenant's journal in memory is the journal: nothing more to write. */
   record(): undefined {
     return undefined;

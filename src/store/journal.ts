@@ -1,4 +1,6 @@
+import type { RotatedAway } from '../domain/userGroups.js';
 import type { Diagnostic, JournalEntry, ServiceOperationId } from '../spec/types.js';
+import { type RequestHeader, requestHeadersOf } from './requestHeaders.js';
 
 /** What the client sent and how the mock answered: one entry per request, never the raw API key. */
 export type { JournalEntry };
@@ -12,6 +14,8 @@ export interface JournalQuery {
   readonly operationId?: ServiceOperationId;
   /** `true` lists only the requests that broke the contract (those with diagnostics). */
   readonly invalid?: boolean;
+  /** Only the requests that broke the contract by this side's fault (an entry of `both` sides is either's). */
+  readonly fault?: 'client' | 'provider';
   /** Only the newest `limit` entries (after filtering), 1 to 1000. */
   readonly limit?: number;
   /** Only entries whose id is above this one. */
@@ -25,15 +29,40 @@ export interface JournalQuery {
  */
 export type JournalRecord = Omit<
   JournalEntry,
-  'id' | 'time' | 'responseBody' | 'diagnostics' | 'warnings' | 'fault'
+  | 'id'
+  | 'time'
+  | 'responseBody'
+  | 'diagnostics'
+  | 'warnings'
+  | 'fault'
+  | 'requestHeaders'
+  | 'requestBodyNotKept'
 > & {
+  /**
+   * The request's headers as Node gave them (`req.rawHeaders`: name, value, name, value...), the array itself:
+   * secrets are hidden when the journal is read (`requestHeadersOf`), never stored elsewhere unhidden.
+   */
+  readonly rawHeaders: readonly string[];
+  /** What the `Authorization` key matched, in words without the key (`keyMatchedBy`); none: it matched no key. */
+  readonly keyMatched?: string | undefined;
+  /** Why the body the request announced was not kept (`requestBodyNotKept`), if it was not. */
+  readonly requestBodyNotKept?: string | undefined;
   readonly requestText: string | undefined;
   readonly responseText: string | null;
   readonly diagnostics: readonly Diagnostic[];
   readonly warnings: readonly Diagnostic[];
   /** Whose mistake the diagnostics are; the client's unless said otherwise (the proxy judges answers too). */
-  readonly fault?: 'client' | 'provider';
+  readonly fault?: JournalFault;
 };
+
+/** Whose mistake a broken contract is: the request's, the answer's (behind the proxy), or both in one exchange. */
+export type JournalFault = NonNullable<JournalEntry['fault']>;
+
+/** Whether an entry's diagnostics are (also) `side`'s fault: an exchange both sides broke is each side's. */
+export const isFaultOf = (
+  entry: { readonly diagnostics: readonly unknown[]; readonly fault?: JournalFault | null | undefined },
+  side: 'client' | 'provider',
+): boolean => entry.diagnostics.length > 0 && ((entry.fault ?? 'client') === side || entry.fault === 'both');
 
 /** How many entries a journal keeps unless told otherwise (`journalLimit`, `--journal-limit`). */
 export const defaultJournalLimit = 1000;
@@ -64,6 +93,9 @@ export class Journal {
   readonly #diagnostics: Array<readonly Diagnostic[]>;
   readonly #warnings: Array<readonly Diagnostic[]>;
   readonly #fault: Array<JournalRecord['fault']>;
+  readonly #rawHeaders: Array<readonly string[]>;
+  readonly #keyMatched: Array<string | undefined>;
+  readonly #bodyNotKept: Array<string | undefined>;
   readonly #ids: Float64Array;
   readonly #times: Float64Array;
   /** How many slots hold an entry (up to `capacity`). */
@@ -86,6 +118,9 @@ export class Journal {
     this.#diagnostics = new Array(capacity);
     this.#warnings = new Array(capacity);
     this.#fault = new Array(capacity);
+    this.#rawHeaders = new Array(capacity);
+    this.#keyMatched = new Array(capacity);
+    this.#bodyNotKept = new Array(capacity);
     this.#ids = new Float64Array(capacity);
     this.#times = new Float64Array(capacity);
   }
@@ -108,6 +143,9 @@ export class Journal {
     this.#diagnostics[slot] = entry.diagnostics;
     this.#warnings[slot] = entry.warnings;
     this.#fault[slot] = entry.fault;
+    this.#rawHeaders[slot] = entry.rawHeaders;
+    this.#keyMatched[slot] = entry.keyMatched;
+    this.#bodyNotKept[slot] = entry.requestBodyNotKept;
     this.#ids[slot] = id;
     this.#times[slot] = at;
     this.#next = (slot + 1) % this.capacity;
@@ -124,6 +162,9 @@ export class Journal {
       keyEnvironment: this.#keyEnvironment[slot] ?? null,
       status: this.#status[slot] as number,
       durationMs: this.#durationMs[slot] as number,
+      rawHeaders: this.#rawHeaders[slot] ?? [],
+      keyMatched: this.#keyMatched[slot],
+      requestBodyNotKept: this.#bodyNotKept[slot],
       requestText: this.#requestText[slot],
       requestBody: this.#requestBody[slot] ?? null,
       responseText: this.#responseText[slot] ?? null,
@@ -143,6 +184,8 @@ export class Journal {
     if (query.operationId !== undefined)
       entries = entries.filter(({ entry }) => entry.operationId === query.operationId);
     if (query.invalid === true) entries = entries.filter(({ entry }) => entry.diagnostics.length > 0);
+    const { fault } = query;
+    if (fault !== undefined) entries = entries.filter(({ entry }) => isFaultOf(entry, fault));
     if (query.after !== undefined) entries = entries.filter(({ id }) => id > (query.after as number));
     if (query.limit !== undefined) entries = entries.slice(-query.limit);
     return entries.map(({ entry, id, at }) => journalEntry(entry, id, at));
@@ -176,6 +219,9 @@ export class Journal {
       this.#diagnostics,
       this.#warnings,
       this.#fault,
+      this.#rawHeaders,
+      this.#keyMatched,
+      this.#bodyNotKept,
     ])
       column.fill(undefined as never);
     this.#size = 0;
@@ -218,17 +264,65 @@ export interface JournalListener {
   cleared?(): void;
 }
 
-/** A record as the journal lists it: bodies parsed, the time formatted. */
-export function journalEntry(record: JournalRecord, id: number, at: number): JournalEntry {
-  const { requestText, requestBody, responseText, diagnostics, warnings, fault, ...rest } = record;
+/**
+ * A record as the shared journal (PostgreSQL) stores it: the headers already listed with their secrets hidden,
+ * since the table outlives the request.
+ */
+export type StoredRecord = Omit<JournalRecord, 'rawHeaders' | 'keyMatched'> & {
+  readonly requestHeaders: readonly RequestHeader[];
+};
+
+export const storedRecord = ({ rawHeaders, keyMatched, ...rest }: JournalRecord): StoredRecord => ({
+  ...rest,
+  requestHeaders: requestHeadersOf(rawHeaders, keyMatched),
+});
+
+/** A record as the journal lists it: bodies parsed, the headers' secrets hidden, the time formatted. */
+export function journalEntry(record: JournalRecord | StoredRecord, id: number, at: number): JournalEntry {
+  const {
+    requestText,
+    requestBody,
+    requestBodyNotKept,
+    responseText,
+    diagnostics,
+    warnings,
+    fault,
+    ...rest
+  } = record;
+  const { rawHeaders, keyMatched, requestHeaders, ...request } = rest as Partial<
+    JournalRecord & StoredRecord
+  > &
+    typeof rest;
   return {
     id,
     time: new Date(at).toISOString(),
-    ...rest,
+    ...request,
     diagnostics: [...diagnostics],
     warnings: [...warnings],
     fault: diagnostics.length === 0 ? null : (fault ?? 'client'),
+    requestHeaders:
+      rawHeaders === undefined ? [...(requestHeaders ?? [])] : requestHeadersOf(rawHeaders, keyMatched),
     requestBody: requestText === undefined ? (requestBody ?? null) : JSON.parse(requestText),
+    requestBodyNotKept: requestBodyNotKept ?? null,
     responseBody: responseText === null ? null : JSON.parse(responseText),
   };
+}
+
+/** The token a journalled rotation replaced, and whose it was: a rotation answered 200 names both. */
+export function rotatedAway(
+  record: Pick<JournalRecord, 'operationId' | 'status' | 'requestText' | 'responseText'>,
+  at: number,
+): [string, RotatedAway] | undefined {
+  if (record.operationId !== 'rotateUserGroupToken' || record.status !== 200) return undefined;
+  if (record.requestText === undefined || record.responseText === null) return undefined;
+  const sent = JSON.parse(record.requestText) as { current_token?: unknown };
+  const answered = JSON.parse(record.responseText) as {
+    user_group?: { provided_id?: unknown; api_environment_tag?: unknown };
+  };
+  const token = sent.current_token;
+  const provided_id = answered.user_group?.provided_id;
+  const environment = answered.user_group?.api_environment_tag;
+  if (typeof token !== 'string' || typeof provided_id !== 'string') return undefined;
+  if (environment !== 'Customer' && environment !== 'Testing') return undefined;
+  return [token, { environment, provided_id, rotatedAt: at }];
 }

@@ -6,18 +6,13 @@ import { PostgresStore } from './postgres/postgresStore.js';
 import { isPostgresUrl } from './postgres/postgresUrl.js';
 import type { Store } from './store.js';
 
+/** As `MockServerOptions` has them; `ids` makes tokens, ids and team ids. */
 export interface StoreOptions {
-  /** Where tokens, ids and team ids come from. */
   readonly ids: IdSource;
-  /** How many journal entries and faults each tenant keeps. */
   readonly journalLimit: number;
-  /** Connections to PostgreSQL (default 10). */
   readonly poolSize?: number | undefined;
-  /** The database file's file-system seam (tests inject disk faults here). */
   readonly files?: FileSystem | undefined;
-  /** Compact the change log after this many records. */
   readonly compactAfter?: number | undefined;
-  /** Trouble the store recovers from by itself. */
   readonly onWarning?: OnWarning | undefined;
 }
 
@@ -40,3 +35,14 @@ export async function openStore(db: string | undefined, options: StoreOptions): 
   });
   return new EmbeddedStore(persistence, 'file', ids, onWarning);
 }
+
+export {
+  isPostgresUrl,
+  postgresUrlForm,
+  postgresUrlProblem,
+  withoutPassword,
+} from './postgres/postgresUrl.js';
+// What the command line needs to know of PostgreSQL: how its URL is written, and the start-up failures it names
+// with their own exit codes.
+export { SchemaTooNewError } from './postgres/schema.js';
+export { DatabaseRefusedError, DatabaseUnreachableError } from './postgres/startErrors.js';

@@ -1,6 +1,6 @@
-import type { Environment, Group, TenantKeys, World } from '../domain/model.js';
+import type { Environment, Group, KeyOwner, TenantKeys, World } from '../domain/model.js';
 import type { GroupSeed } from '../domain/seed.js';
-import type { Decision } from '../domain/userGroups.js';
+import type { Decision, RotatedAway } from '../domain/userGroups.js';
 import { product } from '../errors.js';
 import type { Result } from '../result.js';
 import type { Operation } from '../spec/operations.js';
@@ -8,11 +8,7 @@ import type { Health } from '../spec/types.js';
 import type { Fault, FaultSpec, Faults } from './faults.js';
 import type { Journal, JournalEntry, JournalQuery, JournalRecord } from './journal.js';
 
-/** Who asks: the tenant and environment of an API key. */
-export interface KeyOwner {
-  readonly tenant: string;
-  readonly environment: Environment;
-}
+export type { KeyOwner };
 
 /**
  * What a key is to the store: a tenant's key, a group token sent in its place (a group's current token, or one a
@@ -35,6 +31,8 @@ export interface TenantMemory {
   readonly id: string;
   readonly journal: Journal;
   readonly faults: Faults;
+  /** The tokens rotations replaced, as this process's journal heard them. */
+  readonly retired: { find(token: string): RotatedAway | undefined };
 }
 
 /**
@@ -73,6 +71,11 @@ export interface Store {
   serve(call: ServiceCall, tenant: TenantMemory, claimFault: boolean): void;
   /** Whose key this is, for a key the key ring does not know: at once (embedded) or from the database. */
   lookUpKey(key: string): KeyLookup | Promise<KeyLookup>;
+  /** The rotation that replaced `token` in the tenant's journal, if it keeps one, and whether the group still is. */
+  rotatedAway(
+    tenant: TenantMemory,
+    token: string,
+  ): Promise<{ retired: RotatedAway; groupExists: boolean } | undefined>;
   /** Journals a request answered without a change: undefined when the tenant's journal in memory is the journal. */
   record(tenant: string, record: JournalRecord): Promise<void> | undefined;
 
@@ -109,10 +112,11 @@ export class StoreWriteError extends Error {}
 
 /** The store could not be reached or dropped the connection: nothing of the request was kept; retry later. */
 export class StoreUnavailableError extends Error {
+  /** What the API answers (`STORE_UNAVAILABLE`): the message without the product prefix that logs carry. */
+  readonly reason: string;
   constructor(cause: Error) {
-    super(
-      `${product}: PostgreSQL is unavailable (${cause.message}); nothing of this request was kept. Retry once the database is back.`,
-      { cause },
-    );
+    const reason = `PostgreSQL is unavailable (${cause.message}); nothing of this request was kept. Retry once the database is back.`;
+    super(`${product}: ${reason}`, { cause });
+    this.reason = reason;
   }
 }

@@ -1,4 +1,5 @@
 import type { Group } from '../domain/model.js';
+import { utcSecond } from '../domain/userGroups.js';
 import type { EmbedOutcome, EmbedRequest } from './embedToken.js';
 import { escapeHtml, page } from './html.js';
 
@@ -105,7 +106,7 @@ function errorCard(request: EmbedRequest, outcome: Exclude<EmbedOutcome, { kind:
       );
     case 'rotated': {
       const { retired } = outcome;
-      const when = new Date(retired.rotatedAt).toISOString().replace('T', ' ').slice(0, 19);
+      const when = utcSecond(retired.rotatedAt);
       const elsewhere =
         outcome.tenant === request.tenant
           ? ''

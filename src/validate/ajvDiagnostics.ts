@@ -30,13 +30,36 @@ export function diagnosticsFromAjv(
     const inside = errors.some((e) => e.instancePath.startsWith(`${error.instancePath}/`));
     folded.set(error, foldCombinator(error, children, base, voice, inside));
   });
-  // Ajv checks minProperties before required: a missing required field leads, it is the first thing to fix.
+  // A field spelt another way explains the missing one (`userGroupId` for `user_group_id`): it leads, its fix
+  // ("did you mean …?") in the first line. Ajv checks minProperties before required: a missing required field
+  // comes next, it is the first thing to fix.
+  const misspelt = errors.filter((e) => misspells(e, errors));
   const ordered = [
-    ...errors.filter((e) => e.keyword !== 'minProperties'),
+    ...misspelt,
+    ...errors.filter((e) => e.keyword !== 'minProperties' && !misspelt.includes(e)),
     ...errors.filter((e) => e.keyword === 'minProperties'),
   ];
   return ordered.flatMap((error) =>
     consumed.has(error) ? [] : (folded.get(error) ?? [describe(error, base, voice)]),
+  );
+}
+
+/** Whether an unknown field is a required field, missing from the same object, spelt another way. */
+function misspells(error: ErrorObject, errors: readonly ErrorObject[]): boolean {
+  if (error.keyword !== 'additionalProperties') return false;
+  const known = Object.keys(((error.parentSchema ?? {}) as { properties?: object }).properties ?? {});
+  const meant = nearestField(
+    String((error.params as { additionalProperty: unknown }).additionalProperty),
+    known,
+  );
+  return (
+    meant !== undefined &&
+    errors.some(
+      (e) =>
+        e.keyword === 'required' &&
+        e.instancePath === error.instancePath &&
+        (e.params as { missingProperty: unknown }).missingProperty === meant,
+    )
   );
 }
 

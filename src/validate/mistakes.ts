@@ -82,6 +82,41 @@ export function requestFieldNames(operation: Operation): readonly string[] {
   return names;
 }
 
+const smallestBodies = new WeakMap<Operation, string | undefined>();
+
+/**
+ * The smallest body an operation takes, as JSON text, from the document's examples of its fields: the required
+ * fields, and as many others as `minProperties` asks (`{"user_group_id":"customer-a","name":"Customer A"}`).
+ * Undefined when a field it needs has no example.
+ */
+export function smallestBody(operation: Operation): string | undefined {
+  if (smallestBodies.has(operation)) return smallestBodies.get(operation);
+  const document = serviceDocument();
+  const resolve = (node: Node | undefined): Node | undefined => {
+    let current = node;
+    for (let hops = 0; typeof current?.$ref === 'string' && hops < 8; hops++)
+      current = at(document, (current.$ref as string).slice(1));
+    return current;
+  };
+  const schema = resolve(at(document, operation.requestSchema));
+  const properties = (schema?.properties as Record<string, Node> | undefined) ?? {};
+  const required = (schema?.required as string[] | undefined) ?? [];
+  const fewest = Math.max(required.length, Number(schema?.minProperties ?? 0));
+  const names = [...required, ...Object.keys(properties).filter((n) => !required.includes(n))].slice(
+    0,
+    fewest,
+  );
+  const body: Record<string, unknown> = {};
+  for (const name of names) {
+    const examples = resolve(properties[name])?.examples;
+    if (!Array.isArray(examples) || examples.length === 0) break;
+    body[name] = examples[0];
+  }
+  const text = Object.keys(body).length === names.length ? JSON.stringify(body) : undefined;
+  smallestBodies.set(operation, text);
+  return text;
+}
+
 /** Rewrites the unknown-field diagnostics of fields that only answers carry, with what decides each one. */
 export function explainAnswerFields(diagnostics: readonly Diagnostic[]): Diagnostic[] {
   const hints = answerOnlyFields();

@@ -110,4 +110,17 @@ describe('the layers of src/', () => {
     for (const unit of edges.keys()) visit(unit, [unit]);
     expect([...new Set(cycles)]).toEqual([]);
   });
+
+  it('keeps PostgreSQL inside src/store: nothing above it imports src/store/postgres, nothing else imports pg', () => {
+    const postgres = imports
+      .filter((i) => i.to.startsWith('store/postgres/') && unitOf(i.from) !== 'store')
+      .map((i) => i.text);
+    expect(postgres).toEqual([]);
+    const driver = sourceFiles(src)
+      .filter((file) => !file.startsWith('store/postgres/'))
+      .filter((file) =>
+        /(?:\bfrom\s*|\bimport\s*\(\s*)['"]pg['"]/.test(readFileSync(join(src, file), 'utf8')),
+      );
+    expect(driver).toEqual([]);
+  });
 });

@@ -161,12 +161,12 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
         const mutation = mutationNamed(name);
         await server.reset();
         const base = await arrange(operation, body, call);
-        const before = memoryGroups(server);
+        const before = await memoryGroups(server);
         const request = mutation.apply({ operation, body: base }, new Random(seed));
         report.requests++;
         const answer = await send(pool, request);
         expectNone(refusalProblems(request.method, request.path, answer, mutation), mutation.name);
-        if (!isDeepStrictEqual(memoryGroups(server), before))
+        if (!isDeepStrictEqual(await memoryGroups(server), before))
           expectNone(['the store changed'], mutation.name);
       },
     );

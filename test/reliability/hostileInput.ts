@@ -27,7 +27,7 @@ export async function runHostileCase(hostile: HostileCase): Promise<HostileOutco
   try {
     const created = await send(client, sentinel);
     const token = String(userGroupOf(created).token);
-    const before = memoryGroups(server);
+    const before = await memoryGroups(server);
     const logBefore = await readFile(`${dir.db}.log.1`);
 
     const result = await exchange(server.port, hostile.pieces(token), {
@@ -71,7 +71,7 @@ export async function runHostileCase(hostile: HostileCase): Promise<HostileOutco
       problems.push(
         `the server no longer serves the existing group: ${again.status} ${again.text.slice(0, 200)}`,
       );
-    if (!isDeepStrictEqual(memoryGroups(server), before)) problems.push('the groups in memory changed');
+    if (!isDeepStrictEqual(await memoryGroups(server), before)) problems.push('the groups in memory changed');
     if (!(await readFile(`${dir.db}.log.1`)).equals(logBefore)) problems.push('the change log changed');
     return { problems, status: first?.status ?? null };
   } finally {

@@ -61,7 +61,12 @@ const asPostgres = (args: readonly string[]): void => {
  * keeps the kernel's page cache, so nothing acknowledged is lost); the benchmark asks for `fsync: true`, as a real
  * deployment runs.
  */
-export async function startTestCluster(options: { fsync?: boolean } = {}): Promise<TestCluster> {
+export async function startTestCluster(
+  options: {
+    fsync?: boolean /** listen_addresses (default 127.0.0.1; '*' for containers) */;
+    listen?: string;
+  } = {},
+): Promise<TestCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'ugm-pg-'));
   if (process.getuid?.() === 0) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres'])), 0);
   const data = join(dir, 'data');
@@ -76,7 +81,7 @@ export async function startTestCluster(options: { fsync?: boolean } = {}): Promi
       '-l',
       join(dir, 'server.log'),
       '-o',
-      `-p ${port} -k ${dir} -c listen_addresses=${host} -c fsync=${options.fsync ? 'on' : 'off'} -c max_connections=200`,
+      `-p ${port} -k ${dir} -c listen_addresses=${options.listen ?? host} -c fsync=${options.fsync ? 'on' : 'off'} -c max_connections=200`,
       '-w',
       'start',
     ]);
@@ -142,12 +147,17 @@ export async function startTestCluster(options: { fsync?: boolean } = {}): Promi
  */
 export function storeUnavailableProblems(answer: Answer): string[] {
   const problems: string[] = [];
-  const body = answer.body as { success?: unknown; error?: { code?: unknown } } | undefined;
+  const body = answer.body as
+    | { success?: unknown; error?: { code?: unknown; message?: unknown } }
+    | undefined;
   if (answer.status !== 503) problems.push(`status ${answer.status}, not 503`);
   if (body?.success !== 0) problems.push(`success is ${JSON.stringify(body?.success)}, not 0`);
   if (body?.error?.code !== 'STORE_UNAVAILABLE')
     problems.push(`error.code is ${JSON.stringify(body?.error?.code)}, not STORE_UNAVAILABLE`);
   if (answer.headers['retry-after'] === undefined) problems.push('no Retry-After header');
+  // API messages carry no product prefix (logs do).
+  if (/^user-group-mock:/.test(String(body?.error?.message)))
+    problems.push('the message starts with the log prefix "user-group-mock:"');
   if (/"user_group"|"new_user_group"|[0-9a-f]{64}/.test(answer.text))
     problems.push(`the body carries a group or a token: ${answer.text}`);
   return problems;

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createNetServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { createValidatingProxy, type ValidatingProxy, type ValidatingProxyOptions } from '../../src/index.js';
@@ -128,4 +128,71 @@ export function answerJson(res: ServerResponse, status: number, body: unknown): 
     'content-length': Buffer.byteLength(text),
   });
   res.end(text);
+}
+
+/** A request as a raw target read it: its head's text, its body, and which connection (from 0) carried it. */
+export interface RawRequest {
+  readonly head: string;
+  readonly body: string;
+  readonly connection: number;
+}
+
+export interface RawTarget {
+  readonly url: string;
+  readonly requests: RawRequest[];
+  /** How many connections were opened to it. */
+  connections(): number;
+  /** Its end of each connection still open. */
+  sockets(): Socket[];
+}
+
+/**
+ * A target speaking HTTP/1.1 by hand on 127.0.0.1, port 0, so that a test can send any bytes: `answer` writes what
+ * it likes to the socket for each request (framed by the request's Content-Length), or nothing. Closed after the
+ * test.
+ */
+export function useRawTargets(): (
+  answer: (socket: Socket, request: RawRequest, index: number) => void,
+) => Promise<RawTarget> {
+  const open: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((close) => close()));
+  });
+  return async (answer) => {
+    const requests: RawRequest[] = [];
+    const sockets = new Set<Socket>();
+    let connections = 0;
+    const server = createNetServer((socket) => {
+      const connection = connections++;
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => undefined);
+      let pending = Buffer.alloc(0);
+      socket.on('data', (bytes: Buffer) => {
+        pending = Buffer.concat([pending, bytes]);
+        for (;;) {
+          const end = pending.indexOf('\r\n\r\n');
+          if (end === -1) return;
+          const head = pending.toString('latin1', 0, end);
+          const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+          if (pending.length < end + 4 + length) return;
+          const request = { head, body: pending.toString('utf8', end + 4, end + 4 + length), connection };
+          pending = pending.subarray(end + 4 + length);
+          requests.push(request);
+          answer(socket, request, requests.length - 1);
+        }
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    open.push(async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    });
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      requests,
+      connections: () => connections,
+      sockets: () => [...sockets],
+    };
+  };
 }

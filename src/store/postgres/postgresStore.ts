@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type pg from 'pg';
 import type { IdSource } from '../../domain/ids.js';
 import {
@@ -18,14 +19,17 @@ import type { RequestBodies } from '../../spec/types.js';
 import type { Fault, FaultSpec } from '../faults.js';
 import {
   defaultJournalLimit,
+  isFaultOf,
   type JournalEntry,
   type JournalQuery,
   type JournalRecord,
   journalEntry,
+  rotatedAway,
+  type StoredRecord,
+  storedRecord,
 } from '../journal.js';
 import type { KeyLookup, KeyOwner, ServiceCall, Store, TenantMemory, TenantRow } from '../store.js';
 import type { FaultRow } from './faultRows.js';
-import { KeyMisses } from './keyMisses.js';
 import { postgresUrlForm, postgresUrlProblem, withoutPassword } from './postgresUrl.js';
 import { type GroupRow, groupColumns, groupOf, groupValues, partialWorld, toText } from './rows.js';
 import { migrate } from './schema.js';
@@ -70,7 +74,12 @@ export class PostgresStore implements Store {
   /** No group is held in this process: each request asks the database. */
   readonly world: World = emptyWorld();
   readonly #teamIds = new TeamIds(this);
-  readonly #misses = new KeyMisses();
+  /**
+   * The keys the database did not know, for 5 s: a client sending a wrong key on every request costs one look-up
+   * per key and 5 s, and a flood of distinct wrong keys at most 10,000 remembered. Emptied when this replica makes a
+   * tenant or seeds a group; a key made through another replica is random, so nobody sent it before.
+   */
+  readonly #misses = new LRUCache<string, true>({ max: 10_000, ttl: 5_000 });
   readonly #ids: IdSource;
   readonly #capacity: number;
   #recorded = 0;
@@ -384,7 +393,7 @@ export class PostgresStore implements Store {
       'SELECT * FROM groups WHERE tenant = $1 AND ($2::text IS NULL OR environment = $2) ORDER BY team_id',
       [tenant, environment ?? null],
     );
-    return partialGroups(rows);
+    return rows.map(groupOf);
   }
 
   /** The group of this id in a tenant's environment, if there is one. */
@@ -396,7 +405,7 @@ export class PostgresStore implements Store {
   async groupByToken(token: string): Promise<{ tenant: string; group: Group } | undefined> {
     const { rows } = await this.query<GroupRow>('SELECT * FROM groups WHERE token = $1', [token]);
     const row = rows[0];
-    return row === undefined ? undefined : { tenant: row.tenant, group: partialGroups([row])[0] as Group };
+    return row === undefined ? undefined : { tenant: row.tenant, group: groupOf(row) };
   }
 
   async clearGroups(tenant: string, environment?: Environment): Promise<void> {
@@ -454,12 +463,10 @@ export class PostgresStore implements Store {
 
   /**
    * Whose key this is, for a key this replica does not know yet (a tenant made through another replica): one
-   * statement of three index look-ups (the tenants' keys, the groups' tokens, the tokens rotations the journal still
-   * lists replaced). An unknown key is remembered for a while (`KeyMisses`), so that a client sending a wrong key
-   * costs the database one statement, not one per request.
+   * statement of index look-ups (`keyStatement`); an unknown one is remembered for a while.
    */
   async lookUpKey(key: string): Promise<KeyLookup> {
-    if (this.#misses.has(key)) return undefined;
+    if (this.#misses.get(key)) return undefined;
     const { rows } = await this.query<{ tenant: string | null; customer: boolean; token: boolean }>(
       keyStatement,
       [key],
@@ -468,8 +475,24 @@ export class PostgresStore implements Store {
     if (row?.tenant != null)
       return { tenant: row.tenant, environment: row.customer ? 'Customer' : 'Testing' };
     if (row?.token === true) return 'group-token';
-    this.#misses.add(key);
+    this.#misses.set(key, true);
     return undefined;
+  }
+
+  /** The newest journaled rotation that replaced `token` in the tenant (every replica's), by its index. */
+  async rotatedAway(tenant: TenantMemory, token: string) {
+    const { rows } = await this.query<{ at: Date; record: string }>(
+      'SELECT at, record FROM journal WHERE retired_token = $2 AND tenant = $1 ORDER BY id DESC LIMIT 1',
+      [tenant.id, token],
+    );
+    const row = rows[0];
+    const found = row && rotatedAway(JSON.parse(row.record) as StoredRecord, row.at.getTime());
+    if (found === undefined) return undefined;
+    const [, retired] = found;
+    return {
+      retired,
+      groupExists: (await this.group(tenant.id, retired.environment, retired.provided_id)) !== undefined,
+    };
   }
 
   /** Journals a request whose entry did not go in with a change. */
@@ -504,14 +527,17 @@ export class PostgresStore implements Store {
         tenant.id,
         this.#capacity,
         query.operationId ?? null,
-        query.invalid === true,
+        query.invalid === true || query.fault !== undefined,
         query.after ?? null,
         query.limit ?? this.#capacity,
       ],
     );
-    return rows
+    // The mock judges requests only, so an invalid entry is the client's: a `fault` filter keeps that side's.
+    const entries = rows
       .reverse()
-      .map((row) => journalEntry(JSON.parse(row.record) as JournalRecord, Number(row.id), row.at.getTime()));
+      .map((row) => journalEntry(JSON.parse(row.record) as StoredRecord, Number(row.id), row.at.getTime()));
+    const { fault } = query;
+    return fault === undefined ? entries : entries.filter((entry) => isFaultOf(entry, fault));
   }
 
   async clearRequests(tenant: TenantMemory): Promise<void> {
@@ -589,16 +615,14 @@ export class PostgresStore implements Store {
   }
 }
 
-const partialGroups = (rows: readonly GroupRow[]): Group[] => rows.map(groupOf);
-
 /** How a service request's journal entry is made, for the statement that writes it with the change. */
 type Journal = (decision: Decision<unknown>) => JournalLine;
 
-/** A journal record as the journal table holds it. */
+/** A journal record as the journal table holds it: the headers with their secrets hidden (the table outlives it). */
 const journalLine = (record: JournalRecord): JournalLine => ({
   operationId: record.operationId,
   invalid: record.diagnostics.length > 0,
-  record: JSON.stringify(record),
+  record: JSON.stringify(storedRecord(record)),
 });
 
 const faultOf = (row: FaultRow): Fault => ({

@@ -5,7 +5,7 @@ import type { JournalEntry, TenantSummary } from '../../spec/types.js';
 import { admin, followJournal, type Session, type StreamState, saveAdminKey, savedAdminKey } from './api.js';
 import { Faults } from './faults.js';
 import { Groups } from './groups.js';
-import { Requests } from './requests.js';
+import { type Filters, filtersFrom, filtersTo, Requests } from './requests.js';
 import { onProxy } from './ui.js';
 
 type View = 'requests' | 'groups' | 'faults';
@@ -24,14 +24,38 @@ const server = onProxy ? 'proxy' : 'mock';
 /** The proxy's one scope: its journal, with no tenants or keys of its own. */
 const proxyScope: TenantSummary = { id: 'default', api_keys: {}, groups: 0 };
 
-/** `#groups&tenant=t-1` -> the view and tenant it names. */
-function readHash(): { view: View; tenant: string } {
+/** What the page's address names: the view, the tenant, and on the requests the filters and the chosen one. */
+interface Route {
+  readonly view: View;
+  readonly tenant: string;
+  readonly filters: Filters;
+  /** The id of the request whose detail is open. */
+  readonly selected: number | undefined;
+}
+
+/** `#requests&tenant=t-1&status=4xx&id=12` -> the route it names. */
+function readHash(): Route {
   const parts = new URLSearchParams(location.hash.slice(1).replace(/^([a-z]+)(&|$)/, 'view=$1$2'));
   const view = parts.get('view');
+  const id = Number(parts.get('id'));
   return {
     view: views.some(([v]) => v === view) ? (view as View) : 'requests',
     tenant: parts.get('tenant') ?? 'default',
+    filters: filtersFrom(parts),
+    selected: Number.isSafeInteger(id) && id > 0 ? id : undefined,
   };
+}
+
+/** The address of a route: the view first, then only what differs from the defaults. */
+function hashOf(route: Route): string {
+  const parts = new URLSearchParams();
+  if (route.tenant !== 'default') parts.set('tenant', route.tenant);
+  if (route.view === 'requests') {
+    filtersTo(route.filters, parts);
+    if (route.selected !== undefined) parts.set('id', String(route.selected));
+  }
+  const rest = parts.toString();
+  return `#${route.view}${rest === '' ? '' : `&${rest}`}`;
 }
 
 const streamLabels: Readonly<Record<StreamState, string>> = {
@@ -50,7 +74,6 @@ export function App(): VNode {
   const [tenants, setTenants] = useState<TenantSummary[]>([]);
   const [route, setRoute] = useState(readHash());
   const [entries, setEntries] = useState<JournalEntry[]>([]);
-  const [selected, setSelected] = useState<number | undefined>(undefined);
   const [stream, setStream] = useState<StreamState>('connecting');
   const [revision, setRevision] = useState(0);
   const [message, setMessage] = useState('');
@@ -67,12 +90,28 @@ export function App(): VNode {
   useEffect(() => {
     const changed = (): void => setRoute(readHash());
     window.addEventListener('hashchange', changed);
-    return () => window.removeEventListener('hashchange', changed);
+    window.addEventListener('popstate', changed); // back and forward over the entries `go` pushed
+    return () => {
+      window.removeEventListener('hashchange', changed);
+      window.removeEventListener('popstate', changed);
+    };
   }, []);
 
-  const navigate = (view: View, tenantId: string): void => {
-    location.hash = `${view}${tenantId === 'default' ? '' : `&tenant=${encodeURIComponent(tenantId)}`}`;
+  /**
+   * Moves to a route: a new history entry (back returns to the one before), or with `replace` the same one (each
+   * letter typed in the text filter, a request gone with the journal cleared).
+   */
+  const go = (change: Partial<Route>, replace = false): void => {
+    const next = { ...readHash(), ...change };
+    const hash = hashOf(next);
+    if (hash !== location.hash) history[replace ? 'replaceState' : 'pushState'](null, '', hash);
+    setRoute(readHash());
   };
+  const noFilters = filtersFrom(new URLSearchParams());
+  const navigate = (view: View, tenantId: string): void =>
+    go({ view, tenant: tenantId, filters: noFilters, selected: undefined });
+  const selected = route.selected;
+  const setSelected = (id: number | undefined, replace = false): void => go({ selected: id }, replace);
 
   const loadTenants = useCallback(async (): Promise<void> => {
     const path = onProxy ? '/__admin/health' : '/__admin/tenants';
@@ -99,7 +138,6 @@ export function App(): VNode {
   useEffect(() => {
     if (access.state !== 'open' || tenant === undefined) return;
     setEntries([]);
-    setSelected(undefined);
     return followJournal(session, {
       entries: (batch) => {
         setEntries((previous) => [...batch.reverse(), ...previous].slice(0, 1000));
@@ -108,7 +146,7 @@ export function App(): VNode {
       },
       cleared: () => {
         setEntries([]);
-        setSelected(undefined);
+        if (readHash().selected !== undefined) go({ selected: undefined }, true);
       },
       state: (state) => {
         setStream(state);
@@ -164,7 +202,7 @@ export function App(): VNode {
         ([
           view,
           label,
-        ]) => html`<a href=${`#${view}${tenant === undefined || tenant.id === 'default' ? '' : `&tenant=${encodeURIComponent(tenant.id)}`}`}
+        ]) => html`<a href=${hashOf({ view, tenant: tenant?.id ?? 'default', filters: route.filters, selected })}
           aria-current=${route.view === view ? 'page' : undefined}>${label}${
             view === 'requests'
               ? html` <span class="pill">${entries.length}</span>${invalid > 0 ? html` <span class="pill bad" title="broke the contract">${invalid} ✗</span>` : ''}`
@@ -176,6 +214,7 @@ export function App(): VNode {
       ${
         route.view === 'requests'
           ? html`<${Requests} entries=${entries} selected=${selected} onSelect=${setSelected} onClear=${clearJournal}
+              filters=${route.filters} onFilters=${(filters: Filters, typing: boolean) => go({ filters }, typing)}
               scope=${onProxy ? 'this proxy' : `tenant ${tenant?.id ?? 'default'}`} />`
           : route.view === 'groups'
             ? html`<${Groups} key=${tenant?.id} session=${session} revision=${revision} announce=${setMessage} onChange=${loadTenants} />`

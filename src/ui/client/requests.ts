@@ -30,20 +30,92 @@ const faults: Readonly<Record<Fault, FaultWords>> = {
     explained:
       "The provider's fault: the request kept the contract, the service's answer (or its failure to answer) did not; fix the service.",
   },
+  both: {
+    badge: '✗ both',
+    label: "both the client's and the provider's fault",
+    verdict: 'The request and the provider’s answer both broke the contract',
+    explained:
+      "Both sides' fault: the request does not follow the document (the client's problems are listed first), and the service's answer breaks it too, where it should have refused the request; fix both.",
+  },
 };
 
 /** An invalid entry's fault; the client's when the journal does not say (as the journal itself assumes). */
 const faultOf = (entry: JournalEntry): Fault | undefined =>
   entry.diagnostics.length === 0 ? undefined : (entry.fault ?? 'client');
 
-interface Filters {
+/** Whether an entry is (also) this side's fault: an exchange both sides broke is listed under either filter. */
+const isFaultOf = (entry: JournalEntry, side: Fault): boolean => {
+  const fault = faultOf(entry);
+  return fault === side || (fault === 'both' && side !== 'both');
+};
+
+export interface Filters {
   readonly operation: string;
   readonly status: StatusClass;
   readonly invalidOnly: boolean;
   /** Only the entries that broke the contract by this side's fault; '' for any. */
-  readonly fault: '' | Fault;
+  readonly fault: '' | 'client' | 'provider';
   readonly text: string;
 }
+
+const statusClasses: readonly StatusClass[] = ['2xx', '4xx', '5xx', 'none'];
+
+/**
+ * The filters a link names (`#requests&status=4xx&fault=provider&q=shop-1&id=12`), so that a list or a bad request
+ * can be linked; a value the page does not know is ignored.
+ */
+export function filtersFrom(params: URLSearchParams): Filters {
+  const operation = params.get('operation') ?? '';
+  const status = params.get('status') as StatusClass | null;
+  const fault = params.get('fault');
+  return {
+    operation: operation === 'none' || operations.some((o) => o.operationId === operation) ? operation : '',
+    status: status !== null && statusClasses.includes(status) ? status : '',
+    invalidOnly: params.get('invalid') === 'true',
+    fault: fault === 'client' || fault === 'provider' ? fault : '',
+    text: params.get('q') ?? '',
+  };
+}
+
+/** The filters as link parameters; those left at "all" are not named. */
+export function filtersTo(filters: Filters, params: URLSearchParams): void {
+  if (filters.operation !== '') params.set('operation', filters.operation);
+  if (filters.status !== '') params.set('status', filters.status);
+  if (filters.invalidOnly) params.set('invalid', 'true');
+  if (filters.fault !== '') params.set('fault', filters.fault);
+  if (filters.text !== '') params.set('q', filters.text);
+}
+
+/** The group a request names: its `user_group_id`, else the `provided_id` of the group answered. */
+function groupIdOf(entry: JournalEntry): string | undefined {
+  const sent = field(entry.requestBody, 'user_group_id');
+  if (typeof sent === 'string') return sent;
+  const answered = field(field(entry.responseBody, 'user_group'), 'provided_id');
+  return typeof answered === 'string' ? answered : undefined;
+}
+
+/** The error code of a refusal (the envelope's `error.code`), if the answer is one. */
+function errorCodeOf(entry: JournalEntry): string | undefined {
+  const code = field(field(entry.responseBody, 'error'), 'code');
+  return typeof code === 'string' ? code : undefined;
+}
+
+const field = (value: unknown, name: string): unknown =>
+  value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)[name]
+    : undefined;
+
+/**
+ * Behind the proxy, a request with an API key whose environment no answer has shown yet: a get-or-create's answer
+ * names none (no `api_environment_tag`), so a key's first get-or-creates come before its first update or rotation.
+ */
+const keyNotPlaced = (entry: JournalEntry): boolean =>
+  onProxy &&
+  entry.keyEnvironment === null &&
+  entry.requestHeaders.some((h) => h.name.toLowerCase() === 'authorization' && /^token /i.test(h.value));
+
+const notPlacedWords =
+  "an API key whose environment the service's answers have not shown yet: a get-or-create's answer names none (no api_environment_tag); the key's first update or rotation shows it";
 
 const statusClassOf = (status: number): StatusClass =>
   status === 0 ? 'none' : status < 300 ? '2xx' : status < 500 ? '4xx' : '5xx';
@@ -72,7 +144,7 @@ function matches(entry: JournalEntry, filters: Filters): boolean {
     return false;
   if (filters.status !== '' && statusClassOf(entry.status) !== filters.status) return false;
   if (filters.invalidOnly && entry.diagnostics.length === 0) return false;
-  if (filters.fault !== '' && faultOf(entry) !== filters.fault) return false;
+  if (filters.fault !== '' && !isFaultOf(entry, filters.fault)) return false;
   const text = filters.text.trim().toLowerCase();
   return text === '' || textOf(entry).includes(text);
 }
@@ -87,7 +159,13 @@ const describeEntry = (entry: JournalEntry): string =>
     shortNameOf(entry.operationId),
     entry.status === 0 ? 'no answer' : `status ${entry.status}`,
     `${entry.durationMs} ms`,
-    entry.keyEnvironment === null ? 'no known key' : `${entry.keyEnvironment} key`,
+    entry.keyEnvironment === null
+      ? keyNotPlaced(entry)
+        ? 'a key of an environment not shown yet'
+        : 'no known key'
+      : `${entry.keyEnvironment} key`,
+    ...(groupIdOf(entry) === undefined ? [] : [`group ${groupIdOf(entry)}`]),
+    ...(errorCodeOf(entry) === undefined ? [] : [`error ${errorCodeOf(entry)}`]),
     entry.diagnostics.length > 0 ? `broke the contract (${entry.diagnostics.length})` : 'kept the contract',
     ...(faultOf(entry) === undefined ? [] : [faults[faultOf(entry) as Fault].label]),
   ].join(', ');
@@ -96,6 +174,10 @@ export interface RequestsProps {
   readonly entries: readonly JournalEntry[];
   readonly selected: number | undefined;
   readonly onSelect: (id: number | undefined) => void;
+  /** The filters, kept in the page's address by the caller. */
+  readonly filters: Filters;
+  /** Changes the filters; `typing` when the text is being typed (one history entry for the whole word). */
+  readonly onFilters: (filters: Filters, typing: boolean) => void;
   /** Clears the journal (asked first). */
   readonly onClear: () => void;
   /** Whose journal it is, as the question before clearing names it ("tenant t-1"). */
@@ -104,15 +186,10 @@ export interface RequestsProps {
 
 /** The journal, newest first, with filters; the selected request's bodies beside it. */
 export function Requests(props: RequestsProps): VNode {
-  const [filters, setFilters] = useState<Filters>({
-    operation: '',
-    status: '',
-    invalidOnly: false,
-    fault: '',
-    text: '',
-  });
+  const { filters } = props;
   const shown = useMemo(() => props.entries.filter((e) => matches(e, filters)), [props.entries, filters]);
-  const set = (change: Partial<Filters>): void => setFilters({ ...filters, ...change });
+  const set = (change: Partial<Filters>, typing = false): void =>
+    props.onFilters({ ...filters, ...change }, typing);
   const selected = props.entries.find((e) => e.id === props.selected);
   const [confirmClear, setConfirmClear] = useState(false);
   /** A row was chosen here (not kept selected from before): on a narrow layout the detail is brought to it. */
@@ -173,7 +250,7 @@ export function Requests(props: RequestsProps): VNode {
         <div class="filter grow">
           <label for="filter-text">Text</label>
           <input type="search" id="filter-text" value=${filters.text} placeholder="id, name, token, message…"
-            onInput=${(e: Event) => set({ text: (e.target as HTMLInputElement).value })} />
+            onInput=${(e: Event) => set({ text: (e.target as HTMLInputElement).value }, true)} />
         </div>
         ${confirmClear ? '' : html`<button type="button" class="quiet" id="clear-journal" onClick=${() => setConfirmClear(true)}>Clear journal…</button>`}
       </form>
@@ -195,11 +272,16 @@ export function Requests(props: RequestsProps): VNode {
       }
       <p class="count" aria-live="polite">${shown.length} of ${props.entries.length} requests</p>
       ${
+        onProxy && props.entries.some(keyNotPlaced)
+          ? html`<p class="legend" id="key-legend"><span class="env">key ?</span> in Key: ${notPlacedWords}. The key itself is never kept.</p>`
+          : ''
+      }
+      ${
         props.entries.length === 0
           ? html`<p class="empty">No request yet. Send one to <code>/api/user</code>: it appears here at once.</p>`
           : html`<div class="request-table" role="list" aria-label="Requests, newest first">
               <div class="request-head" aria-hidden="true">
-                <span>Time</span><span>Method</span><span>Operation</span><span>Status</span><span>Duration</span><span>Key</span><span>Contract</span>
+                <span>Time</span><span>Method</span><span>Operation · group · error</span><span>Status</span><span>Duration</span><span>Key</span><span>Contract</span>
               </div>
               ${shown.map((entry) => Row({ entry, selected: entry.id === props.selected, onSelect: choose }))}
             </div>`
@@ -226,10 +308,14 @@ function Row(props: { entry: JournalEntry; selected: boolean; onSelect: (id: num
       onClick=${() => props.onSelect(entry.id)}>
       <span class="time"><time datetime=${entry.time} title=${dateAndClock(entry.time)}>${clock(entry.time)}</time></span>
       <span class="method">${entry.method}</span>
-      <span class="op">${shortNameOf(entry.operationId)}</span>
+      <span class="op"><span class="op-name">${shortNameOf(entry.operationId)}</span>${About({ entry })}</span>
       <span class=${`status s${statusClassOf(entry.status)}`}>${entry.status === 0 ? '—' : entry.status}</span>
       <span class="duration">${entry.durationMs} ms</span>
-      <span class="env" title=${entry.keyEnvironment === null ? unknownKey : undefined}>${entry.keyEnvironment ?? '—'}</span>
+      ${
+        keyNotPlaced(entry)
+          ? html`<span class="env not-placed" title=${notPlacedWords}>key ?</span>`
+          : html`<span class="env" title=${entry.keyEnvironment === null ? unknownKey : undefined}>${entry.keyEnvironment ?? '—'}</span>`
+      }
       <span class="contract">${
         broke
           ? html`<span class=${`badge bad fault-${fault}`} title=${`broke the contract: ${faults[fault].label}`}>${faults[fault].badge}</span>`
@@ -241,11 +327,40 @@ function Row(props: { entry: JournalEntry; selected: boolean; onSelect: (id: num
   </div>`;
 }
 
+/** Under the operation: the group the request names, and the error code when it was refused. */
+function About(props: { entry: JournalEntry }): VNode | string {
+  const group = groupIdOf(props.entry);
+  const code = errorCodeOf(props.entry);
+  if (group === undefined && code === undefined) return '';
+  return html`<span class="about">${group === undefined ? '' : html`<span class="group-id">${group}</span>`}${
+    code === undefined ? '' : html`<span class="error-code">${breakable(code)}</span>`
+  }</span>`;
+}
+
+/** `VALIDATION_FAILED` with a line break allowed after each `_`, never inside a word. */
+const breakable = (code: string): Array<string | VNode> =>
+  code.split('_').flatMap((part, i) => (i === 0 ? [part] : [html`_<wbr />`, part]));
+
 /**
  * No environment for the request's key: none sent, a key the mock does not know, or (through the proxy) a key whose
  * environment the target's answers have not shown yet.
  */
 const unknownKey = 'no API key of a known environment';
+
+/**
+ * The request's headers as sent, secrets hidden by the journal; open when a diagnostic is about one (a wrong
+ * scheme, Content-Type...), folded otherwise.
+ */
+function Headers(props: { entry: JournalEntry }): VNode {
+  const { entry } = props;
+  const about = entry.diagnostics.some((d) => d.path.startsWith('/headers/'));
+  return html`<details class="headers" open=${about}>
+    <summary><h3>Request headers <span class="muted">(${entry.requestHeaders.length})</span></h3></summary>
+    <dl class="header-list" aria-label="The request's headers, in the order sent; the API key is never shown">${entry.requestHeaders.map(
+      (header) => html`<dt><code>${header.name}</code></dt><dd><code>${header.value}</code></dd>`,
+    )}</dl>
+  </details>`;
+}
 
 const inBody = (d: Diagnostic): boolean => d.path === '/body' || d.path.startsWith('/body/');
 
@@ -265,8 +380,9 @@ function Detail(props: { entry: JournalEntry }): VNode {
   ];
   const bodyMarks: Mark[] = all.filter((m) => inBody(m.diagnostic));
   const fault = faultOf(entry);
-  // The provider's diagnostics point into the answer; the client's (listed first when both erred) into the request.
-  const requestMarks = fault === 'provider' ? [] : bodyMarks;
+  // The provider's diagnostics point into the answer, the client's into the request. When both erred, a `/body`
+  // path could be either body's: nothing is marked rather than the wrong line.
+  const requestMarks = fault === 'client' || fault === undefined ? bodyMarks : [];
   const answerMarks = fault === 'provider' ? bodyMarks : [];
   const jump = (id: string): void => {
     const note = document.getElementById(id);
@@ -276,7 +392,11 @@ function Detail(props: { entry: JournalEntry }): VNode {
   return html`<article class="detail" aria-labelledby="detail-title">
     <h2 id="detail-title">${entry.method} ${entry.path} <span class="muted">· ${shortNameOf(entry.operationId)} ·</span>${' '}<span class=${`status s${statusClassOf(entry.status)}`}>${entry.status === 0 ? 'no answer' : entry.status}</span></h2>
     <p class="summary"><time datetime=${entry.time}>${dateAndClock(entry.time)}</time> · ${entry.durationMs} ms · ${
-      entry.keyEnvironment === null ? unknownKey : `API key of ${entry.keyEnvironment}`
+      entry.keyEnvironment === null
+        ? keyNotPlaced(entry)
+          ? notPlacedWords
+          : unknownKey
+        : `API key of ${entry.keyEnvironment}`
     } (the key itself is never recorded)</p>
     ${
       all.length === 0
@@ -290,17 +410,22 @@ function Detail(props: { entry: JournalEntry }): VNode {
             ${fault === undefined ? '' : html`<p class="fault">${faults[fault].explained}</p>`}
             <ul class="diagnostics">${all.map(
               (m) => html`<li class=${`diag-${m.tone}`}>
-                <code class="pointer">${m.diagnostic.path || '/'}</code> <span class="code-name">${m.diagnostic.code}</span>${' '}${m.diagnostic.message}${' '}${inBody(m.diagnostic) ? html`<button type="button" class="link" onClick=${() => jump(m.id)}>show in body</button>` : ''}
+                <code class="pointer">${m.diagnostic.path || '/'}</code> <span class="code-name">${m.diagnostic.code}</span>${' '}${m.diagnostic.message}${' '}${inBody(m.diagnostic) && fault !== 'both' ? html`<button type="button" class="link" onClick=${() => jump(m.id)}>show in body</button>` : ''}
               </li>`,
             )}</ul>
           </div>`
     }
+    ${Headers({ entry })}
     <div class="bodies">
       <section aria-labelledby=${`req-${entry.id}`}>
         <h3 id=${`req-${entry.id}`}>Request body</h3>
         ${
           entry.requestBody === null
-            ? html`<p class="empty">No body was read.</p>`
+            ? html`<p class="empty">${
+                entry.requestBodyNotKept === null
+                  ? 'No body was sent (no Content-Length or Transfer-Encoding announced one).'
+                  : `The body was ${entry.requestBodyNotKept}.`
+              }</p>`
             : typeof entry.requestBody === 'string'
               ? html`<pre class="json raw">${entry.requestBody}</pre>`
               : JsonBody({ value: entry.requestBody, marks: requestMarks, label: 'Request body' })

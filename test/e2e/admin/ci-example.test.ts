@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createUserGroupClient } from '../../../src/index.js';
 import { service, useMocks } from '../../support/admin.js';
+import { publishedExample } from '../../support/publishedExample.js';
 
 const docs = new URL('../../../docs/', import.meta.url);
 const example = new URL('examples/ci/parallel.example.ts', docs);
@@ -15,13 +16,9 @@ describe('docs/ci.md', () => {
   const start = useMocks();
 
   it('shows the example verbatim in docs/ci.md and the README, importing from user-group-mock', () => {
-    const published = readFileSync(example, 'utf8').replaceAll(
-      "'../../../src/index.js'",
-      "'user-group-mock'",
-    );
-    expect(published).not.toContain('../');
-    expect(readFileSync(new URL('ci.md', docs), 'utf8')).toContain(`\`\`\`ts\n${published}\`\`\``);
-    expect(readFileSync(new URL('../README.md', docs), 'utf8')).toContain(`\`\`\`ts\n${published}\`\`\``);
+    const published = publishedExample(example);
+    expect(readFileSync(new URL('ci.md', docs), 'utf8')).toContain(published);
+    expect(readFileSync(new URL('../README.md', docs), 'utf8')).toContain(published);
   });
 
   it('relies on a check that catches a broken client in its tenant', async () => {
@@ -33,7 +30,7 @@ describe('docs/ci.md', () => {
     await service(mock, 'GET', { name: 'Customer A', userGroupId: 'customer-a' }, tenant.api_keys.Testing);
     const invalid = await mock.requests({ invalid: true }, tenant.id);
     expect(invalid.map((e) => e.diagnostics.map((d) => d.path))).toEqual([
-      ['/body/user_group_id', '/body/userGroupId'],
+      ['/body/userGroupId', '/body/user_group_id'],
     ]);
     expect(await mock.requests({ invalid: true }, other.id)).toEqual([]);
   });

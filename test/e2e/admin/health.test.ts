@@ -47,3 +47,24 @@ describe('GET /__admin/health', () => {
     expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
   });
 });
+
+describe('the keyless probes GET /__admin/health/live and /__admin/health/ready', () => {
+  it.each([
+    ['/__admin/health/live', { status: 'live' }],
+    ['/__admin/health/ready', { status: 'ready' }],
+  ])(
+    '%s answers 200 and a status word alone, without the admin key of a mock that has one',
+    async (path, body) => {
+      const mock = await start({ adminKey: 'ci-admin-secret', db: join(tempDir(), 'db.json') });
+      const answer = await admin(mock.url, 'GET', path, { key: 'not-a-key-of-this-mock' });
+      expect(answer.status).toBe(200);
+      expect(answer.body).toEqual(body);
+    },
+  );
+
+  it('keeps the full health behind the admin key while the probes answer', async () => {
+    const mock = await start({ adminKey: 'ci-admin-secret' });
+    expect((await admin(mock.url, 'GET', '/__admin/health')).status).toBe(401);
+    expect((await admin(mock.url, 'GET', '/__admin/health/live')).status).toBe(200);
+  });
+});

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { validateResponse } from '../../../src/index.js';
 import { admin, type Mock, service, useMocks } from '../../support/admin.js';
@@ -57,10 +58,10 @@ describe('GET /__admin/requests (the journal)', () => {
     const invalid = await admin(mock.url, 'GET', '/__admin/requests?invalid=true');
     expect(invalid.body).toHaveLength(2);
     expect(invalid.body[0].diagnostics).toEqual([
-      expect.objectContaining({ code: 'MISSING_FIELD', path: '/body/user_group_id' }),
       expect.objectContaining({ code: 'UNKNOWN_FIELD', path: '/body/userGroupId' }),
+      expect.objectContaining({ code: 'MISSING_FIELD', path: '/body/user_group_id' }),
     ]);
-    expect(invalid.body[0].diagnostics[1].message).toContain('did you mean "user_group_id"?');
+    expect(invalid.body[0].diagnostics[0].message).toContain('did you mean "user_group_id"?');
     expect(invalid.body[1].diagnostics).toEqual([expect.objectContaining({ code: 'BODY_INVALID_JSON' })]);
     expect(await mock.requests({ invalid: true })).toEqual(invalid.body);
   });
@@ -139,6 +140,91 @@ describe('GET /__admin/requests (the journal)', () => {
     expect(slow.durationMs).toBeGreaterThanOrEqual(150);
     expect(quick.durationMs).toBeGreaterThanOrEqual(0);
     expect(quick.durationMs).toBeLessThan(slow.durationMs);
+  });
+});
+
+describe('what the client sent, in the journal of every request', () => {
+  const body = { user_group_id: 'a', name: 'A' };
+  const headerOf = (entry: { requestHeaders: { name: string; value: string }[] }, name: string) =>
+    entry.requestHeaders.filter((h) => h.name.toLowerCase() === name).map((h) => h.value);
+
+  it('keeps the headers and body of requests refused before their body was read (401, 415, 404), the key hidden', async () => {
+    const mock = await start();
+    const token = `Token ${customerKey}`;
+    await raw(mock, 'GET', '/api/user', { authorization: `Bearer ${customerKey}` }, JSON.stringify(body));
+    await raw(mock, 'GET', '/api/user', { authorization: token, 'content-type': 'text/plain' }, 'name=A');
+    await raw(
+      mock,
+      'GET',
+      '/api/users',
+      { authorization: token, 'content-type': 'application/json' },
+      '{"a":1}',
+    );
+    await service(mock, 'GET', body);
+    await raw(mock, 'GET', '/api/user', { authorization: 'Token no-such-key' }, '');
+    const journal = (await admin(mock.url, 'GET', '/__admin/requests')).body;
+    expect(journal.map((e: { status: number }) => e.status)).toEqual([401, 415, 404, 200, 401]);
+    const [bearer, plain, wrongPath, valid, unknown] = journal;
+    expect(headerOf(unknown, 'authorization')).toEqual(['Token ‹11 characters: matches no API key›']);
+    expect(unknown.requestBody).toBeNull();
+    expect(bearer.requestBody).toEqual(body);
+    // The key is the Customer key, refused for its scheme: the entry says which key it was, never the key.
+    expect(headerOf(bearer, 'authorization')).toEqual([
+      'Bearer ‹16 characters: the Customer key of tenant "default"›',
+    ]);
+    expect(plain.requestBody).toBe('name=A');
+    expect(headerOf(plain, 'content-type')).toEqual(['text/plain']);
+    expect(headerOf(plain, 'authorization')).toEqual([
+      'Token ‹16 characters: the Customer key of tenant "default"›',
+    ]);
+    expect(wrongPath.requestBody).toEqual({ a: 1 });
+    expect(valid.requestBody).toEqual(body);
+    expect(headerOf(valid, 'content-length')).toEqual([String(JSON.stringify(body).length)]);
+    for (const entry of journal) expect(entry.requestBodyNotKept).toBeNull();
+    expect(JSON.stringify(journal)).not.toContain(customerKey);
+    expect(await mock.requests()).toEqual(journal);
+  });
+
+  it('names the tenant a key matched, and hides the values of other secret headers', async () => {
+    const mock = await start();
+    const tenant = await mock.createTenant();
+    const key = tenant.api_keys.Testing;
+    await call(mock.url, 'GET', '/api/user', {
+      headers: {
+        authorization: `Token ${key}`,
+        'content-type': 'application/json',
+        cookie: 'session=abc',
+        'x-api-key': key,
+      },
+      body,
+    });
+    const [entry] = await mock.requests({}, tenant.id);
+    expect(headerOf(entry as never, 'authorization')).toEqual([
+      `Token ‹${key.length} characters: the Testing key of tenant "${tenant.id}"›`,
+    ]);
+    expect(headerOf(entry as never, 'cookie')).toEqual(['‹11 characters, hidden›']);
+    expect(headerOf(entry as never, 'x-api-key')).toEqual([`‹${key.length} characters, hidden›`]);
+    expect(JSON.stringify(entry)).not.toContain(key);
+  });
+
+  it('says why a body is not kept: over the body limit (not read), or compressed', async () => {
+    const mock = await start({ bodyLimit: 64 });
+    const headers = { authorization: `Token ${customerKey}`, 'content-type': 'application/json' };
+    const large = JSON.stringify({ ...body, name: 'A'.repeat(100) });
+    expect((await call(mock.url, 'GET', '/api/user', { headers, raw: large })).status).toBe(413);
+    const gzip = { ...headers, 'content-encoding': 'gzip' };
+    expect((await call(mock.url, 'GET', '/api/user', { headers: gzip, raw: gzipSync('{}') })).status).toBe(
+      415,
+    );
+    const [tooLarge, compressed] = await mock.requests();
+    expect(tooLarge?.requestBody).toBeNull();
+    expect(tooLarge?.requestBodyNotKept).toBe(
+      `not read: its Content-Length (${large.length} bytes) is over the body limit of 64 bytes`,
+    );
+    expect(compressed?.requestBody).toBeNull();
+    expect(compressed?.requestBodyNotKept).toMatch(
+      /^not kept: it came compressed \(Content-Encoding: gzip, 22 bytes\)/,
+    );
   });
 });
 

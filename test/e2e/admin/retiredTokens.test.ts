@@ -13,6 +13,7 @@ const rotation = (old: string, id: string, status = 200): JournalRecord => ({
   keyEnvironment: 'Customer',
   status,
   durationMs: 1,
+  rawHeaders: [],
   requestText: JSON.stringify({ current_token: old }),
   requestBody: null,
   responseText: JSON.stringify({

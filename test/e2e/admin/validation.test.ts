@@ -36,8 +36,8 @@ const cases: readonly Case[] = [
     body: { environment: 'Customer', userGroupId: 'a', name: 'A' },
     status: 400,
     code: 'VALIDATION_FAILED',
-    details: ['MISSING_FIELD /body/user_group_id', 'UNKNOWN_FIELD /body/userGroupId'],
-    hint: 'the request does not match seedGroup',
+    details: ['UNKNOWN_FIELD /body/userGroupId', 'MISSING_FIELD /body/user_group_id'],
+    hint: 'the request does not match seedGroup: body has unknown field "userGroupId"; did you mean "user_group_id"?',
   },
   {
     why: 'a seeded token is upper-case hex',

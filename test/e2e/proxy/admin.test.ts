@@ -14,7 +14,7 @@ const dir = useTempDir('proxy-ca');
 
 /** The admin routes a proxy serves: the journal, reset, health and the documents, none over groups or faults. */
 const proxyRoutes =
-  'POST /__admin/reset, GET /__admin/requests, DELETE /__admin/requests, GET /__admin/events, GET /__admin/health, GET /__admin/openapi.json, GET /__admin/openapi.yaml, GET /openapi.json, GET /openapi.yaml';
+  'POST /__admin/reset, GET /__admin/requests, DELETE /__admin/requests, GET /__admin/events, GET /__admin/health, GET /__admin/health/live, GET /__admin/health/ready, GET /__admin/openapi.json, GET /__admin/openapi.yaml, GET /openapi.json, GET /openapi.yaml';
 
 describe("the proxy's admin API", () => {
   it.each([
@@ -110,6 +110,18 @@ describe("the proxy's admin API", () => {
     expect(up.body).toEqual({ ...health, status: 'ready', target_reachable: true });
     expect(down.body).toEqual({ ...health, status: 'degraded', target_reachable: false });
     expect(await proxy.health()).toEqual(down.body);
+  });
+
+  it('GET /__admin/health/ready answers 200 while the target accepts connections and 503 degraded once it does not', async () => {
+    const target = await targets((_req, res) => answerJson(res, 200, {}));
+    const proxy = await proxies({ target: target.url });
+
+    const up = await admin(proxy.url, 'GET', '/__admin/health/ready');
+    await target.close();
+    const down = await admin(proxy.url, 'GET', '/__admin/health/ready');
+
+    expect([up.status, up.body]).toEqual([200, { status: 'ready' }]);
+    expect([down.status, down.body]).toEqual([503, { status: 'degraded' }]);
   });
 });
 

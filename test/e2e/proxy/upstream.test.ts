@@ -1,80 +1,20 @@
-import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { request } from 'undici';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ApiError } from '../../../src/errors.js';
-import { type Connection, Connections, STOPPING } from '../../../src/proxy/connections.js';
-import { forward, type TargetAnswer, target as targetOf } from '../../../src/proxy/forward.js';
+import {
+  forward,
+  stopForwarding,
+  type TargetAnswer,
+  target as targetOf,
+} from '../../../src/proxy/forward.js';
 import type { Result } from '../../../src/result.js';
 import { call, jsonHeaders } from '../../support/http.js';
-import { useProxies } from '../../support/proxy.js';
+import { useProxies, useRawTargets } from '../../support/proxy.js';
 
 const proxies = useProxies();
 
-/** A request as a raw target read it: its head's text, its body, and which connection (from 0) carried it. */
-interface RawRequest {
-  readonly head: string;
-  readonly body: string;
-  readonly connection: number;
-}
-
-interface RawTarget {
-  readonly url: string;
-  readonly requests: RawRequest[];
-  /** How many connections the proxy opened to it. */
-  connections(): number;
-  /** Its end of each connection still open. */
-  sockets(): Socket[];
-}
-
-const open: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((close) => close()));
-});
-
-/**
- * A target speaking HTTP/1.1 by hand on 127.0.0.1, port 0, so that a test can send any bytes: `answer` writes what
- * it likes to the socket for each request (framed by the request's Content-Length), or nothing.
- */
-async function rawTarget(
-  answer: (socket: Socket, request: RawRequest, index: number) => void,
-): Promise<RawTarget> {
-  const requests: RawRequest[] = [];
-  const sockets = new Set<Socket>();
-  let connections = 0;
-  const server = createServer((socket) => {
-    const connection = connections++;
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => undefined);
-    let pending = Buffer.alloc(0);
-    socket.on('data', (bytes: Buffer) => {
-      pending = Buffer.concat([pending, bytes]);
-      for (;;) {
-        const end = pending.indexOf('\r\n\r\n');
-        if (end === -1) return;
-        const head = pending.toString('latin1', 0, end);
-        const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
-        if (pending.length < end + 4 + length) return;
-        const request = { head, body: pending.toString('utf8', end + 4, end + 4 + length), connection };
-        pending = pending.subarray(end + 4 + length);
-        requests.push(request);
-        answer(socket, request, requests.length - 1);
-      }
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  open.push(async () => {
-    for (const socket of sockets) socket.destroy();
-    await new Promise((resolve) => server.close(resolve));
-  });
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    requests,
-    connections: () => connections,
-    sockets: () => [...sockets],
-  };
-}
+const rawTarget = useRawTargets();
 
 const groupJson = JSON.stringify({
   success: 1,
@@ -93,7 +33,7 @@ describe('the proxy’s connections to its target', () => {
       expect((await call(proxy.url, 'GET', '/api/user', { body: getA })).status).toBe(200);
     expect(target.connections()).toBe(1);
     expect(target.requests.map((r) => r.connection)).toEqual([0, 0, 0]);
-    expect(target.requests[0]?.head).toMatch(/^GET \/api\/user HTTP\/1\.1\r\nHost: 127\.0\.0\.1:\d+\r\n/);
+    expect(target.requests[0]?.head).toMatch(/^GET \/api\/user HTTP\/1\.1\r\nhost: 127\.0\.0\.1:\d+\r\n/i);
   });
 
   it.each([
@@ -135,6 +75,18 @@ describe('the proxy’s connections to its target', () => {
     expect(answer.text).toBe(groupJson);
   });
 
+  it('opens a new connection after a kept one received bytes nobody asked for', async () => {
+    const target = await rawTarget((socket, _, index) => {
+      socket.write(ok());
+      if (index === 0) setTimeout(() => socket.write('HTTP/1.1 200 OK\r\n'), 20);
+    });
+    const proxy = await proxies({ target: target.url });
+    expect((await call(proxy.url, 'GET', '/api/user', { body: getA })).status).toBe(200);
+    await vi.waitFor(() => expect(target.sockets()).toHaveLength(0));
+    expect((await call(proxy.url, 'GET', '/api/user', { body: getA })).status).toBe(200);
+    expect(target.requests.map((r) => r.connection)).toEqual([0, 1]);
+  });
+
   it('passes on an answer the target ends by closing the connection', async () => {
     const target = await rawTarget((socket) =>
       socket.end(`HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n${groupJson}`),
@@ -149,12 +101,22 @@ describe('the proxy’s connections to its target', () => {
     {
       wrong: 'a malformed answer',
       bytes: `HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}`,
-      says: 'sent Content-Length values that disagree: "2, 3"; the service broke HTTP/1.1 framing, so its answer cannot be passed on (the service may have acted on the request)',
+      says: 'sent an answer that breaks HTTP/1.1 framing (UND_ERR_RES_CONTENT_LENGTH_MISMATCH: Response body length does not match content-length header), so it cannot be passed on (the service may have acted on the request)',
     },
     {
       wrong: 'a body over the limit',
       bytes: `HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\n`,
       says: 'answered a body larger than the limit of 1000 bytes, so it was not passed on (the service may have acted on the request); raise the bodyLimit option (--body-limit) if the service really answers that much',
+    },
+    {
+      wrong: 'chunks over the body limit',
+      bytes: `HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n258\r\n${'a'.repeat(600)}\r\n258\r\n${'a'.repeat(600)}\r\n0\r\n\r\n`,
+      says: 'answered a body larger than the limit of 1000 bytes, so it was not passed on (the service may have acted on the request); raise the bodyLimit option (--body-limit) if the service really answers that much',
+    },
+    {
+      wrong: 'a head over 16 KiB',
+      bytes: `HTTP/1.1 200 OK\r\nX-Big: ${'a'.repeat(17_000)}\r\nContent-Length: 2\r\n\r\n{}`,
+      says: 'answered a head (status line and headers) over 16384 bytes, so it was not passed on (the service may have acted on the request)',
     },
     {
       wrong: 'an answer cut short',
@@ -303,76 +265,8 @@ describe('answers the proxy passes back as they came and judges as the service m
   });
 });
 
-/** The connection `take` gives (none only once closed). */
-const taken = (connections: Connections, fresh = false): Promise<Connection> =>
-  new Promise((resolve, reject) =>
-    connections.take(
-      (connection) => (connection === undefined ? reject(new Error('closed')) : resolve(connection)),
-      fresh,
-    ),
-  );
-
-describe('Connections', () => {
-  it('opens no more than its maximum, handing a freed connection to the request waiting', async () => {
-    const target = await rawTarget(() => undefined);
-    const connections = new Connections(new URL(target.url), { max: 1, idleMs: 1000 });
-    const first = await taken(connections);
-    let second: Connection | undefined;
-    connections.take((connection) => {
-      second = connection;
-    });
-    expect(second).toBeUndefined();
-    connections.give(first, true);
-    expect(second).toBe(first);
-    expect(second?.reused).toBe(true);
-    await vi.waitFor(() => expect(target.connections()).toBe(1));
-    connections.close();
-  });
-
-  it('closes a free connection that receives bytes nobody asked for', async () => {
-    const target = await rawTarget(() => undefined);
-    const connections = new Connections(new URL(target.url), { max: 4, idleMs: 10_000 });
-    const connection = await taken(connections);
-    connection.socket.write('GET /api/user HTTP/1.1\r\nContent-Length: 0\r\n\r\n');
-    await vi.waitFor(() => expect(target.requests).toHaveLength(1));
-    connections.give(connection, true);
-    target.sockets()[0]?.write('HTTP/1.1 200 OK\r\n');
-    await vi.waitFor(() => expect(connection.open).toBe(false));
-    connections.close();
-  });
-
-  it('closes a free connection once it has been idle for idleMs', async () => {
-    const target = await rawTarget(() => undefined);
-    const connections = new Connections(new URL(target.url), { max: 4, idleMs: 50 });
-    const connection = await taken(connections);
-    await new Promise((resolve) => connection.socket.once('connect', resolve));
-    connections.give(connection, true);
-    expect(connection.open).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(connection.open).toBe(false);
-    const next = await taken(connections);
-    expect(next).not.toBe(connection);
-    connections.close();
-  });
-
-  it('when closed, ends the exchanges in use with STOPPING and gives no connection to those waiting or asking', async () => {
-    const target = await rawTarget(() => undefined);
-    const connections = new Connections(new URL(target.url), { max: 1, idleMs: 1000 });
-    const inUse = await taken(connections);
-    const ended: Array<string | undefined> = [];
-    inUse.use({ data: () => undefined, ended: (error) => ended.push(error?.code) });
-    const waiting: Array<Connection | undefined> = [];
-    connections.take((connection) => waiting.push(connection));
-    connections.close();
-    expect(ended).toEqual([STOPPING]);
-    expect(waiting).toEqual([undefined]);
-    await expect(taken(connections)).rejects.toThrow('closed');
-    await vi.waitFor(() => expect(inUse.open).toBe(false));
-  });
-});
-
 describe('forward when the proxy stops', () => {
-  it('answers an exchange still waiting on the target 504, saying the proxy stopped, at once', async () => {
+  it('answers an exchange still waiting on the target 504, saying the proxy stopped, at once, and any sent after', async () => {
     const target = await rawTarget(() => undefined);
     const to = targetOf(new URL(target.url), 10_000, 1000);
     const answer = new Promise<Result<TargetAnswer, ApiError>>((resolve) =>
@@ -384,15 +278,41 @@ describe('forward when the proxy stops', () => {
     );
     await vi.waitFor(() => expect(target.requests).toHaveLength(1));
     const began = performance.now();
-    to.connections.close();
+    stopForwarding(to);
     const got = await answer;
     expect(performance.now() - began).toBeLessThan(1000);
-    expect(got).toEqual({
+    const stoppedAnswer = {
       ok: false,
       error: expect.objectContaining({
         code: 'UPSTREAM_TIMEOUT',
         message: `the target ${target.url}/api/user had not answered when the proxy stopped; the service is slow or hangs`,
       }),
-    });
+    };
+    expect(got).toEqual(stoppedAnswer);
+    const after = await new Promise<Result<TargetAnswer, ApiError>>((resolve) =>
+      forward(to, { method: 'GET', pathAndQuery: '/api/user', headers: [], body: undefined }, resolve),
+    );
+    expect(after).toEqual(stoppedAnswer);
+    expect(target.requests).toHaveLength(1);
   });
+});
+
+describe('the proxy stopping with exchanges in flight', () => {
+  it('answers them 504 at the grace deadline, saying the proxy stopped, and closes every connection to the target', async () => {
+    const target = await rawTarget(() => undefined);
+    const proxy = await proxies({ target: target.url });
+    const waiting = call(proxy.url, 'GET', '/api/user', { body: getA });
+    await vi.waitFor(() => expect(target.requests).toHaveLength(1));
+    const began = performance.now();
+    const closed = proxy.close();
+    const answer = await waiting;
+    expect(performance.now() - began).toBeGreaterThan(4_000);
+    expect(answer.status).toBe(504);
+    expect(answer.body.error).toMatchObject({
+      code: 'UPSTREAM_TIMEOUT',
+      message: `the target ${target.url}/api/user had not answered when the proxy stopped; the service is slow or hangs`,
+    });
+    await closed;
+    await vi.waitFor(() => expect(target.sockets()).toHaveLength(0));
+  }, 15_000);
 });

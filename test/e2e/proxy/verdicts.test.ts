@@ -284,6 +284,93 @@ describe('a buggy client through the proxy', () => {
   );
 });
 
+describe('both sides breaking the contract in one exchange', () => {
+  it('journals a Bearer request answered 200 without a token as both sides’ fault, found by either fault filter', async () => {
+    const target = await targets((_req, res) =>
+      answerJson(res, 200, {
+        success: 1,
+        new_user_group: true,
+        user_group: { team_id: 1, name: 'A', provided_id: 'a', properties: null },
+      }),
+    );
+    const proxy = await proxies({ target: target.url });
+    const headers = { authorization: `Bearer ${customerKey}`, 'content-type': 'application/json' };
+    await call(proxy.url, 'GET', '/api/user', { headers, body: getA });
+    const [entry] = proxy.requests();
+    expect(entry?.fault).toBe('both');
+    expect(entry?.diagnostics.map((d) => [d.code, d.path])).toEqual([
+      ['AUTH_BEARER', '/headers/authorization'],
+      ['MISSING_FIELD', '/body/user_group/token'],
+    ]);
+    for (const fault of ['client', 'provider'] as const) {
+      expect(proxy.requests({ fault }), fault).toEqual([entry]);
+      const listed = await call(proxy.url, 'GET', `/__admin/requests?fault=${fault}`, { headers: {} });
+      expect([listed.status, listed.body.map((e: { id: number }) => e.id)], fault).toEqual([
+        200,
+        [entry?.id],
+      ]);
+    }
+  });
+
+  it('lists under each fault filter only the entries of that side (or both)', async () => {
+    let calls = 0;
+    const target = await targets((_req, res) =>
+      calls++ === 0
+        ? answerJson(res, 200, { success: 1, user_group: group('a', token(1)) })
+        : answerJson(res, 400, {
+            success: 0,
+            error: { code: 'VALIDATION_FAILED', message: 'no', details: [] },
+          }),
+    );
+    const proxy = await proxies({ target: target.url });
+    await call(proxy.url, 'GET', '/api/user', { body: getA }); // the provider's: no new_user_group
+    await call(proxy.url, 'GET', '/api/user', { body: { name: 'A' } }); // the client's: no user_group_id
+    const [provider, client] = proxy.requests();
+    expect([provider?.fault, client?.fault]).toEqual(['provider', 'client']);
+    expect(proxy.requests({ fault: 'provider' })).toEqual([provider]);
+    expect(proxy.requests({ fault: 'client' })).toEqual([client]);
+    expect(() => proxy.requests({ fault: 'nobody' } as never)).toThrow(/fault must be one of/);
+  });
+});
+
+describe('what the client sent, in the proxy journal', () => {
+  it('keeps the headers and body of a request refused before forwarding, and of one forwarded, the key hidden', async () => {
+    const target = await targets((req, res) =>
+      req.method === 'PUT'
+        ? answerJson(res, 200, {
+            success: 1,
+            user_group: group('a', token(1), { api_environment_tag: 'Customer' }),
+          })
+        : answerJson(res, 200, { success: 1, new_user_group: true, user_group: group('a', token(1)) }),
+    );
+    const blocking = await proxies({ target: target.url, blockInvalid: true });
+    const bearer = { authorization: `Bearer ${customerKey}`, 'content-type': 'application/json' };
+    expect((await call(blocking.url, 'GET', '/api/user', { headers: bearer, body: getA })).status).toBe(401);
+    await call(blocking.url, 'GET', '/api/user', { body: getA });
+    await call(blocking.url, 'PUT', '/api/user', { body: getA });
+    await call(blocking.url, 'GET', '/api/user', { body: getA });
+    expect(target.received).toHaveLength(3);
+    const [refused, first, update, again] = blocking.requests();
+    expect(refused?.requestBody).toEqual(getA);
+    expect(refused?.requestBodyNotKept).toBeNull();
+    const authorization = (entry: typeof refused) =>
+      entry?.requestHeaders.find((h) => h.name === 'authorization')?.value;
+    expect(authorization(refused)).toBe('Bearer ‹16 characters: not read as an API key›');
+    // A get-or-create's answer names no environment: the proxy learns a key's from an update or a rotation.
+    expect([first?.keyEnvironment, authorization(first)]).toEqual([
+      null,
+      "Token ‹16 characters: a key whose environment no answer has shown yet (the proxy learns it from the service's answers)›",
+    ]);
+    expect([update?.keyEnvironment, authorization(update)]).toEqual([
+      'Customer',
+      'Token ‹16 characters: a key the service answers in Customer›',
+    ]);
+    expect(again?.keyEnvironment).toBe('Customer');
+    expect(first?.requestHeaders.find((h) => h.name === 'content-type')?.value).toBe('application/json');
+    expect(JSON.stringify(blocking.requests())).not.toContain(customerKey);
+  });
+});
+
 describe('a target that fails', () => {
   const answerA = (res: ServerResponse) =>
     answerJson(res, 200, { success: 1, new_user_group: true, user_group: group('a', token(1)) });

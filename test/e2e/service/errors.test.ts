@@ -149,14 +149,30 @@ const cases: Case[] = [
     status: 400,
     code: 'BODY_NUMBER_OUT_OF_RANGE',
   },
-  { name: 'a GET without a body', status: 400, code: 'BODY_MISSING', message: /Content-Length.*fetch/ },
+  {
+    // node:http sends no User-Agent: the general form first, with a body to send, then the advice for Node.
+    name: 'a GET without a body',
+    status: 400,
+    code: 'BODY_MISSING',
+    message:
+      /^GET \/api\/user needs a JSON body and arrived without one; send it with "Content-Type: application\/json" and a Content-Length header, e\.g\. \{"user_group_id":"customer-a","name":"Customer A"\}\. From Node: fetch cannot send a GET body; use undici\.request/,
+  },
+  {
+    name: 'a GET without a body from curl',
+    headers: { ...auth, 'User-Agent': 'curl/8.5.0' },
+    status: 400,
+    code: 'BODY_MISSING',
+    message:
+      /^GET \/api\/user needs a JSON body and arrived without one; give curl the body with -d and its type: curl -X GET …\/api\/user -H 'Authorization: Token <API_KEY>' -H 'Content-Type: application\/json' -d '\{"user_group_id":"customer-a","name":"Customer A"\}'$/,
+  },
   {
     // fetch sends a PUT's body: the hint about GET bodies would send the client after the wrong cause.
     name: 'a PUT without a body',
     method: 'PUT',
     status: 400,
     code: 'BODY_MISSING',
-    message: /^PUT \/api\/user needs a JSON body.*Content-Length header$/,
+    message:
+      /^PUT \/api\/user needs a JSON body.*Content-Length header, e\.g\. \{"user_group_id":"customer-a","name":"Customer A"\}$/,
   },
   {
     name: 'a get-or-create body sent with POST (curl -d without -X GET)',
@@ -165,6 +181,14 @@ const cases: Case[] = [
     status: 400,
     code: 'VALIDATION_FAILED',
     message: /fits GET \/api\/user .*did you mean GET \(get-or-create\).*-X GET/,
+  },
+  {
+    name: 'a required field spelt another way (the fix leads the message)',
+    body: JSON.stringify({ name: 'Shop', userGroupId: 'shop-1' }),
+    status: 400,
+    code: 'VALIDATION_FAILED',
+    message:
+      /^the request body does not match getOrCreateUserGroup: body has unknown field "userGroupId"; did you mean "user_group_id"\? \(and 1 more problem in details\)$/,
   },
   {
     name: 'a rotation body sent with GET',

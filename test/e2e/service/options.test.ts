@@ -96,6 +96,7 @@ describe('createMockServer options', () => {
 describe('createValidatingProxy options', () => {
   it.each([
     [{ target: 'http://127.0.0.1:9', timout: 5 }, /there is no option "timout"; did you mean "timeout"\?/],
+    [{ target: 'http://127.0.0.1:9', lenient: true }, /there is no option "lenient"; give mode: 'lenient'/],
     [
       { target: 'http://127.0.0.1:9', mode: 'Lenient' },
       /the mode option must be strict, lenient, not "Lenient"; did you mean "lenient"\?/,

@@ -74,6 +74,12 @@ const rows: readonly Row[] = [
   { name: 'an array body', method: 'GET', headers: json, raw: '[1,2]' },
   { name: 'an unknown field', method: 'GET', headers: json, raw: group(',"userGroupId":"x"') },
   {
+    name: 'a required field spelt another way',
+    method: 'GET',
+    headers: json,
+    raw: '{"name":"Shop","userGroupId":"shop-1"}',
+  },
+  {
     name: 'a field only answers carry',
     method: 'GET',
     headers: json,

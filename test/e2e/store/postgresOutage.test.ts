@@ -10,6 +10,14 @@ import {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The store's warnings, kept for the test to assert (a lost connection is expected here, not printed). */
+const warningsKept = (): { warnings: string[]; onWarning: (message: string) => void } => {
+  const warnings: string[] = [];
+  return { warnings, onWarning: (message) => warnings.push(message) };
+};
+const connectionLost =
+  /^user-group-mock: a PostgreSQL connection was lost \(.+\); a new one is made when needed$/;
+
 /**
  * The service while PostgreSQL is stopped (`pg_ctl stop -m immediate`) and once it is back: every call is refused
  * with the STORE_UNAVAILABLE envelope, whatever key and operation, and nothing decided before the store failed (a
@@ -24,7 +32,8 @@ describe.skipIf(!postgresAvailable())('the PostgreSQL store during an outage', (
   afterAll(() => cluster?.remove());
 
   it('answers every service call STORE_UNAVAILABLE while PostgreSQL is down, then the stored state unchanged', async () => {
-    const mock = await mocks({ db: await cluster.createDatabase() });
+    const { warnings, onWarning } = warningsKept();
+    const mock = await mocks({ db: await cluster.createDatabase(), onWarning });
     const tenant = (await admin(mock.url, 'POST', '/__admin/tenants')).body as {
       api_keys: { Customer: string; Testing: string };
     };
@@ -88,10 +97,12 @@ describe.skipIf(!postgresAvailable())('the PostgreSQL store during an outage', (
     // No team id was spent on the refused creates: the new groups take the next ones (3 went to the tenant).
     const teamIds = groups.map((g) => g.team_id).sort((a, b) => a - b);
     expect(teamIds).toEqual([1, 2, 4, 5]);
+    for (const warning of warnings) expect(warning).toMatch(connectionLost);
   });
 
   it('keeps serving when PostgreSQL stops while updates and rotations are inside their transactions', async () => {
-    const mock = await mocks({ db: await cluster.createDatabase() });
+    const { warnings, onWarning } = warningsKept();
+    const mock = await mocks({ db: await cluster.createDatabase(), onWarning });
     const ids = Array.from({ length: 8 }, (_, i) => `busy-${i}`);
     const tokens = new Map<string, string>();
     for (const id of ids)
@@ -134,11 +145,13 @@ describe.skipIf(!postgresAvailable())('the PostgreSQL store during an outage', (
         ([method, status]) => ![200, 503].includes(status) && !(method === 'POST' && status === 404),
       ),
     ).toEqual([]);
+    for (const warning of warnings) expect(warning).toMatch(connectionLost);
   });
 
   it('answers STORE_UNAVAILABLE, quoting PostgreSQL, when its database is dropped while serving', async () => {
     const url = await cluster.createDatabase();
-    const mock = await mocks({ db: url });
+    const { warnings, onWarning } = warningsKept();
+    const mock = await mocks({ db: url, onWarning });
     const made = await mock.api('GET', { name: 'Known', user_group_id: 'known' });
     expect(made.status).toBe(200);
     await cluster.asSuperuser(`DROP DATABASE ${new URL(url).pathname.slice(1)} WITH (FORCE)`);
@@ -150,9 +163,11 @@ describe.skipIf(!postgresAvailable())('the PostgreSQL store during an outage', (
       const answer = await mock.api(method, body);
       expect(storeUnavailableProblems(answer), method).toEqual([]);
       expect(answer.body.error.message).toMatch(
-        /^user-group-mock: PostgreSQL is unavailable \(database "\w+" does not exist\)/,
+        /^PostgreSQL is unavailable \(database "\w+" does not exist\)/,
       );
     }
     expect((await admin(mock.url, 'GET', '/__admin/health')).body).toMatchObject({ database: 'down' });
+    expect(warnings.length).toBeGreaterThan(0);
+    for (const warning of warnings) expect(warning).toMatch(connectionLost);
   });
 });

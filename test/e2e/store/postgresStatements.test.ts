@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMockServer, type MockServer } from '../../../src/index.js';
+import { keyStatement } from '../../../src/store/postgres/statements.js';
 import { admin } from '../../support/admin.js';
 import { type Answer, call, customerKey, jsonHeaders } from '../../support/http.js';
 import { postgresAvailable, startTestCluster, type TestCluster } from '../../support/postgres.js';
@@ -23,8 +24,10 @@ describe.skipIf(!postgresAvailable())('the PostgreSQL store, statement by statem
   });
   afterAll(() => cluster?.remove());
 
+  let database = '';
   const start = async (): Promise<MockServer> => {
-    mock = await createMockServer({ db: await cluster.createDatabase() });
+    database = await cluster.createDatabase();
+    mock = await createMockServer({ db: database });
     return mock;
   };
   const api = (server: MockServer, method: string, body: unknown): Promise<Answer> =>
@@ -54,6 +57,31 @@ describe.skipIf(!postgresAvailable())('the PostgreSQL store, statement by statem
       made.map((answer) => answer.body),
     );
     expect(journal.every((entry) => entry.status === 200)).toBe(true);
+  });
+
+  it('looks an unknown key up once, in one statement of index look-ups, then remembers it is unknown', async () => {
+    const url = await cluster.createDatabase();
+    mock = await createMockServer({ db: url });
+    const sent = vi.spyOn(pg.Client.prototype, 'query');
+    const wrong = { body: { name: 'A', user_group_id: 'a' }, headers: jsonHeaders('f'.repeat(64)) };
+    for (let i = 0; i < 50; i++)
+      expect((await call(mock.url, 'GET', '/api/user', wrong)).body.error.code).toBe('AUTH_UNKNOWN_KEY');
+    // 50 requests journaled, one look-up: without the memory of misses, each request asked again.
+    expect(sent.mock.calls.filter(([text]) => text === keyStatement)).toHaveLength(1);
+    sent.mockRestore();
+    // No journal scan: with sequential scans priced out, the plan still finds an index for every table.
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query('SET enable_seqscan = off');
+      await client.query(`PREPARE key_lookup(text) AS ${keyStatement}`);
+      const { rows } = await client.query<{ 'QUERY PLAN': string }>("EXPLAIN EXECUTE key_lookup('x')");
+      const plan = rows.map((row) => row['QUERY PLAN']).join('\n');
+      expect(plan).toContain('journal_retired_token');
+      expect(plan).not.toMatch(/Seq Scan on (journal|groups|tenants)/);
+    } finally {
+      await client.end();
+    }
   });
 
   it('hands out team ids in order through one replica, and gives back the one drawn for a known id', async () => {
@@ -112,5 +140,36 @@ describe.skipIf(!postgresAvailable())('the PostgreSQL store, statement by statem
     sent.mockClear();
     expect(await preview({})).toBe(200);
     expect(sent).toHaveBeenCalledTimes(2);
+  });
+
+  it('journals the headers of a success and of a refusal with the key hidden, in the table as in the listing', async () => {
+    const server = await start();
+    await api(server, 'GET', { name: 'A', user_group_id: 'a' });
+    const bearer = { authorization: `Bearer ${customerKey}`, 'content-type': 'application/json' };
+    await call(server.url, 'GET', '/api/user', { headers: bearer, body: { name: 'A', user_group_id: 'a' } });
+    const journal = (await admin(server.url, 'GET', '/__admin/requests')).body as {
+      status: number;
+      requestBody: unknown;
+      requestHeaders: { name: string; value: string }[];
+    }[];
+    expect(journal.map((entry) => [entry.status, entry.requestBody])).toEqual([
+      [200, { name: 'A', user_group_id: 'a' }],
+      [401, { name: 'A', user_group_id: 'a' }],
+    ]);
+    expect(
+      journal.map((entry) => entry.requestHeaders.find((h) => h.name === 'authorization')?.value),
+    ).toEqual([
+      'Token ‹16 characters: the Customer key of tenant "default"›',
+      'Bearer ‹16 characters: the Customer key of tenant "default"›',
+    ]);
+    const client = new pg.Client({ connectionString: database });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ record: string }>('SELECT record FROM journal ORDER BY id');
+      expect(rows).toHaveLength(2);
+      for (const row of rows) expect(String(row.record)).not.toContain(customerKey);
+    } finally {
+      await client.end();
+    }
   });
 });

@@ -1,5 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createMockServer, type MockServer, type MockServerOptions } from '../../../src/index.js';
+import {
+  createMockServer,
+  type JournalEntry,
+  type MockServer,
+  type MockServerOptions,
+} from '../../../src/index.js';
 import { admin } from '../../support/admin.js';
 import { type Answer, call, customerKey, jsonHeaders, testingKey } from '../../support/http.js';
 import {
@@ -49,6 +54,15 @@ const stores: readonly StoreUnderTest[] = [
       ]
     : []),
 ];
+
+/** What each store's controls answered, by store: every store must answer what the one in memory did. */
+const transcripts = new Map<string, unknown>();
+/** A journal entry without what differs from run to run (its time and duration) or by store (its id). */
+/** An entry as every store must keep it alike: its Host names the port of each store's own server, so it is left out. */
+const entryShape = ({ id, time, durationMs, requestHeaders, ...entry }: JournalEntry) => ({
+  ...entry,
+  requestHeaders: requestHeaders.filter((header) => header.name.toLowerCase() !== 'host'),
+});
 
 const api = (mock: MockServer, method: string, body: unknown, key = customerKey): Promise<Answer> =>
   call(mock.url, method, '/api/user', { body, headers: jsonHeaders(key) });
@@ -104,7 +118,16 @@ describe.each(stores)('the store contract with $name', (store) => {
     const rotated = await api(mock, 'POST', { current_token: token });
     expect(rotated.status).toBe(200);
     expect(rotated.body.user_group.token).not.toBe(token);
-    expect((await api(mock, 'POST', { current_token: token })).body.error.code).toBe('TOKEN_NOT_FOUND');
+    const reused = await api(mock, 'POST', { current_token: token });
+    expect(reused.body.error.code).toBe('TOKEN_NOT_FOUND');
+    // The mock knows the token was rotated away: it says so, and when, rather than "may have been rotated".
+    expect(reused.body.error.message).toMatch(
+      /^current_token was the token of group "g-1" \(Customer\) until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC, when a rotation replaced it; use the group's current token: GET \/api\/user with \{"user_group_id": "g-1", "name": …\} answers it \(Customer key\)$/,
+    );
+    const when = /until (\S+ \S+) UTC/.exec(reused.body.error.message)?.[1];
+    expect(Math.abs(Date.parse(`${when?.replace(' ', 'T')}Z`) - Date.now())).toBeLessThan(60_000);
+    const never = await api(mock, 'POST', { current_token: 'e'.repeat(64) });
+    expect(never.body.error.message).toContain('it may have been rotated already');
     expect((await admin(mock.url, 'GET', `/__admin/tokens/${token}`)).status).toBe(404);
     const groups = (await admin(mock.url, 'GET', '/__admin/groups')).body;
     expect(groups).toEqual([
@@ -249,5 +272,83 @@ describe.each(stores)('the store contract with $name', (store) => {
     expect((await admin(mock.url, 'GET', '/__admin/faults')).body).toEqual([]);
     const health = (await admin(mock.url, 'GET', '/__admin/health')).body;
     expect(health).toMatchObject({ status: 'ready', store: store.kind });
+  });
+
+  it('answers every control, awaited, as every other store does, and refuses an unknown tenant in each', async () => {
+    const mock = await start({ ...(await store.fresh()), seed: 29 });
+    const tenant = await mock.createTenant();
+    const heard: number[] = [];
+    const stop = await mock.watchRequests((entry) => heard.push(entry.status), tenant.id);
+    const key = tenant.api_keys.Customer;
+    const made = (await api(mock, 'GET', { name: 'Made', user_group_id: 'made' }, key)).body.user_group;
+    await api(mock, 'PUT', { user_group_id: 'made' }, key);
+    // A given team_id: PostgreSQL hands team ids out to each replica in blocks (decision 17).
+    const seed = { environment: 'Testing', user_group_id: 's', name: 'S', team_id: 50 } as const;
+    const seeded = await mock.seedGroup(seed, tenant.id);
+    const taken = await mock.seedGroup(seed, tenant.id);
+    const planned = await mock.injectFault({ status: 503, times: 2 }, tenant.id);
+    const refusedFault = await mock.injectFault({ times: 1 } as never, tenant.id);
+    stop();
+    const transcript = {
+      tenant,
+      seeded,
+      taken: !taken.ok && taken.error.code,
+      planned,
+      refusedFault: !refusedFault.ok && refusedFault.error.code,
+      heard,
+      groups: await mock.groups(tenant.id),
+      testing: await mock.groups(tenant.id, 'Testing'),
+      token: await mock.token(made.token, tenant.id),
+      elsewhere: await mock.token(made.token),
+      requests: (await mock.requests({}, tenant.id)).map(entryShape),
+      invalid: (await mock.requests({ invalid: true }, tenant.id)).map(entryShape),
+      dropped: await mock.droppedRequests(tenant.id),
+      faults: await mock.faults(tenant.id),
+      tenants: await mock.tenants(),
+      ownScope: await mock.tenants(tenant.id),
+      health: await mock.health(),
+      afterClearFaults: await mock.clearFaults(tenant.id).then(() => mock.faults(tenant.id)),
+      afterClearRequests: await mock.clearRequests(tenant.id).then(() => mock.requests({}, tenant.id)),
+      afterRemoveTesting: await mock
+        .removeGroups(tenant.id, 'Testing')
+        .then(() => mock.groups(tenant.id).then((groups) => groups.map((g) => g.provided_id))),
+      afterReset: await mock.reset(tenant.id).then(() => mock.groups(tenant.id)),
+      refusedRemoval: await mock.deleteTenant('default'),
+      removed: await mock.deleteTenant(tenant.id),
+      afterRemoval: await mock.tenants(),
+    };
+    expect(transcript.groups.map((g) => g.provided_id)).toEqual(['made', 's']);
+    expect(transcript.token).toMatchObject({ provided_id: 'made', name: 'Made' });
+    expect(transcript.elsewhere).toBeUndefined();
+    expect(transcript.requests.map((e) => e.status)).toEqual([200, 400]);
+    expect(transcript.heard).toEqual([200, 400]);
+    expect(transcript.faults.map((f) => f.remaining)).toEqual([2]);
+    expect(transcript.health).toMatchObject({ status: 'ready', store: store.kind });
+    expect(transcript.afterRemoveTesting).toEqual(['made']);
+    expect(transcript.removed).toEqual({ ok: true, value: undefined });
+    const { health, ...common } = transcript;
+    const memory = transcripts.get('memory');
+    if (store.kind === 'memory') transcripts.set('memory', common);
+    else if (memory !== undefined) expect(common).toEqual(memory);
+
+    const typo = `${tenant.id}x`;
+    const controls: Record<string, () => Promise<unknown>> = {
+      reset: () => mock.reset(typo),
+      groups: () => mock.groups(typo),
+      removeGroups: () => mock.removeGroups(typo),
+      token: () => mock.token(made.token, typo),
+      requests: () => mock.requests({}, typo),
+      clearRequests: () => mock.clearRequests(typo),
+      droppedRequests: () => mock.droppedRequests(typo),
+      injectFault: () => mock.injectFault({ status: 500 }, typo),
+      faults: () => mock.faults(typo),
+      clearFaults: () => mock.clearFaults(typo),
+      watchRequests: () => mock.watchRequests(() => undefined, typo),
+    };
+    for (const [name, control] of Object.entries(controls))
+      await expect(control(), name).rejects.toThrow(`${name}: no tenant "${typo}"`);
+    expect((await mock.seedGroup({ environment: 'Customer', user_group_id: 'x', name: 'X' }, typo)).ok).toBe(
+      false,
+    );
   });
 });

@@ -125,7 +125,7 @@ describe.skipIf(executable === undefined)(
         `user-group-mock: inspector: opened -> live ${Math.round(live - opened)} ms; request sent -> shown ${Math.round(shown - live)} ms; opened -> request shown ${Math.round(shown - opened)} ms`,
       );
       expect(await row.getAttribute('aria-label')).toMatch(
-        /GET, get-or-create, status 400, .* ms, Customer key, broke the contract \(2\)/,
+        /GET, get-or-create, status 400, .* ms, Customer key, error [A-Z_]+, broke the contract \(2\)/,
       );
 
       await row.focus();
@@ -213,6 +213,91 @@ describe.skipIf(executable === undefined)(
       await page.keyboard.press('Enter');
       expect(await page.evaluate('document.activeElement.dataset.id')).toBe('2');
       expect(await page.getByRole('button', { name: 'Back to the list' }).isVisible()).toBe(false);
+      expect(page.errors).toEqual([]);
+    });
+
+    it("shows each row's group id and error code, and keeps the filters and the chosen request in the address", async () => {
+      const mock = await start();
+      await service(mock, 'GET', { user_group_id: 'customer-a', name: 'Customer A' });
+      await call(mock.url, 'GET', '/api/user', {
+        headers: { authorization: `Bearer ${customerKey}`, 'content-type': 'application/json' },
+        body: { user_group_id: 'shop-1', name: 'Shop' },
+      });
+      await service(mock, 'GET', { name: 'No id' });
+      const page = await openInspector(mock);
+      await page.locator('.request-row').nth(2).waitFor();
+      const about = (id: number) =>
+        page.locator(`.request-row[data-id="${id}"] .about`).evaluate((e) => ({
+          group: e.querySelector('.group-id')?.textContent ?? null,
+          code: e.querySelector('.error-code')?.textContent ?? null,
+        }));
+      expect(await about(1)).toEqual({ group: 'customer-a', code: null });
+      expect(await about(2)).toEqual({ group: 'shop-1', code: 'AUTH_BEARER' });
+      expect(await about(3)).toEqual({ group: null, code: 'VALIDATION_FAILED' });
+      expect(await page.locator('.request-row[data-id="2"]').getAttribute('aria-label')).toContain(
+        'group shop-1, error AUTH_BEARER',
+      );
+
+      // Filters and the chosen request go into the address, as history entries.
+      await page.getByLabel('Status', { exact: true }).selectOption('4xx');
+      await expect.poll(() => page.locator('.request-row').count()).toBe(2);
+      await page.locator('.request-row[data-id="2"]').click();
+      await page.locator('.detail h2').waitFor();
+      expect(new URL(page.url()).hash).toBe('#requests&status=4xx&id=2');
+      // Its headers: the Bearer scheme shown, the key never.
+      await page.locator('.headers summary').waitFor();
+      expect(await page.locator('.headers').getAttribute('open')).not.toBeNull();
+      expect(await page.locator('.header-list').textContent()).toContain(
+        'Bearer ‹16 characters: the Customer key of tenant "default"›',
+      );
+      await shot(page, 'inspector-linked');
+      await page.goBack();
+      await page.getByText('Choose a request to see what was sent and answered.').waitFor();
+      expect(new URL(page.url()).hash).toBe('#requests&status=4xx');
+      await page.goBack();
+      await expect.poll(() => page.locator('.request-row').count()).toBe(3);
+      expect(await page.getByLabel('Status', { exact: true }).inputValue()).toBe('');
+      await page.goForward();
+      await expect.poll(() => page.locator('.request-row').count()).toBe(2);
+      expect(await page.getByLabel('Status', { exact: true }).inputValue()).toBe('4xx');
+
+      // A link opens with them: the filters set, the request's detail shown.
+      const linked = await browser.page();
+      await linked.goto(`${mock.url}/__admin/ui#requests&status=4xx&q=shop-1&id=2`);
+      await linked.locator('.stream-live').waitFor();
+      await linked.locator('.detail h2').waitFor();
+      expect(await linked.getByLabel('Status', { exact: true }).inputValue()).toBe('4xx');
+      expect(await linked.getByLabel('Text', { exact: true }).inputValue()).toBe('shop-1');
+      await expect.poll(() => linked.locator('.request-row').count()).toBe(1);
+      expect(await linked.locator('.request-row[data-id="2"]').getAttribute('aria-pressed')).toBe('true');
+      expect(await linked.content()).not.toContain(customerKey);
+      expect(page.errors).toEqual([]);
+      expect(linked.errors).toEqual([]);
+    });
+
+    it('starts the operation at the same place in every row at 390 px, dark, whatever the method and key', async () => {
+      const mock = await start();
+      const tenant = (await admin(mock.url, 'POST', '/__admin/tenants')).body;
+      const created = await service(mock, 'GET', { user_group_id: 'a', name: 'A' }, tenant.api_keys.Customer);
+      await service(mock, 'GET', { user_group_id: 'b', name: 'B' }, tenant.api_keys.Testing);
+      await service(mock, 'PUT', { user_group_id: 'a', name: 'A2' }, tenant.api_keys.Customer);
+      await service(mock, 'POST', { current_token: created.body.user_group.token }, tenant.api_keys.Customer);
+      await call(mock.url, 'DELETE', '/api/user', {
+        headers: { authorization: `Token ${tenant.api_keys.Testing}` },
+      });
+      const page = await browser.page();
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await page.goto(`${mock.url}/__admin/ui#requests&tenant=${tenant.id}`);
+      await page.locator('.stream-live').waitFor();
+      await expect.poll(() => page.locator('.request-row').count()).toBe(5);
+      const lefts = await page
+        .locator('.request-row .op')
+        .evaluateAll((cells) => cells.map((c) => Math.round(c.getBoundingClientRect().left)));
+      const keys = await page.locator('.request-row .env').allTextContents();
+      expect(keys).toEqual(expect.arrayContaining(['Customer', 'Testing']));
+      expect(new Set(lefts).size, `operation cells start at ${lefts.join(', ')} px`).toBe(1);
+      await shot(page, 'inspector-requests-phone-aligned-dark');
       expect(page.errors).toEqual([]);
     });
 
@@ -483,9 +568,15 @@ describe.skipIf(executable === undefined)(
       await call(proxy.url, 'GET', '/api/user', { body: { name: 'A', user_group_id: 'a' } });
       const row = page.locator('.request-row').first();
       await row.waitFor();
+      // A get-or-create's answer names no environment: the key's is not known yet, and the page says why.
       expect(await row.getAttribute('aria-label')).toMatch(
-        /GET, get-or-create, status 200, .* ms, no known key, broke the contract \(1\), the provider's fault$/,
+        /GET, get-or-create, status 200, .* ms, a key of an environment not shown yet, group a, broke the contract \(1\), the provider's fault$/,
       );
+      expect(await row.locator('.env').textContent()).toBe('key ?');
+      expect(await row.locator('.env').getAttribute('title')).toContain(
+        "a get-or-create's answer names none",
+      );
+      expect(await page.locator('#key-legend').textContent()).toContain('The key itself is never kept.');
       expect(await row.locator('.badge').textContent()).toBe('✗ provider');
       await row.click();
       const verdict = page.locator('.verdict');
@@ -500,21 +591,23 @@ describe.skipIf(executable === undefined)(
 
       await call(proxy.url, 'GET', '/api/user', { body: { name: 'A' } });
       await page.locator('.request-row').nth(1).waitFor();
-      expect(await page.locator('.request-row .badge').allTextContents()).toEqual(['✗ client', '✗ provider']);
+      expect(await page.locator('.request-row .badge').allTextContents()).toEqual(['✗ both', '✗ provider']);
+      await shot(page, 'inspector-proxy');
+      // The second request lacks user_group_id and its answer breaks the contract too: both sides' fault, listed
+      // under either side's filter.
       await page.getByLabel('Fault', { exact: true }).selectOption('provider');
+      await expect.poll(() => page.locator('.request-row').count()).toBe(2);
+      await page.getByLabel('Fault', { exact: true }).selectOption('client');
       await expect.poll(() => page.locator('.request-row').count()).toBe(1);
       await expect
         .poll(() => page.locator('.request-row').getAttribute('aria-label'))
-        .toContain("the provider's fault");
-      await page.getByLabel('Fault', { exact: true }).selectOption('client');
-      await expect
-        .poll(() => page.locator('.request-row').getAttribute('aria-label'))
-        .toContain("the client's mistake");
+        .toContain("both the client's and the provider's fault");
       await page.locator('.request-row').click();
       expect(await page.locator('.verdict p').first().textContent()).toMatch(
-        /^✗ This request broke the contract: \d+ problems?\.$/,
+        /^✗ The request and the provider’s answer both broke the contract: \d+ problems\.$/,
       );
-      expect(await page.locator('.verdict .fault').textContent()).toContain("The client's mistake");
+      expect(await page.locator('.verdict .fault').textContent()).toContain("Both sides' fault");
+      expect(new URL(page.url()).hash).toMatch(/^#requests&fault=client&id=\d+$/);
 
       expect(await page.content()).not.toContain(customerKey);
       expect(outside).toEqual([]);

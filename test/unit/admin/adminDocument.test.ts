@@ -60,15 +60,20 @@ describe('openapi/admin.yaml', () => {
     ).toEqual(Object.keys(endpoints).sort());
   });
 
-  it('keeps every path under /__admin/ but the public documents, which anyone may GET', () => {
+  it('keeps every path under /__admin/ but the public documents, which anyone may GET, and guards all but the two probes', () => {
     const outside = adminOperations().filter((o) => !o.path.startsWith('/__admin/'));
     expect(outside.map((o) => `${o.method} ${o.path}`).sort()).toEqual([
       'GET /openapi.json',
       'GET /openapi.yaml',
     ]);
     for (const operation of outside) expect(securityOf(operation)).toEqual([[]]);
-    const guarded = adminOperations().filter((o) => o.path.startsWith('/__admin/'));
-    for (const operation of guarded) expect(securityOf(operation).flat()).toContain('AdminKey');
+    const inside = adminOperations().filter((o) => o.path.startsWith('/__admin/'));
+    const keyless = inside.filter((o) => !securityOf(o).flat().includes('AdminKey'));
+    expect(keyless.map((o) => `${o.method} ${o.path}`).sort()).toEqual([
+      'GET /__admin/health/live',
+      'GET /__admin/health/ready',
+    ]);
+    for (const operation of keyless) expect(securityOf(operation)).toEqual([[]]);
   });
 
   it('lets GET /__admin/requests list as many entries as the largest journal keeps (--journal-limit)', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseApiKey, parseServeArgs } from '../../../src/cli/args.js';
-import { environmentMeant } from '../../../src/runtime/options.js';
+import { parseServeArgs } from '../../../src/cli/args.js';
+import { environmentMeant, parseApiKey } from '../../../src/runtime/serveOptions.js';
 
 const expectedForm = 'a PostgreSQL database is given as postgres://user@host:5432/db';
 

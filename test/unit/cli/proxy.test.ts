@@ -18,7 +18,7 @@ describe('user-group-mock proxy (its flags)', () => {
     expect(stdout).toBe(proxyHelp());
     for (const [name, flag] of Object.entries(proxyFlags)) {
       expect(stdout).toContain(`--${name}`);
-      if (flag.env !== '') expect(stdout).toContain(`[${flag.env}]`);
+      if (flag.env !== undefined) expect(stdout).toContain(`[${flag.env}]`);
     }
   });
 

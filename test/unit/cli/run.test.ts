@@ -63,3 +63,18 @@ describe('user-group-mock (the command list)', () => {
     expect(stdout).toBe(`${version}\n`);
   });
 });
+
+describe('user-group-mock serve and proxy beyond loopback', () => {
+  it.each([
+    [['serve', '--in-memory'], 'reset or read the mock'],
+    [['proxy', '--target', 'http://127.0.0.1:9'], "read the proxy's journal"],
+  ])('%j exits 2 on a host beyond loopback without --admin-key, naming the option', async (argv, guards) => {
+    const { code, stdout, stderr } = await captured(() =>
+      run([...argv, '--port', '0'], { USER_GROUP_MOCK_HOST: '127.evil.example' }),
+    );
+    expect([code, stdout]).toEqual([2, '']);
+    expect(stderr).toBe(
+      `user-group-mock: listening on 127.evil.example (beyond loopback) needs the adminKey option (--admin-key), so that nobody else can ${guards}\n`,
+    );
+  });
+});

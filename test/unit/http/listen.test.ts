@@ -1,7 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { closeServer, holdRequests, ListenError, listen } from '../../../src/http/listen.js';
+import {
+  closeServer,
+  holdRequests,
+  isLoopback,
+  ListenError,
+  listen,
+  startServer,
+} from '../../../src/http/listen.js';
 import { call } from '../../support/http.js';
 
 const servers: Server[] = [];
@@ -31,6 +38,57 @@ describe('listen', () => {
         `^user-group-mock: port ${port} on 127\\.0\\.0\\.1 is already in use .*the port option \\(--port N on the command line\\), or 0 for a free one\\.$`,
       ),
     );
+  });
+});
+
+describe('isLoopback', () => {
+  it.each([
+    ['127.0.0.1', true],
+    ['127.255.255.254', true],
+    ['::1', true],
+    ['0:0:0:0:0:0:0:1', true],
+    ['::ffff:127.0.0.1', true],
+    ['localhost', true],
+    ['LocalHost', true],
+    ['127.evil.example', false],
+    ['127.', false],
+    ['127.0.0.1.nip.io', false],
+    ['0.0.0.0', false],
+    ['::', false],
+    ['::ffff:10.0.0.1', false],
+    ['192.0.2.10', false],
+    ['localhost.evil.example', false],
+  ])('judges %s loopback: %s', (host, loopback) => {
+    expect(isLoopback(host)).toBe(loopback);
+  });
+});
+
+describe('startServer', () => {
+  const settings = { port: 0, headersTimeout: 10_000, requestTimeout: 30_000 };
+
+  it.each(['127.evil.example', '0.0.0.0', '::', '[::]'])(
+    'refuses %s without an admin key, before it listens, naming the option',
+    async (host) => {
+      const refused = await startServer({ ...settings, host }, 'read the mock').catch(
+        (error: unknown) => error,
+      );
+      expect(refused).toBeInstanceOf(ListenError);
+      expect((refused as Error).message).toBe(
+        `user-group-mock: listening on ${host.replace(/^\[|\]$/g, '')} (beyond loopback) needs the adminKey option (--admin-key), so that nobody else can read the mock`,
+      );
+    },
+  );
+
+  it.each([
+    ['[::1]', 'http://[::1]:'],
+    ['::ffff:127.0.0.1', 'http://[::ffff:127.0.0.1]:'],
+    ['localhost', 'http://localhost:'],
+  ])('listens on %s without an admin key, at the URL %s…', async (host, url) => {
+    const started = await startServer({ ...settings, host }, 'read the mock');
+    servers.push(started.server);
+    started.server.on('request', (_req, res) => res.writeHead(204).end());
+    expect(started.url).toBe(`${url}${started.port}`);
+    expect((await call(started.url, 'GET', '/')).status).toBe(204);
   });
 });
 

@@ -169,6 +169,19 @@ const get = (body: unknown, path = '/api/user') =>
   validateRequest({ method: 'GET', path, headers: jsonHeaders, body });
 
 describe('validateRequest says only what is true, the first thing to fix first', () => {
+  it('leads with the misspelt field when it explains the missing one, the missing field after it', () => {
+    expect(
+      get({ name: 'Shop', userGroupId: 'shop-1' }).diagnostics.map(({ code, path }) => `${code} ${path}`),
+    ).toEqual(['UNKNOWN_FIELD /body/userGroupId', 'MISSING_FIELD /body/user_group_id']);
+  });
+
+  it('keeps the missing field first when the unknown field is not a spelling of it', () => {
+    expect(get({ name: 'Shop', colour: 'red' }).diagnostics.map((d) => d.code)).toEqual([
+      'MISSING_FIELD',
+      'UNKNOWN_FIELD',
+    ]);
+  });
+
   it('reports a missing user_group_id alone when an update has a name', () => {
     const result = validateRequest({
       method: 'PUT',

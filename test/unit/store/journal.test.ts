@@ -8,6 +8,7 @@ const record = (n: number): JournalRecord => ({
   keyEnvironment: null,
   status: 200,
   durationMs: 1,
+  rawHeaders: [],
   requestText: String(n),
   requestBody: null,
   responseText: null,
@@ -52,6 +53,8 @@ describe('Journal', () => {
       keyEnvironment: 'Testing',
       status: 400,
       durationMs: 0.25,
+      rawHeaders: ['Authorization', 'Token dev-testing-key', 'Content-Type', 'application/json'],
+      keyMatched: 'the Testing key of tenant "default"',
       requestText: undefined,
       requestBody: 'not json',
       responseText: '{"success":0}',
@@ -75,8 +78,30 @@ describe('Journal', () => {
       responseBody: { success: 0 },
       diagnostics: [diagnostic],
       fault: 'provider',
+      requestHeaders: [
+        { name: 'Authorization', value: 'Token ‹15 characters: the Testing key of tenant "default"›' },
+        { name: 'Content-Type', value: 'application/json' },
+      ],
+      requestBodyNotKept: null,
     });
     expect(Object.keys(first ?? {})).toEqual(Object.keys(second ?? {}));
     expect(second).toMatchObject({ id: 2, status: 200, requestBody: 1, fault: null });
+  });
+
+  it('lists under a fault filter the entries of that side, an exchange both sides broke under either', () => {
+    const journal = new Journal();
+    const broke = [{ code: 'MISSING_FIELD', path: '/body/name', message: 'no name' }];
+    for (const fault of [undefined, 'client', 'provider', 'both'] as const)
+      journal.record({ ...record(0), diagnostics: broke, ...(fault === undefined ? {} : { fault }) });
+    journal.record(record(1)); // valid: no side's
+    expect(journal.list({ fault: 'client' }).map((e) => [e.id, e.fault])).toEqual([
+      [1, 'client'],
+      [2, 'client'],
+      [4, 'both'],
+    ]);
+    expect(journal.list({ fault: 'provider' }).map((e) => [e.id, e.fault])).toEqual([
+      [3, 'provider'],
+      [4, 'both'],
+    ]);
   });
 });

@@ -1,0 +1,131 @@
+import { errors } from 'undici';
+import { type ApiError, apiError } from '../errors.js';
+import { setting } from './proxyOptions.js';
+
+/**
+ * What went wrong on the way to the target, as the 502 or 504 the client gets: each message names the target and
+ * says whether the service may have acted on the request. undici's errors are read here; the proxy's own reasons
+ * to end an exchange are the classes below.
+ */
+
+/** The proxy stopping with the exchange in flight. */
+export class Stopping extends Error {}
+/** An answer over a limit, ended by the proxy. */
+export class TooLarge extends Error {}
+/** An answer framed by the connection's end, which the target reset. */
+export class CutShort extends Error {}
+
+/** undici's code for a body longer or shorter than its Content-Length. */
+export const lengthMismatch = 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH';
+
+/** The target resetting the connection (or having closed it under a write): it may have had the request. */
+export const resets = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE']);
+
+/**
+ * An answer llhttp refuses (`HPE_*`), a body shorter or longer than its Content-Length, or what undici calls a bad
+ * response (an interim 100 Continue nobody asked for, bytes before any request) or a bad upgrade (101 unasked).
+ */
+function framingFault(error: Error): boolean {
+  const code = (error as NodeJS.ErrnoException).code ?? '';
+  return (
+    error instanceof errors.HTTPParserError ||
+    code === lengthMismatch ||
+    (code === 'UND_ERR_SOCKET' && error.message.startsWith('bad '))
+  );
+}
+
+/** The connection ended under the request: closed by the target (undici's SocketError) or reset. */
+export function closedUnder(error: Error): boolean {
+  const code = (error as NodeJS.ErrnoException).code ?? '';
+  return error instanceof CutShort || resets.has(code) || (code === 'UND_ERR_SOCKET' && !framingFault(error));
+}
+
+/** Whether the connection had carried answers before this request (undici names the bytes it read on it). */
+export function keptAlive(error: Error): boolean {
+  const socket = (error as { socket?: { bytesRead?: number } }).socket;
+  return (socket?.bytesRead ?? 0) > 0;
+}
+
+export const bodyTooLarge = (limit: number): string =>
+  `answered a body larger than the limit of ${limit} bytes, so it was not passed on (the service may have acted on the request); raise ${setting('bodyLimit', 'body-limit')} if the service really answers that much`;
+
+/** The 502 or 504 for an exchange that failed: `answering` when the answer's head had come. */
+export function failure(
+  where: string,
+  error: Error,
+  answering: boolean,
+  limits: { readonly timeout: number; readonly headBytes: number },
+): ApiError {
+  const code = (error as NodeJS.ErrnoException).code ?? '';
+  // Stopped before this exchange was sent, or while it was in flight.
+  if (error instanceof Stopping || code === 'UND_ERR_DESTROYED' || code === 'UND_ERR_CLOSED')
+    return stopped(where);
+  if (error instanceof TooLarge)
+    return apiError('UPSTREAM_UNREACHABLE', `the target ${where} ${error.message}`);
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
+    return timedOut(where, limits.timeout);
+  if (code === 'UND_ERR_HEADERS_OVERFLOW')
+    return apiError(
+      'UPSTREAM_UNREACHABLE',
+      `the target ${where} answered a head (status line and headers) over ${limits.headBytes} bytes, so it was not passed on (the service may have acted on the request)`,
+    );
+  if (framingFault(error))
+    return apiError(
+      'UPSTREAM_UNREACHABLE',
+      `the target ${where} sent an answer that breaks HTTP/1.1 framing (${code || error.name}: ${parserReason(error)}), so it cannot be passed on (the service may have acted on the request)`,
+    );
+  if (closedUnder(error))
+    return apiError(
+      'UPSTREAM_UNREACHABLE',
+      `the target ${where} closed the connection ${answering ? 'before the whole answer' : 'without answering'}; the service may or may not have acted on the request`,
+    );
+  return unreachable(where, error);
+}
+
+/** What llhttp (or undici) says is wrong, without undici's wording around it. */
+const parserReason = (error: Error): string =>
+  /^Response does not match the HTTP\/1\.1 protocol \((.*)\)$/.exec(error.message)?.[1] ?? error.message;
+
+/** A 502 for a target the request did not reach: refused, not resolved, or not trusted. */
+function unreachable(where: string, error: NodeJS.ErrnoException): ApiError {
+  const code = error.code ?? error.message;
+  const why =
+    code === 'ECONNREFUSED'
+      ? 'refused the connection (is the service running, on that port?)'
+      : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+        ? `has a host name that does not resolve (check ${setting('target')})`
+        : code === 'ERR_TLS_CERT_ALTNAME_INVALID'
+          ? `presented a certificate that does not name this host (${error.message}); give ${setting('target')} a host name or address the certificate names, or have the certificate issued for this one`
+          : certificateProblem(code)
+            ? `presented a certificate this proxy does not trust (${code}: ${error.message}); if a private certificate authority signed it, give that authority's PEM file as ${setting('targetCa', 'target-ca')}`
+            : `could not be reached (${code}${error.message && error.message !== code ? `: ${error.message}` : ''}; for a private certificate authority give ${setting('targetCa', 'target-ca')})`;
+  return apiError(
+    'UPSTREAM_UNREACHABLE',
+    `the target ${where} ${why}; the request did not reach the service`,
+  );
+}
+
+/** TLS verification failures: OpenSSL's X.509 codes (`*CERT*`, `*_SIGNATURE`, `*_ISSUER*`) and Node's altname check. */
+const certificateProblem = (code: string): boolean =>
+  /CERT|SIGNATURE|ISSUER|ERR_TLS_CERT_ALTNAME_INVALID/.test(code);
+
+export function closedUnderRequest(where: string, method: string): ApiError {
+  return apiError(
+    'UPSTREAM_UNREACHABLE',
+    `the target ${where} closed its kept-alive connection as the request arrived, without answering; a ${method} is not sent again, since the service may have acted on it: retry it if that is safe`,
+  );
+}
+
+function stopped(where: string): ApiError {
+  return apiError(
+    'UPSTREAM_TIMEOUT',
+    `the target ${where} had not answered when the proxy stopped; the service is slow or hangs`,
+  );
+}
+
+export function timedOut(where: string, ms: number): ApiError {
+  return apiError(
+    'UPSTREAM_TIMEOUT',
+    `the target ${where} did not answer within ${ms} ms; the service is slow or hangs (raise ${setting('timeout')} to wait longer)`,
+  );
+}
