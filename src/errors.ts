@@ -11,7 +11,8 @@ export type AdminErrorCode =
   | 'TENANT_NOT_FOUND'
   | 'INJECTED_FAULT'
   | 'UPSTREAM_UNREACHABLE'
-  | 'UPSTREAM_TIMEOUT';
+  | 'UPSTREAM_TIMEOUT'
+  | 'PAGES_NOT_BUILT';
 export type ErrorCode = ServiceErrorCode | AdminErrorCode;
 
 export interface CatalogueEntry {
@@ -53,14 +54,14 @@ export const errorCatalogue: { readonly [C in ErrorCode]: CatalogueEntry } = {
   INJECTED_FAULT: { status: 500, title: 'A fault planned with injectFault or POST /__admin/faults' },
   UPSTREAM_UNREACHABLE: { status: 502, title: 'The proxied service cannot be reached' },
   UPSTREAM_TIMEOUT: { status: 504, title: 'The proxied service did not answer in time' },
+  PAGES_NOT_BUILT: { status: 503, title: 'The browser pages are not built' },
 };
 
-/** An error answer, before it is rendered: the code decides the status. */
+/** An error answer, before it is rendered: the code decides the status (an injected fault's is on its reply). */
 export interface ApiError {
   readonly code: ErrorCode;
   readonly message: string;
   readonly details: readonly Diagnostic[];
-  readonly status?: number;
   readonly headers?: Readonly<Record<string, string>>;
 }
 
@@ -68,7 +69,7 @@ export function apiError(
   code: ErrorCode,
   message: string,
   details: readonly Diagnostic[] = [],
-  extra: Pick<ApiError, 'status' | 'headers'> = {},
+  extra: Pick<ApiError, 'headers'> = {},
 ): ApiError {
   return { code, message, details, ...extra };
 }
@@ -87,7 +88,7 @@ export function errorFromDiagnostics(
   return apiError(code, `${lead ?? ''}${first}${more}`, details);
 }
 
-export const statusOf = (error: ApiError): number => error.status ?? errorCatalogue[error.code].status;
+export const statusOf = (error: ApiError): number => errorCatalogue[error.code].status;
 
 export function errorBody(error: ApiError): ErrorResponse {
   return {

@@ -4,12 +4,12 @@ import { defaultTenantId } from '../domain/model.js';
 import { type ApiError, apiError } from '../errors.js';
 import { authenticateOnConnection } from '../http/connectionKeys.js';
 import { headerValues, type RequestHead } from '../http/head.js';
-import { pipelineRequest } from '../pipeline/pipelineRequest.js';
+import { sentKey } from '../pipeline/authenticate.js';
+import { PipelineRequest } from '../pipeline/pipelineRequest.js';
 import { failure, ok, type Result } from '../result.js';
 import type { MockContext } from '../runtime/mockContext.js';
 import type { Route } from '../spec/operations.js';
 import { type KeyLookup, StoreUnavailableError } from '../store/store.js';
-import { readApiKey } from '../validate/headers.js';
 import { adminRoute, securityOf } from './adminDocument.js';
 
 /** The header that carries the admin key. */
@@ -48,12 +48,7 @@ export function adminKeyCheck(adminKey: string | undefined): (req: IncomingMessa
  */
 export function scopeOf(req: IncomingMessage, head: RequestHead, context: MockContext): Result<string> {
   if (head.authorization.length === 0) return ok(defaultTenantId);
-  const request = pipelineRequest({
-    method: req.method ?? 'GET',
-    path: '',
-    authorization: head.authorization,
-    bodySent: false,
-  });
+  const request = new PipelineRequest(req.method ?? 'GET', '', head);
   const refused = authenticateOnConnection(request, req.socket, context);
   return refused === undefined ? ok(request.owner?.tenant ?? defaultTenantId) : failure(refused);
 }
@@ -69,17 +64,17 @@ export async function sharedScopeOf(
 ): Promise<Result<string>> {
   const scope = scopeOf(req, head, context);
   if (scope.ok || scope.error.code !== 'AUTH_UNKNOWN_KEY') return scope;
-  const read = readApiKey(head.authorization.length > 1 ? head.authorization : head.authorization[0]);
-  if (!read.ok) return scope;
+  const key = sentKey(head.authorization);
+  if (key === undefined) return scope;
   let found: KeyLookup;
   try {
-    found = await context.store.lookUpKey(read.value);
+    found = await context.store.lookUpKey(key);
   } catch (error) {
     if (error instanceof StoreUnavailableError) return failure(apiError('STORE_UNAVAILABLE', error.reason));
     throw error;
   }
   if (found === undefined || found === 'group-token') return scope;
-  context.keys.learn(read.value, found);
+  context.keys.learn(key, found);
   return ok(found.tenant);
 }
 

@@ -63,7 +63,7 @@ export function createAdminHandler(context: MockContext, controls: Controls, lim
     const params = checkParameters(operation, found.params, query);
     if (!params.ok) return errorReply(params.error);
     const body = await readAdminBody(req, head, context, operation);
-    if (!body.ok) return body.error === undefined ? undefined : errorReply(body.error);
+    if (!body.ok) return 'gone' in body ? undefined : errorReply(body.error);
     const endpoint = endpoints[operation.operationId as AdminOperationId];
     try {
       return await endpoint({ controls, tenant: scope.value, params: params.value, body: body.value });

@@ -1,26 +1,32 @@
 import type { IncomingMessage } from 'node:http';
 import { type ApiError, errorFromDiagnostics } from '../errors.js';
-import { readBody } from '../http/collectBody.js';
-import { announcesBody, type RequestHead } from '../http/head.js';
-import { checkLimits } from '../pipeline/checkLimits.js';
-import { checkMediaType } from '../pipeline/checkMediaType.js';
-import { checkValues } from '../pipeline/checkValues.js';
-import { parseBody } from '../pipeline/parseBody.js';
-import { pipelineRequest } from '../pipeline/pipelineRequest.js';
+import { type ClientGone, readBody } from '../http/collectBody.js';
+import type { RequestHead } from '../http/head.js';
+import { Pipeline } from '../pipeline/pipeline.js';
+import { PipelineRequest, type Routed } from '../pipeline/pipelineRequest.js';
 import { failure, ok, type Result } from '../result.js';
 import type { MockContext } from '../runtime/mockContext.js';
 import type { Operation } from '../spec/operations.js';
 import { diagnostic } from '../validate/diagnostic.js';
 import { checkAdminSchema } from './adminDocument.js';
 
-/** The checked body, or the error to answer (undefined when the client went away mid-body). */
-export type BodyRead = Result<unknown, ApiError | undefined>;
+/** The checked body, the error to answer, or `ClientGone` (the client went away mid-body). */
+export type BodyRead = Result<unknown> | ClientGone;
+
+/** The admin document's schema of the operation, in the place of the service's `checkSchema`. */
+function checkAdminBody({ operation, body }: Routed): ApiError | undefined {
+  const found = checkAdminSchema(operation.requestSchema ?? '', body, '/body');
+  const lead = `the request does not match ${operation.operationId}: `;
+  return found.length === 0 ? undefined : errorFromDiagnostics('VALIDATION_FAILED', found, lead);
+}
+
+/** The admin body's way: no key (the admin API has its own access rules) and no query step (it takes parameters). */
+const adminWay = new Pipeline({ authenticate: null, checkQuery: null, checkSchema: checkAdminBody });
 
 /**
- * Reads and checks the JSON body of an admin call through the service's pipeline steps (limits, media type, parse,
- * value checks), then against its operation's schema in openapi/admin.yaml. Operations without a request body
+ * Reads and checks the JSON body of an admin call through the service's pipeline (limits, media type, parse, value
+ * checks), with its operation's schema in openapi/admin.yaml as the last step. Operations without a request body
  * take none: a body other than `{}` is refused rather than ignored (a filter sent there would silently not apply).
-`error` is undefined when the client went away mid-body.
  */
 export async function readAdminBody(
   req: IncomingMessage,
@@ -28,29 +34,15 @@ export async function readAdminBody(
   context: MockContext,
   operation: Operation,
 ): Promise<BodyRead> {
-  const schema = operation.requestSchema;
-  if (schema === undefined)
-    return announcesBody(head) ? noBodyExpected(req, head, context, operation) : ok(undefined);
-  const request = pipelineRequest({
-    method: operation.method,
-    path: operation.path,
-    contentType: head.contentTypes ?? head.contentType,
-    contentEncoding: head.contentEncoding,
-    bodySent: announcesBody(head),
-    contentLength: head.contentLength,
-  });
-  const refused = checkLimits(request, undefined, context.bodyLimit) ?? checkMediaType(request);
+  if (operation.requestSchema === undefined)
+    return head.bodySent ? noBodyExpected(req, head, context, operation) : ok(undefined);
+  const request = Object.assign(new PipelineRequest(operation.method, operation.path, head), { operation });
+  const refused = adminWay.head(request, { bodyLimit: context.bodyLimit });
   if (refused !== undefined) return failure(refused);
   const read = await readBody(req, head.contentLength, context.bodyLimit);
   if (!read.ok) return read;
-  const invalid = parseBody(request, read.value) ?? checkValues(request);
-  if (invalid !== undefined) return failure(invalid);
-  const diagnostics = checkAdminSchema(schema, request.body, '/body');
-  if (diagnostics.length > 0) {
-    const lead = `the request does not match ${operation.operationId}: `;
-    return failure(errorFromDiagnostics('VALIDATION_FAILED', diagnostics, lead));
-  }
-  return ok(request.body);
+  const invalid = adminWay.body(request, { bodyLimit: context.bodyLimit }, read.value);
+  return invalid === undefined ? ok(request.body) : failure(invalid);
 }
 
 /**

@@ -17,11 +17,6 @@ export interface Decision<B> {
   readonly body: B;
   readonly changes: readonly Change[];
   readonly notice?: string;
-  /**
-   * Set when the answer only shows a stored group, unchanged: the body is then a function of this object alone
-   * (groups are never changed in place; a change stores a new object), so an adapter may keep its rendering.
-   */
-  readonly shows?: Group;
 }
 
 /** Get-or-create: an unknown id creates the group; a known id returns it unchanged. */
@@ -41,7 +36,6 @@ export function getOrCreate(
     return ok({
       body: getOrCreateBody(existing, false),
       changes: [],
-      shows: existing,
       ...(notice ? { notice } : {}),
     });
   }

@@ -1,4 +1,5 @@
-import type { Group } from '../domain/model.js';
+import { type Group, groupKey, type World } from '../domain/model.js';
+import type { Owned } from '../pipeline/pipelineRequest.js';
 import { type Payload, payloadOf } from './respond.js';
 
 /** How many groups' answers are kept; the memo starts afresh past it. */
@@ -19,4 +20,16 @@ export function memoisedAnswer(group: Group, body: unknown): Payload {
     answers.set(group, payload);
   }
   return payload;
+}
+
+/**
+ * The stored group a get-or-create answered with, unchanged (none when it created one): the answer is then a
+ * function of that group object alone, which keys the memo. Read in the tick the rule ran, from the same world.
+ */
+export function shownGroup(request: Owned, world: World): Group | undefined {
+  const { operation, owner, body } = request;
+  const id =
+    typeof body === 'object' && body !== null && 'user_group_id' in body ? body.user_group_id : undefined;
+  if (operation.operationId !== 'getOrCreateUserGroup' || typeof id !== 'string') return undefined;
+  return world.tenants.get(owner.tenant)?.groups.get(groupKey(owner.environment, id));
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type ApiError, apiError } from '../errors.js';
 import { errorReply } from '../pipeline/answer.js';
+import { findOperation } from '../pipeline/findOperation.js';
 import type { MockContext } from '../runtime/mockContext.js';
 import { answerFavicon } from './favicon.js';
 import { type RequestHead, readHead } from './head.js';
@@ -52,11 +53,11 @@ export function createApp(
         exchange.fail(hostMissing);
         return;
       }
-      const unrouted = exchange.route();
-      if (unrouted === undefined) exchange.serve();
+      const routed = findOperation(exchange);
+      if (!('code' in routed)) routed.serve();
       // A path the service does not have may be one of the admin document's public ones (/openapi.json).
-      else if (unrouted.code === 'ROUTE_NOT_FOUND' && admin.owns(method, path)) toAdmin(req, res, path, head);
-      else exchange.fail(unrouted);
+      else if (routed.code === 'ROUTE_NOT_FOUND' && admin.owns(method, path)) toAdmin(req, res, path, head);
+      else exchange.fail(routed);
     } catch (error) {
       exchange.crash(error as Error);
     }

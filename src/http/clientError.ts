@@ -1,10 +1,19 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { type ApiError, apiError } from '../errors.js';
 import { rawErrorResponse } from './respond.js';
 
 /** The parser's errors for bytes that do not start a request where one should start. */
 const notARequest = new Set(['HPE_INVALID_METHOD', 'HPE_INVALID_EOF_STATE']);
+
+/** The last response each connection was given (a later pipelined one replaces an earlier one). */
+const responses = new WeakMap<Socket, ServerResponse>();
+
+/** Answers the errors of the server's HTTP parser with the envelope (`answerClientError`). */
+export function answerClientErrors(server: Server): void {
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => responses.set(req.socket, res));
+  server.on('clientError', answerClientError);
+}
 
 /**
  * Errors Node's HTTP parser reports before a request exists, answered with the same envelope.
@@ -14,16 +23,17 @@ const notARequest = new Set(['HPE_INVALID_METHOD', 'HPE_INVALID_EOF_STATE']);
  * node:http sent without Content-Length. The answer says so, and waits for the answer to the request before it
  * (the one the client is waiting for) to go out first.
  */
-export function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   if (!socket.writable || error.code === 'ECONNRESET') {
     socket.destroy();
     return;
   }
   const code = error.code ?? '';
-  // Node's own handler looks at the same field: the answer in flight on this connection, if any. When its request
-  // arrived whole, the error is about bytes after it, and its answer is still to come; otherwise the error is
-  // about that request itself (a broken chunk, a body too slow), which will not be answered.
-  const current = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined;
+  // The answer in flight on this connection, if any. When its request arrived whole, the error is about bytes
+  // after it, and its answer is still to come; otherwise the error is about that request itself (a broken chunk, a
+  // body too slow), which will not be answered.
+  const last = responses.get(socket);
+  const current = last?.writableFinished === false ? last : undefined;
   const inFlight = current?.req?.complete === true ? current : undefined;
   const afterRequest =
     inFlight !== undefined || (current === undefined && socket.bytesRead > rawPacketLength(error));

@@ -1,10 +1,14 @@
 import type { IncomingMessage } from 'node:http';
-import { type ApiError, apiError } from '../errors.js';
-import { payloadTooLarge } from '../pipeline/checkLimits.js';
+import { apiError } from '../errors.js';
+import { payloadTooLarge } from '../pipeline/pipeline.js';
 import type { Result } from '../result.js';
 
-/** The whole body, or the error to answer (undefined when the client went away: there is nobody to answer). */
-export type BodyResult = Result<Buffer, ApiError | undefined>;
+/** The client went away before its body was whole: there is nobody to answer. */
+const clientGone = { ok: false, gone: true } as const;
+export type ClientGone = typeof clientGone;
+
+/** The whole body, the error to answer, or `ClientGone`. */
+export type BodyResult = Result<Buffer> | ClientGone;
 
 /** Where a collected body goes: `bodyArrived` is called once. */
 export interface BodySink {
@@ -13,8 +17,7 @@ export interface BodySink {
 
 /**
  * Reads the whole body up to `limit` bytes and hands it to `sink` once (a declared Content-Length over the limit is
- * the pipeline's `checkLimits`, before any read); `error` is undefined when the client went away mid-body (there is
- * nobody to answer).
+ * the pipeline's `checkLimits`, before any read), or `clientGone` when the client went away mid-body.
  *
  * Hand-written rather than `raw-body`: this is on every request's path, and raw-body's general stream handling
  * (five listeners added and removed, a decoder check, a deferred callback) cost a fifth of the mock's CPU time per
@@ -87,7 +90,7 @@ function onEnd(this: Collected): void {
 }
 
 function onError(this: Collected): void {
-  settle(this[collecting], { ok: false, error: undefined });
+  settle(this[collecting], clientGone);
 }
 
 /** `collectBody` as a promise, for callers off the hot path (the admin API). */

@@ -1,9 +1,9 @@
 import type { Socket } from 'node:net';
 import type { ApiError } from '../errors.js';
 import { authenticate } from '../pipeline/authenticate.js';
+import type { Surface } from '../pipeline/pipeline.js';
 import type { PipelineRequest } from '../pipeline/pipelineRequest.js';
-import type { KeyOwner } from '../runtime/keyRing.js';
-import type { MockContext } from '../runtime/mockContext.js';
+import type { KeyOwner, KeyRing } from '../runtime/keyRing.js';
 
 /**
  * The last key accepted on each connection. A client sends the same `Authorization` on every request of a
@@ -19,18 +19,19 @@ const accepted = new WeakMap<Socket, { header: string; generation: number; owner
 export function authenticateOnConnection(
   request: PipelineRequest,
   socket: Socket | null,
-  context: MockContext,
+  surface: Surface & { readonly keys: KeyRing },
 ): ApiError | undefined {
+  const { keys } = surface;
   const values = request.authorization;
   const header = values.length === 1 ? (values[0] as string) : undefined;
   const last = header === undefined || socket === null ? undefined : accepted.get(socket);
-  if (last !== undefined && last.header === header && last.generation === context.keys.generation) {
+  if (last !== undefined && last.header === header && last.generation === keys.generation) {
     request.owner = last.owner;
     return undefined;
   }
-  const refused = authenticate(request, context.keys, context.store.world);
+  const refused = authenticate(request, surface);
   const owner = request.owner;
   if (refused === undefined && owner !== undefined && header !== undefined && socket !== null)
-    accepted.set(socket, { header, generation: context.keys.generation, owner });
+    accepted.set(socket, { header, generation: keys.generation, owner });
   return refused;
 }

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { PipelineRequest } from '../pipeline/pipelineRequest.js';
 
 /**
  * The headers a request to the service is judged by, read in one pass over `rawHeaders`. Node builds
@@ -6,21 +7,10 @@ import type { IncomingMessage } from 'node:http';
  * rules for `req.headers` (first value kept for single-valued fields, list fields joined with ", "), except
  * `authorization`, where every value is kept: a repeated Authorization is a client mistake to report.
  */
-export interface RequestHead {
-  readonly host: string | undefined;
-  readonly authorization: readonly string[];
-  /** Node's parser has checked it is a number (and refused a request that repeats it with other values). */
-  readonly contentLength: number | undefined;
-  /** The first Content-Type; `contentTypes` holds every value when the header is repeated (a client mistake). */
-  readonly contentType: string | undefined;
-  readonly contentTypes: readonly string[] | undefined;
-  readonly contentEncoding: string | undefined;
-  readonly transferEncoding: string | undefined;
-  /** The query string after `?` in the request target, or undefined without a `?`. */
-  readonly query: string | undefined;
-  /** The client's User-Agent (the first), for advice in the words of that client (curl's `-d`). */
-  readonly userAgent: string | undefined;
-}
+export type RequestHead = Pick<
+  PipelineRequest,
+  'authorization' | 'contentLength' | 'contentType' | 'contentEncoding' | 'query' | 'bodySent' | 'userAgent'
+> & { readonly host: string | undefined };
 
 export function readHead(req: IncomingMessage): RequestHead {
   let host: string | undefined;
@@ -72,11 +62,10 @@ export function readHead(req: IncomingMessage): RequestHead {
     host,
     authorization,
     contentLength,
-    contentType,
-    contentTypes,
+    contentType: contentTypes ?? contentType,
     contentEncoding,
-    transferEncoding,
     query,
+    bodySent: transferEncoding !== undefined || (contentLength ?? 0) > 0,
     userAgent,
   };
 }
@@ -95,10 +84,6 @@ function decimal(digits: string): number {
 /** Whether a header name as sent is `lower`; the two usual spellings are compared before any lower-casing. */
 const named = (name: string, lower: string, title: string): boolean =>
   name === lower || name === title || name.toLowerCase() === lower;
-
-/** Whether the request announces a body at all (Content-Length above zero, or chunked). */
-export const announcesBody = (head: RequestHead): boolean =>
-  head.transferEncoding !== undefined || (head.contentLength ?? 0) > 0;
 
 /** All values of a header as sent, in order (Node keeps only the first `Authorization`); `name` in lower case. */
 export function headerValues(req: IncomingMessage, name: string): string[] {

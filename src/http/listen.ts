@@ -9,7 +9,7 @@ import { type AddressInfo, BlockList, isIP } from 'node:net';
 import { product } from '../errors.js';
 import { setting } from '../runtime/options.js';
 import type { MockServerOptions } from '../runtime/serveOptions.js';
-import { answerClientError } from './clientError.js';
+import { answerClientErrors } from './clientError.js';
 
 /** The port or address in the settings cannot be listened on: a mistake in how the mock was started. */
 export class ListenError extends Error {
@@ -57,7 +57,7 @@ export async function startServer(
     // Node's own refusal of a missing Host has no body; the app answers it with the error envelope.
     requireHostHeader: false,
   });
-  server.on('clientError', answerClientError);
+  answerClientErrors(server);
   await listen(server, settings.port, host);
   const { port } = server.address() as AddressInfo;
   return { server, host, port, url: `http://${isIP(host) === 6 ? `[${host}]` : host}:${port}` };

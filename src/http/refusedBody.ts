@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { ApiError } from '../errors.js';
-import { parseBody } from '../pipeline/parseBody.js';
+import { parseBody } from '../pipeline/pipeline.js';
 import type { PipelineRequest } from '../pipeline/pipelineRequest.js';
 import { type BodyResult, collectBody } from './collectBody.js';
 
@@ -44,7 +44,7 @@ function keepBody(request: PipelineRequest, read: BodyResult): string | undefine
 /** Why a body that was read did not arrive whole: too long, cut short, or the client went away first. */
 export function bodyNotKept(read: BodyResult): string | undefined {
   if (read.ok) return undefined;
-  return read.error === undefined
+  return 'gone' in read
     ? 'not kept: the client went away before the whole body arrived'
     : `not kept: ${read.error.message}`;
 }

@@ -3,57 +3,49 @@ import { defaultTenantId } from '../domain/model.js';
 import { type Decision, rotatedTokenNotFound } from '../domain/userGroups.js';
 import { type ApiError, apiError } from '../errors.js';
 import { answer, errorReply, type Reply } from '../pipeline/answer.js';
-import { groupTokenAsKey } from '../pipeline/authenticate.js';
-import { checkLimits } from '../pipeline/checkLimits.js';
-import { checkMediaType } from '../pipeline/checkMediaType.js';
-import { checkQuery } from '../pipeline/checkQuery.js';
-import { checkSchema } from '../pipeline/checkSchema.js';
-import { checkValues } from '../pipeline/checkValues.js';
-import { findOperation } from '../pipeline/findOperation.js';
-import { parseBody } from '../pipeline/parseBody.js';
-import { noWarnings, type PipelineRequest } from '../pipeline/pipelineRequest.js';
+import { groupTokenAsKey, sentKey } from '../pipeline/authenticate.js';
+import { Pipeline } from '../pipeline/pipeline.js';
+import {
+  isOwned,
+  noWarnings,
+  type Owned,
+  PipelineRequest,
+  type Routed,
+} from '../pipeline/pipelineRequest.js';
 import type { Result } from '../result.js';
 import type { KeyOwner } from '../runtime/keyRing.js';
 import { elapsedMs, logExchange } from '../runtime/log.js';
 import { type MockContext, runtimeOf, type TenantRuntime } from '../runtime/mockContext.js';
-import type { Operation, OperationId } from '../spec/operations.js';
+import type { OperationId } from '../spec/operations.js';
 import type { Diagnostic } from '../spec/types.js';
 import type { Fault } from '../store/faults.js';
 import type { JournalRecord } from '../store/journal.js';
 import { keyMatchedBy } from '../store/requestHeaders.js';
-import { type KeyLookup, type ServiceCall, StoreUnavailableError, StoreWriteError } from '../store/store.js';
-import { readApiKey } from '../validate/headers.js';
-import { memoisedAnswer } from './answerMemo.js';
+import { type KeyLookup, StoreUnavailableError, StoreWriteError } from '../store/store.js';
+import { memoisedAnswer, shownGroup } from './answerMemo.js';
 import { type BodyResult, type BodySink, collectBody } from './collectBody.js';
 import { authenticateOnConnection } from './connectionKeys.js';
-import { announcesBody, type RequestHead } from './head.js';
+import type { RequestHead } from './head.js';
 import { bodyNotKept, readRefusedBody } from './refusedBody.js';
 import { type Payload, payloadOf, send } from './respond.js';
 
+/** The mock's way: every step, the key remembered per connection in front of `authenticate` (decision 5). */
+const mockWay = new Pipeline<ServiceExchange, MockContext>({
+  authenticate: (exchange, context) => authenticateOnConnection(exchange, exchange.req.socket, context),
+});
+
 /**
  * The HTTP adapter of the request pipeline (src/pipeline) for the service: one request, from routing to the
- * journal. It is the pipeline's request record itself, runs the steps in order (route, authenticate, limits, media
- * type, then, once the body has arrived, parse, value checks, schema, operation, answer), and answers, journals and
- * logs the request once (`complete`).
+ * journal. It is the pipeline's request record itself, runs its two stages (`mockWay`: the header stage at once,
+ * the body stage once the body has arrived), has the store serve the operation, and answers, journals and logs the
+ * request once (`complete`).
  *
  * Written as a class with callbacks rather than closures and `await`: after the body has arrived, a request whose
  * answer needs nothing from the disk is answered in the same tick, and a request allocates one object for its
  * whole course instead of a closure per step (decision 3).
  */
-export class ServiceExchange implements PipelineRequest, BodySink, ServiceCall {
-  readonly authorization: readonly string[];
-  readonly contentType: string | readonly string[] | undefined;
-  readonly contentEncoding: string | undefined;
-  readonly query: string | undefined;
-  readonly bodySent: boolean;
-  readonly contentLength: number | undefined;
-  readonly userAgent: string | undefined;
-  operation: Operation | undefined = undefined;
-  owner: KeyOwner | undefined = undefined;
-  text: string | undefined = undefined;
-  body: unknown = undefined;
-  clean = false;
-  warnings: readonly Diagnostic[] = noWarnings;
+/** The request record and the store's `ServiceCall` (once `Owned`: routed, its key known). */
+export class ServiceExchange extends PipelineRequest implements BodySink {
   reply: Reply | undefined = undefined;
   /** The reply's body already serialised (an unchanged group's answer), else undefined. */
   payload: Payload | undefined = undefined;
@@ -67,71 +59,61 @@ export class ServiceExchange implements PipelineRequest, BodySink, ServiceCall {
   #bodyNotKept: string | undefined = undefined;
   /** The journal entry of the answer prepared before the store wrote it with its change (PostgreSQL). */
   #prepared: JournalRecord | undefined = undefined;
+  /** Set while the store serves the request: a decision stored now was made from the world as it is. */
+  #serving = false;
   readonly #started: number;
 
   constructor(
     private readonly context: MockContext,
-    private readonly req: IncomingMessage,
+    readonly req: IncomingMessage,
     private readonly res: ServerResponse,
-    readonly method: string,
-    readonly path: string,
+    method: string,
+    path: string,
     head: RequestHead,
   ) {
-    this.authorization = head.authorization;
-    this.contentType = head.contentTypes ?? head.contentType;
-    this.query = head.query;
-    this.contentEncoding = head.contentEncoding;
-    this.bodySent = announcesBody(head);
-    this.contentLength = head.contentLength;
-    this.userAgent = head.userAgent;
+    super(method, path, head);
     this.#started = performance.now();
   }
 
-  /** Routes the request; undefined when no service operation has this path (the caller may try the admin API). */
-  route(): ApiError | undefined {
-    return findOperation(this);
-  }
-
-  /** Serves the routed operation: the steps decided from the headers first, then the body once it has arrived. */
-  serve(): void {
+  /** Serves the routed operation: the header stage first, then the body stage once the body has arrived. */
+  serve(this: Routed<ServiceExchange>): void {
     const { context } = this;
-    const refused =
-      authenticateOnConnection(this, this.req.socket, context) ??
-      checkQuery(this) ??
-      checkLimits(this, context.rateLimiter, context.bodyLimit) ??
-      checkMediaType(this);
+    const refused = mockWay.head(this, context);
     if (refused?.code === 'AUTH_UNKNOWN_KEY' && this.owner === undefined) {
       this.#lookUpKey(refused);
       return;
     }
     if (this.owner !== undefined) this.runtime = runtimeOf(context, this.owner.tenant);
-    if (refused !== undefined) this.fail(refused);
-    else {
+    // With a key ring, a request that passed `authenticate` has its owner.
+    if (refused === undefined && isOwned(this)) {
       this.#bodyRead = true;
       collectBody(this.req, this.contentLength, context.bodyLimit, this);
-    }
+    } else
+      this.fail(
+        refused ?? internalError(context, new Error('a request passed authenticate without an owner')),
+      );
   }
 
   /**
    * A key the key ring does not know: the store is asked before the key is refused (with PostgreSQL it may be a
    * tenant's made through another replica); a key found there is remembered and the request served.
    */
-  #lookUpKey(refused: ApiError): void {
-    const read = readApiKey(this.authorization.length > 1 ? this.authorization : this.authorization[0]);
-    if (!read.ok) {
+  #lookUpKey(this: Routed<ServiceExchange>, refused: ApiError): void {
+    const key = sentKey(this.authorization);
+    if (key === undefined) {
       this.fail(refused);
       return;
     }
-    const found = this.context.store.lookUpKey(read.value);
-    if (!(found instanceof Promise)) this.#keyFound(refused, read.value, found);
+    const found = this.context.store.lookUpKey(key);
+    if (!(found instanceof Promise)) this.#keyFound(refused, key, found);
     else
       found.then(
-        (lookup) => this.#guarded(() => this.#keyFound(refused, read.value, lookup)),
+        (lookup) => this.#guarded(() => this.#keyFound(refused, key, lookup)),
         (error: Error) => this.storeFailed(error),
       );
   }
 
-  #keyFound(refused: ApiError, key: string, found: KeyLookup): void {
+  #keyFound(this: Routed<ServiceExchange>, refused: ApiError, key: string, found: KeyLookup): void {
     if (found === undefined) this.fail(refused);
     else if (found === 'group-token') this.fail(groupTokenAsKey());
     else {
@@ -176,7 +158,7 @@ export class ServiceExchange implements PipelineRequest, BodySink, ServiceCall {
     this.#prepared = undefined;
   }
 
-  bodyArrived(read: BodyResult): void {
+  bodyArrived(this: Owned<ServiceExchange>, read: BodyResult): void {
     try {
       this.#received(read);
     } catch (error) {
@@ -185,24 +167,33 @@ export class ServiceExchange implements PipelineRequest, BodySink, ServiceCall {
   }
 
   /** The body has arrived: parse, value checks, schema, then the operation (after a planned fault, if one is due). */
-  #received(read: BodyResult): void {
+  #received(this: Owned<ServiceExchange>, read: BodyResult): void {
     if (!read.ok) {
       this.#bodyNotKept = bodyNotKept(read);
-      if (read.error === undefined)
+      if ('gone' in read)
         this.complete(); // the client went away: nobody to answer
       else this.fail(read.error);
       return;
     }
-    const refused = parseBody(this, read.value) ?? checkValues(this) ?? checkSchema(this);
-    if (refused !== undefined) {
-      this.fail(refused);
-      return;
-    }
-    this.context.store.serve(this, this.runtime as TenantRuntime, true);
+    const refused = mockWay.body(this, this.context, read.value);
+    if (refused !== undefined) this.fail(refused);
+    else this.#serve(true);
+  }
+
+  /** The store serves the operation (the planned fault due first, when `claimFault`). */
+  #serve(this: Owned<ServiceExchange>, claimFault: boolean): void {
+    this.#serving = true;
+    this.context.store.serve(this, this.#tenantRuntime(), claimFault);
+    this.#serving = false;
+  }
+
+  /** The journal and faults of the key's tenant. */
+  #tenantRuntime(this: Owned<ServiceExchange>): TenantRuntime {
+    return this.runtime ?? runtimeOf(this.context, this.owner.tenant);
   }
 
   /** The store claimed a planned fault: it strikes, after its delay if it has one. */
-  faulted(fault: Fault): void {
+  faulted(this: Owned<ServiceExchange>, fault: Fault): void {
     try {
       this.#replyWith(undefined);
       if (fault.delay_ms > 0)
@@ -231,23 +222,18 @@ export class ServiceExchange implements PipelineRequest, BodySink, ServiceCall {
   }
 
   /** A planned fault: the connection lost, an error status, or (a delay alone) the normal answer. */
-  #strike(fault: Fault): void {
+  #strike(this: Owned<ServiceExchange>, fault: Fault): void {
     if (fault.action === 'reset-connection') {
       this.req.socket.destroy();
       this.complete();
     } else if (fault.status === null) {
       // A delay alone: the operation runs now, no other fault claimed for it.
-      this.context.store.serve(this, this.runtime as TenantRuntime, false);
+      this.#serve(false);
     } else {
-      this.fail(
-        apiError(
-          'INJECTED_FAULT',
-          `fault ${fault.id}, planned with injectFault (POST /__admin/faults); a real client retries or reports this`,
-          [],
-          { status: fault.status },
-        ),
-        false,
-      );
+      // The fault's own status, on its reply: the only answer whose status the catalogue does not decide.
+      const message = `fault ${fault.id}, planned with injectFault (POST /__admin/faults); a real client retries or reports this`;
+      this.#replyWith({ ...errorReply(apiError('INJECTED_FAULT', message)), status: fault.status });
+      this.complete();
     }
   }
 
@@ -255,14 +241,14 @@ export class ServiceExchange implements PipelineRequest, BodySink, ServiceCall {
    * The operation refused the request. A rotation's TOKEN_NOT_FOUND for a token the tenant's journal shows rotated
    * away says so, and when: the rule alone cannot tell it from a token never issued.
    */
-  #refuse(error: ApiError): void {
+  #refuse(this: Owned<ServiceExchange>, error: ApiError): void {
     const token = (this.body as { current_token?: unknown } | undefined)?.current_token;
     if (error.code !== 'TOKEN_NOT_FOUND' || typeof token !== 'string') {
       this.fail(error, false);
       return;
     }
     // The journal out of reach: the refusal as the rule gave it.
-    this.context.store.rotatedAway(this.runtime as TenantRuntime, token).then(
+    this.context.store.rotatedAway(this.#tenantRuntime(), token).then(
       (found) =>
         this.#guarded(() =>
           this.fail(
@@ -283,12 +269,11 @@ export class ServiceExchange implements PipelineRequest, BodySink, ServiceCall {
   }
 
   /** The store ran the rule and its change is durable: answered (at once when nothing waited for the disk). */
-  stored(result: Result<Decision<unknown>>, journaled: boolean): void {
+  stored(this: Owned<ServiceExchange>, result: Result<Decision<unknown>>, journaled: boolean): void {
     try {
       if (!result.ok) {
         // The tenant was removed (through another replica, with PostgreSQL): its keys are forgotten here too.
-        if (result.error.code === 'AUTH_UNKNOWN_KEY')
-          this.context.keys.forget((this.owner as KeyOwner).tenant);
+        if (result.error.code === 'AUTH_UNKNOWN_KEY') this.context.keys.forget(this.owner.tenant);
         this.#refuse(result.error);
       } else if (journaled && this.#prepared !== undefined) this.#deliver(this.#prepared);
       else this.#succeed(result.value);
@@ -297,9 +282,12 @@ export class ServiceExchange implements PipelineRequest, BodySink, ServiceCall {
     }
   }
 
-  #succeed(decision: Decision<unknown>): void {
+  /** The answer to a decision; one that shows a stored group unchanged, decided just now, is memoised by it. */
+  #succeed(this: Owned<ServiceExchange>, decision: Decision<unknown>): void {
     this.#replyWith(answer(this, decision));
-    if (decision.shows !== undefined) this.payload = memoisedAnswer(decision.shows, decision.body);
+    const shown =
+      this.#serving && decision.changes.length === 0 ? shownGroup(this, this.context.store.world) : undefined;
+    if (shown !== undefined) this.payload = memoisedAnswer(shown, decision.body);
     this.complete();
   }
 
@@ -351,9 +339,8 @@ export class ServiceExchange implements PipelineRequest, BodySink, ServiceCall {
    * journal. No key, or one no tenant has: the default tenant's.
    */
   #journalOwner(): KeyOwner | undefined {
-    if (this.owner !== undefined || this.authorization.length !== 1) return this.owner;
-    const read = readApiKey(this.authorization[0]);
-    return read.ok ? this.context.keys.owner(read.value) : undefined;
+    const key = this.owner === undefined ? sentKey(this.authorization) : undefined;
+    return key === undefined ? this.owner : this.context.keys.owner(key);
   }
 
   /** The journal record; `delivered` false when the client had gone before the answer (status 0). */

@@ -1,7 +1,7 @@
-import type { World } from '../domain/model.js';
 import { type ApiError, apiError } from '../errors.js';
 import type { KeyOwner, KeyRing } from '../runtime/keyRing.js';
 import { readApiKey } from '../validate/headers.js';
+import type { Surface } from './pipeline.js';
 import type { PipelineRequest } from './pipelineRequest.js';
 
 const challenge = { 'www-authenticate': 'Token' };
@@ -13,7 +13,8 @@ const path = '/headers/authorization';
  * key's place), the key must also be known; it then sets `owner`. Without them (the validator library) only the
  * form is checked. A malformed header that still carries a known key is refused with `owner` set to the key's owner.
  */
-export function authenticate(request: PipelineRequest, keys?: KeyRing, world?: World): ApiError | undefined {
+export function authenticate(request: PipelineRequest, surface: Surface): ApiError | undefined {
+  const { keys } = surface;
   const values = request.authorization;
   const read = readApiKey(values.length > 1 ? values : values[0]);
   if (!read.ok) {
@@ -29,7 +30,7 @@ export function authenticate(request: PipelineRequest, keys?: KeyRing, world?: W
     request.owner = owner;
     return undefined;
   }
-  if (world?.tokens.has(key) === true) return groupTokenAsKey();
+  if (surface.store?.world.tokens.has(key) === true) return groupTokenAsKey();
   if (keys.retiredToken(key)) return groupTokenAsKey('retired');
   const unquoted = /^(["'])(.+)\1$/.exec(key)?.[2];
   // `Token token="KEY"`, the form of other Token-scheme APIs (Rails): a name and "=" before the key.
@@ -68,4 +69,10 @@ function recogniseKey(values: readonly string[], keys: KeyRing): KeyOwner | unde
       if (owner !== undefined) return owner;
     }
   return undefined;
+}
+
+/** The API key of one well-formed `Authorization: Token <key>`, else undefined. */
+export function sentKey(authorization: readonly string[]): string | undefined {
+  const read = authorization.length === 1 ? readApiKey(authorization[0]) : undefined;
+  return read?.ok === true ? read.value : undefined;
 }

@@ -1,14 +1,13 @@
 import type { ApiError } from '../errors.js';
 import type { Diagnostic } from '../validate/diagnostic.js';
 import { lowerCaseHeaders } from '../validate/headers.js';
-import { authenticate } from './authenticate.js';
-import { checkMediaType } from './checkMediaType.js';
-import { checkQuery } from './checkQuery.js';
-import { checkSchema } from './checkSchema.js';
-import { checkValues } from './checkValues.js';
 import { findOperation } from './findOperation.js';
-import { parseBody } from './parseBody.js';
-import { type PipelineRequest, pipelineRequest } from './pipelineRequest.js';
+import { Pipeline } from './pipeline.js';
+import { PipelineRequest } from './pipelineRequest.js';
+
+/** The library's way: no keys (only the form of Authorization), no limits, every problem named. */
+const library = new Pipeline({ checkLimits: null });
+const noKeys = { bodyLimit: Number.POSITIVE_INFINITY };
 
 export interface RequestToValidate {
   readonly method: string;
@@ -46,76 +45,55 @@ export function validateRequest(request: RequestToValidate): RequestValidation {
   try {
     return check(request);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return {
-      ok: false,
-      diagnostics: [
-        { code: 'UNREADABLE_REQUEST', path: '', message: `the request could not be read: ${reason}` },
-      ],
-      warnings: [],
-    };
+    return unreadable(
+      `the request could not be read: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 
+const unreadable = (message: string): RequestValidation => ({
+  ok: false,
+  diagnostics: [{ code: 'UNREADABLE_REQUEST', path: '', message }],
+  warnings: [],
+});
+
 function check(given: RequestToValidate): RequestValidation {
   if (given === null || typeof given !== 'object' || typeof given.method !== 'string')
-    return {
-      ok: false,
-      diagnostics: [
-        {
-          code: 'UNREADABLE_REQUEST',
-          path: '',
-          message:
-            'validateRequest takes one request object { method, path, headers, body }, e.g. { method: "GET", path: "/api/user", headers: {...}, body: {...} }',
-        },
-      ],
-      warnings: [],
-    };
+    return unreadable(
+      'validateRequest takes one request object { method, path, headers, body }, e.g. { method: "GET", path: "/api/user", headers: {...}, body: {...} }',
+    );
   const headers = lowerCaseHeaders(given.headers);
   const authorization = headers.authorization;
   const body = given.body;
   const target = String(given?.path ?? '');
   const mark = target.indexOf('?');
-  const request = pipelineRequest({
-    method: String(given?.method ?? '').toUpperCase(),
-    path: mark === -1 ? target : target.slice(0, mark),
-    query: mark === -1 ? undefined : target.slice(mark + 1),
-    authorization: authorization === undefined ? [] : [authorization].flat(),
-    contentType: headers['content-type'],
-    contentEncoding: [headers['content-encoding'] ?? []].flat().join(',') || undefined,
-    bodySent: body !== undefined,
-    userAgent: [headers['user-agent'] ?? []].flat()[0],
-  });
+  const request = new PipelineRequest(
+    String(given?.method ?? '').toUpperCase(),
+    mark === -1 ? target : target.slice(0, mark),
+    {
+      query: mark === -1 ? undefined : target.slice(mark + 1),
+      authorization: authorization === undefined ? [] : [authorization].flat(),
+      contentType: headers['content-type'],
+      contentEncoding: [headers['content-encoding'] ?? []].flat().join(',') || undefined,
+      bodySent: body !== undefined,
+      userAgent: [headers['user-agent'] ?? []].flat()[0],
+    },
+  );
+  const routed = findOperation(request);
+  if ('code' in routed) return { ok: false, diagnostics: routed.details, warnings: [] };
   // The server's steps in the server's order; where it stops at the first problem, the library goes on to find
   // every problem it can, so one call names them all.
-  const routed = findOperation(request);
-  if (routed !== undefined) return { ok: false, diagnostics: routed.details, warnings: [] };
-  const diagnostics: Diagnostic[] = [];
-  const add = (error: ApiError | undefined): boolean => {
-    if (error !== undefined) diagnostics.push(...error.details);
-    return error === undefined;
-  };
-  add(authenticate(request));
-  add(checkQuery(request));
-  const media = checkMediaType(request);
-  add(media);
-  if (media?.code !== 'BODY_MISSING') {
-    const parsed =
-      typeof body === 'string' || body instanceof Uint8Array
-        ? parseBody(request, body)
-        : taken(request, body);
-    if (add(parsed) && add(checkValues(request))) add(checkSchema(request));
+  const found: ApiError[] = [];
+  library.head(routed, noKeys, found);
+  if (routed.bodySent) {
+    const raw = typeof body === 'string' || body instanceof Uint8Array ? body : undefined;
+    if (raw === undefined) routed.body = body; // a value rather than text: taken as parsed, walked by checkValues
+    library.body(routed, noKeys, raw, found);
   }
   return {
-    ok: diagnostics.length === 0,
-    operationId: request.operation?.operationId as string,
-    diagnostics,
-    warnings: request.warnings,
+    ok: found.length === 0,
+    operationId: routed.operation.operationId,
+    diagnostics: found.flatMap((error) => error.details),
+    warnings: routed.warnings,
   };
 }
-
-/** A body given as a value rather than text is taken as parsed (and walked by `checkValues`). */
-const taken = (request: PipelineRequest, body: unknown): undefined => {
-  request.body = body;
-  return undefined;
-};

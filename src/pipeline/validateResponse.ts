@@ -2,7 +2,7 @@ import type { Diagnostic } from '../validate/diagnostic.js';
 import { parseJsonBody } from '../validate/jsonText.js';
 import { checkResponseBody, checkUnroutedAnswer } from '../validate/schemaChecks.js';
 import { findOperation } from './findOperation.js';
-import { pipelineRequest } from './pipelineRequest.js';
+import { PipelineRequest } from './pipelineRequest.js';
 
 export interface ResponseToValidate {
   /** The method and path of the request this response answers. */
@@ -35,56 +35,58 @@ export function validateResponse(
   options: ResponseValidationOptions = {},
 ): ResponseValidation {
   if (response === null || typeof response !== 'object' || typeof response.method !== 'string')
-    return {
-      ok: false,
-      diagnostics: [
-        {
-          code: 'UNREADABLE_RESPONSE',
-          path: '',
-          message:
-            'validateResponse takes the method and path of the request with the answer: { method, path, status, body }',
-        },
-      ],
-    };
+    return unreadable(
+      'validateResponse takes the method and path of the request with the answer: { method, path, status, body }',
+    );
   try {
-    const request = pipelineRequest({
-      method: String(response?.method ?? '').toUpperCase(),
-      path: String(response?.path ?? '').split('?')[0] as string,
-      bodySent: false,
-    });
+    const request = new PipelineRequest(
+      String(response?.method ?? '').toUpperCase(),
+      String(response?.path ?? '').split('?')[0] as string,
+      { bodySent: false },
+    );
     findOperation(request);
-    const operation = request.operation;
-    const operationId = operation?.operationId;
-    const raw = response.body;
-    let body = raw;
-    if (typeof raw === 'string' || raw instanceof Uint8Array) {
-      const parsed = parseJsonBody(raw, 'answer');
-      if (!parsed.ok)
-        return {
-          ok: false,
-          ...(operationId === undefined ? {} : { operationId }),
-          diagnostics: parsed.error.details.map((d) => notJson(d, response, raw)),
-        };
-      body = parsed.value.value;
-    }
-    const status = Number(response.status);
-    const lenient = options.allowAdditionalProperties === true;
-    if (operation === undefined) {
-      // No operation: the answer to a method or path the document does not have, judged by what it documents for one.
-      const diagnostics = checkUnroutedAnswer(request.method, request.path, status, body, lenient);
-      return { ok: diagnostics.length === 0, diagnostics };
-    }
-    const diagnostics = checkResponseBody(operation, status, body, lenient);
-    return { ok: diagnostics.length === 0, operationId: operation.operationId, diagnostics };
+    return judgeResponse(request, response, options);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return {
-      ok: false,
-      diagnostics: [
-        { code: 'UNREADABLE_RESPONSE', path: '', message: `the response could not be read: ${reason}` },
-      ],
-    };
+    return unreadable(
+      `the response could not be read: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
+}
+
+const unreadable = (message: string): ResponseValidation => ({
+  ok: false,
+  diagnostics: [{ code: 'UNREADABLE_RESPONSE', path: '', message }],
+});
+
+/** `validateResponse` of the answer to a request already through `findOperation` (the proxy's). */
+export function judgeResponse(
+  request: PipelineRequest,
+  response: ResponseToValidate,
+  options: ResponseValidationOptions,
+): ResponseValidation {
+  const operation = request.operation;
+  const operationId = operation?.operationId;
+  const raw = response.body;
+  let body = raw;
+  if (typeof raw === 'string' || raw instanceof Uint8Array) {
+    const parsed = parseJsonBody(raw, 'answer');
+    if (!parsed.ok)
+      return {
+        ok: false,
+        ...(operationId === undefined ? {} : { operationId }),
+        diagnostics: parsed.error.details.map((d) => notJson(d, response, raw)),
+      };
+    body = parsed.value.value;
+  }
+  const status = Number(response.status);
+  const lenient = options.allowAdditionalProperties === true;
+  if (operation === undefined) {
+    // No operation: the answer to a method or path the document does not have, judged by what it documents for one.
+    const diagnostics = checkUnroutedAnswer(request.method, request.path, status, body, lenient);
+    return { ok: diagnostics.length === 0, diagnostics };
+  }
+  const diagnostics = checkResponseBody(operation, status, body, lenient);
+  return { ok: diagnostics.length === 0, operationId: operation.operationId, diagnostics };
 }
 
 /**

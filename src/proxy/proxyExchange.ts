@@ -1,26 +1,20 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiError } from '../errors.js';
 import { collectBody } from '../http/collectBody.js';
-import { announcesBody, type RequestHead } from '../http/head.js';
+import type { RequestHead } from '../http/head.js';
 import { bodyNotKept as notKeptOf, readRefusedBody } from '../http/refusedBody.js';
 import { send } from '../http/respond.js';
 import { errorReply } from '../pipeline/answer.js';
-import { authenticate } from '../pipeline/authenticate.js';
-import { checkLimits } from '../pipeline/checkLimits.js';
-import { checkMediaType } from '../pipeline/checkMediaType.js';
-import { checkQuery } from '../pipeline/checkQuery.js';
-import { checkSchema } from '../pipeline/checkSchema.js';
-import { checkValues } from '../pipeline/checkValues.js';
+import { sentKey } from '../pipeline/authenticate.js';
 import { findOperation } from '../pipeline/findOperation.js';
-import { parseBody } from '../pipeline/parseBody.js';
-import { type PipelineRequest, pipelineRequest } from '../pipeline/pipelineRequest.js';
-import { validateResponse } from '../pipeline/validateResponse.js';
+import { checkLimits, Pipeline, parseBody } from '../pipeline/pipeline.js';
+import { PipelineRequest } from '../pipeline/pipelineRequest.js';
+import { judgeResponse } from '../pipeline/validateResponse.js';
 import type { Result } from '../result.js';
 import { elapsedMs, type Log, logExchange } from '../runtime/log.js';
 import type { OperationId } from '../spec/operations.js';
 import type { Diagnostic, Environment } from '../spec/types.js';
 import type { Journal } from '../store/journal.js';
-import { readApiKey } from '../validate/headers.js';
 import { parseJsonBody } from '../validate/jsonText.js';
 import { decodeAnswer } from './answerEncoding.js';
 import { forward, type Target, type TargetAnswer } from './forward.js';
@@ -46,6 +40,12 @@ export interface ProxyContext {
 const noDiagnostics: readonly Diagnostic[] = [];
 
 /**
+ * The proxy's way: the key's form only (it holds no keys), no rate limit, the body limit before anything (above).
+ * It stops at the first problem, like the mock it stands in for.
+ */
+const proxyWay = new Pipeline({ checkLimits: null });
+
+/**
  * One request through the proxy: it is forwarded as it came (unless it is refused here: a body over the limit,
  * broken framing, or with `blockInvalid` any invalid request) and the pipeline's steps up to the schema judge it
  * (the client's diagnostics); the target's answer is passed back unchanged, then judged by `validateResponse` and
@@ -62,18 +62,8 @@ export function proxyExchange(
   const started = performance.now();
   const method = req.method ?? 'GET';
   const url = req.url ?? '/';
-  const request = pipelineRequest({
-    method,
-    path,
-    authorization: head.authorization,
-    contentType: head.contentTypes ?? head.contentType,
-    contentEncoding: head.contentEncoding,
-    query: head.query,
-    bodySent: announcesBody(head),
-    contentLength: head.contentLength,
-    userAgent: head.userAgent,
-  });
-  const apiKey = keyOf(request);
+  const request = new PipelineRequest(method, path, head);
+  const apiKey = sentKey(request.authorization);
   // Taken when the rules or the journal first need it, after the request is on its way.
   let scope: string | undefined;
   const scopeOf = (): string | undefined => (scope ??= apiKey === undefined ? undefined : keyScope(apiKey));
@@ -134,14 +124,16 @@ export function proxyExchange(
     journal(reply.status, send(res, reply) ?? null, [diagnostic]);
   };
 
-  const unrouted = findOperation(request);
-  const headFirst = unrouted ?? authenticate(request) ?? checkQuery(request) ?? checkMediaType(request);
-  const tooLarge = checkLimits(request, undefined, proxy.bodyLimit);
+  // A body over the limit is refused whatever else is wrong: the proxy does not hold one to forward.
+  const tooLarge = checkLimits(request, proxy);
   if (tooLarge !== undefined) {
     refuseUnread(tooLarge);
     return;
   }
-  if (headFirst !== undefined && (proxy.blockInvalid || unrouted?.code === 'ROUTE_NOT_FOUND')) {
+  const found = findOperation(request);
+  const routed = 'code' in found ? undefined : found;
+  const headFirst = 'code' in found ? found : proxyWay.head(found, proxy);
+  if (headFirst !== undefined && (proxy.blockInvalid || headFirst.code === 'ROUTE_NOT_FOUND')) {
     refuseUnread(headFirst);
     return;
   }
@@ -150,8 +142,9 @@ export function proxyExchange(
   /** The client's diagnostics of the body (parsed into `request`), or the error that refuses it. */
   const judgeBody = (bytes: Buffer | undefined): ApiError | undefined => {
     if (bytes === undefined) return undefined;
-    const parsed = parseBody(request, bytes);
-    return headFirst === undefined ? (parsed ?? checkValues(request) ?? checkSchema(request)) : undefined;
+    if (routed !== undefined && headFirst === undefined) return proxyWay.body(routed, proxy, bytes);
+    parseBody(request, bytes); // for the journal alone
+    return undefined;
   };
 
   const withBody = (bytes: Buffer | undefined): void => {
@@ -219,7 +212,8 @@ export function proxyExchange(
       // Parsed once: the value when the answer is sound JSON, else its bytes, for validateResponse to name the fault.
       const parsed = body.length === 0 ? undefined : parseJsonBody(body, 'answer');
       value = parsed === undefined ? undefined : parsed.ok ? parsed.value.value : plainJson(body);
-      const checked = validateResponse(
+      const checked = judgeResponse(
+        request,
         {
           method,
           path,
@@ -256,7 +250,7 @@ export function proxyExchange(
       operationId: operation?.operationId,
       apiKey,
       keyScope: scopeOf(),
-      requestContentType: head.contentType,
+      requestContentType: [head.contentType ?? []].flat()[0],
       requestBody: sentBody,
       status,
       responseContentType: contentType,
@@ -271,8 +265,9 @@ export function proxyExchange(
       bodyArrived: (read) => {
         bodyNotKept = notKeptOf(read);
         if (read.ok) withBody(read.value);
-        else if (read.error !== undefined) refuse(read.error);
-        else journal(0, null, noDiagnostics); // the client went away mid-body: nobody to answer
+        else if ('gone' in read)
+          journal(0, null, noDiagnostics); // nobody to answer
+        else refuse(read.error);
       },
     });
 }
@@ -287,14 +282,6 @@ const keyAnsweredIn: Readonly<Record<Environment, string>> = {
   Customer: 'a key the service answers in Customer',
   Testing: 'a key the service answers in Testing',
 };
-
-/** The API key of a well-formed `Authorization: Token <key>`, else undefined. */
-function keyOf(request: PipelineRequest): string | undefined {
-  const values = request.authorization;
-  if (values.length !== 1) return undefined;
-  const read = readApiKey(values[0]);
-  return read.ok ? read.value : undefined;
-}
 
 /** What JSON.parse makes of an answer parseJsonBody refused (a repeated key, a byte order mark...), if anything. */
 function plainJson(body: Buffer): unknown {

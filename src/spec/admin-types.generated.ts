@@ -374,10 +374,11 @@ export interface components {
         /**
          * @description The codes only this API adds to the service's `ErrorCode`. `INJECTED_FAULT` is answered by `/api/user`
          *     when a fault planned here fires; `UPSTREAM_UNREACHABLE` (502) and `UPSTREAM_TIMEOUT` (504) by
-         *     `user-group-mock proxy` when the service behind it cannot be reached or does not answer in time.
+         *     `user-group-mock proxy` when the service behind it cannot be reached or does not answer in time;
+         *     `PAGES_NOT_BUILT` (503) by a browser page whose files the package was built without.
          * @enum {string}
          */
-        ErrorCode: "ADMIN_KEY_REQUIRED" | "GROUP_EXISTS" | "TENANT_NOT_FOUND" | "INJECTED_FAULT" | "UPSTREAM_UNREACHABLE" | "UPSTREAM_TIMEOUT";
+        ErrorCode: "ADMIN_KEY_REQUIRED" | "GROUP_EXISTS" | "TENANT_NOT_FOUND" | "INJECTED_FAULT" | "UPSTREAM_UNREACHABLE" | "UPSTREAM_TIMEOUT" | "PAGES_NOT_BUILT";
         /** @description The service's error envelope, with this document's codes added. */
         ErrorResponse: {
             /** @constant */

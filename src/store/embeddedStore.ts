@@ -51,17 +51,17 @@ export class EmbeddedStore implements Store {
   }
 
   serve(call: ServiceCall, tenant: TenantMemory, claimFault: boolean): void {
-    const operationId = call.operation?.operationId as OperationId;
+    const operationId = call.operation.operationId as OperationId;
     const fault = claimFault ? tenant.faults.take(operationId) : undefined;
     if (fault !== undefined) {
       call.faulted(fault);
       return;
     }
     const { world } = this;
-    const owner = call.owner;
-    const scope = owner === undefined ? undefined : world.tenants.get(owner.tenant);
+    const { owner } = call;
+    const scope = world.tenants.get(owner.tenant);
     const result =
-      owner === undefined || scope === undefined
+      scope === undefined
         ? failure(tenantRemoved())
         : handle(operationId, world, { tenant: scope, environment: owner.environment }, call.body, this.ids);
     // A read must not answer with a change that is not durable yet: it waits for the store to settle.

@@ -40,8 +40,8 @@ export interface TenantMemory {
  * callbacks, in the same tick when it needs nothing from the disk (an embedded store's read, decision 3).
  */
 export interface ServiceCall {
-  readonly operation: Operation | undefined;
-  readonly owner: KeyOwner | undefined;
+  readonly operation: Operation;
+  readonly owner: KeyOwner;
   readonly body: unknown;
   /** The journal entry of the answer to this decision, when the store writes it with the change (PostgreSQL). */
   journal(decision: Decision<unknown>): JournalRecord;

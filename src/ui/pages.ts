@@ -268,10 +268,8 @@ function embedOnProxy(path: string): ApiError {
 
 function notBuilt(name: string): ApiError {
   return apiError(
-    'INTERNAL_ERROR',
+    'PAGES_NOT_BUILT',
     `the browser pages are not built (dist/ui/public/${name} is missing); run "npm run build" in the user-group-mock package`,
-    [],
-    { status: 503 },
   );
 }
 

@@ -9,7 +9,7 @@ export type { Diagnostic };
  */
 export type Voice = 'request' | 'answer';
 
-export const diagnostic = (code: string, path: string, message: string): Diagnostic => ({
+export const diagnostic = <C extends string>(code: C, path: string, message: string) => ({
   code,
   path,
   message,

@@ -1,4 +1,4 @@
-import { type ApiError, errorFromDiagnostics } from '../errors.js';
+import { type ApiError, type ErrorCode, errorFromDiagnostics } from '../errors.js';
 import { failure, ok, type Result } from '../result.js';
 import { type Diagnostic, diagnostic, pointer, type Voice } from './diagnostic.js';
 import { isForbiddenKey, maxDepth } from './jsonValue.js';
@@ -73,8 +73,7 @@ export function parseJsonBody(bytes: Uint8Array | string, voice: Voice = 'reques
     return failed('BODY_INVALID_JSON', say.json(reason));
   }
   const scanned = scanStructure(text, say);
-  if (typeof scanned !== 'boolean')
-    return failure(errorFromDiagnostics(scanned.code as ApiError['code'], [scanned]));
+  if (typeof scanned !== 'boolean') return failure(errorFromDiagnostics(scanned.code, [scanned]));
   // Decoded bytes are well-formed (the decoder is fatal); text handed over as a string may hold a raw lone surrogate.
   const clean = scanned && (typeof bytes !== 'string' || text.isWellFormed());
   const warnings = clean ? [] : impreciseIntegers(text, value);
@@ -105,7 +104,10 @@ const failed = (code: ApiError['code'], message: string): Result<never> =>
  * the last silently) and nesting deeper than `maxDepth` (reported before any recursive walk). Without a problem it
  * returns whether the text is clean (see `ParsedJson`).
  */
-function scanStructure(text: string, say: (typeof says)[Voice]): Diagnostic | boolean {
+function scanStructure(
+  text: string,
+  say: (typeof says)[Voice],
+): (Diagnostic & { code: ErrorCode }) | boolean {
   // The keys seen so far in each open object (null for an array): a short list, a Set once it grows, since most
   // objects have a handful of keys and a body may have thousands.
   const keys: Array<string[] | Set<string> | null> = [];

@@ -1,4 +1,8 @@
+import type { ErrorCode } from '../errors.js';
 import { type Diagnostic, diagnostic, pointer } from './diagnostic.js';
+
+/** A problem of a value, named by the catalogue's error that refuses it. */
+type ValueProblem = Diagnostic & { code: ErrorCode };
 
 /** Deepest nesting a body may have: ids and properties never need more. */
 export const maxDepth = 32;
@@ -22,8 +26,8 @@ const isPlainObject = (value: object): boolean => {
  * surrogates, and values that are not JSON at all. Iterative, so 100,000-deep input cannot overflow the
  * stack; stops at the first 20 problems.
  */
-export function inspectJsonValue(root: unknown, base = '/body'): Diagnostic[] {
-  const found: Diagnostic[] = [];
+export function inspectJsonValue(root: unknown, base = '/body'): ValueProblem[] {
+  const found: ValueProblem[] = [];
   // Each entry: a value, its depth, and how to name it (parent entry and key): pointers are built only for problems.
   const stack: Frame[] = [{ value: root, depth: 0, parent: undefined, key: base }];
   while (stack.length > 0 && found.length < maxDiagnostics) {
@@ -132,7 +136,7 @@ function pathOf(frame: Frame): string {
 
 const place = (path: string): string => path.slice(1);
 
-const loneSurrogate = (path: string): Diagnostic =>
+const loneSurrogate = (path: string) =>
   diagnostic(
     'BODY_INVALID_ENCODING',
     path,

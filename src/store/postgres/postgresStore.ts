@@ -185,8 +185,8 @@ export class PostgresStore implements Store {
    * statement (one round trip); an update or a rotation one transaction of two.
    */
   serve(call: ServiceCall, tenant: TenantMemory, claimFault: boolean): void {
-    const operationId = call.operation?.operationId as OperationId;
-    const owner = call.owner as Owner;
+    const operationId = call.operation.operationId as OperationId;
+    const owner: Owner = call.owner;
     const faultFor = claimFault ? operationId : null;
     const journal = (decision: Decision<unknown>): JournalLine => journalLine(call.journal(decision));
     const served =

@@ -132,6 +132,7 @@ describe('the pages of a package that was not built', () => {
     const url = await servePages(createPages(context, new AssetStore(new URL(`file://${tempDir()}/`))));
     const answer = await load(`${url}/embed/component.js`);
     expect(answer.status).toBe(503);
+    expect(JSON.parse(answer.text).error.code).toBe('PAGES_NOT_BUILT');
     expect(JSON.parse(answer.text).error.message).toContain('run "npm run build"');
   });
 });
