@@ -1,5 +1,5 @@
+import type { KeyOwner } from '../domain/model.js';
 import type { JournalEntry } from '../spec/types.js';
-import type { KeyOwner } from './store.js';
 
 /** One header as the journal lists it, its secrets hidden. */
 export type RequestHeader = JournalEntry['requestHeaders'][number];
