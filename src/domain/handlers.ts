@@ -5,18 +5,14 @@ import type { IdSource } from './ids.js';
 import type { World } from './model.js';
 import { type Caller, type Decision, getOrCreate, rotate, update } from './userGroups.js';
 
+/** A rule of the service: the decision on a request body the validator has narrowed to the operation's schema. */
+type Rule<B> = (world: World, caller: Caller, body: B, ids: IdSource) => Result<Decision<unknown>>;
+
 /** The service's rules, one per operationId of the document (a drift test checks that none is missing). */
-export const handlers: {
-  readonly [K in OperationId]: (
-    world: World,
-    caller: Caller,
-    body: RequestBodies[K],
-    ids: IdSource,
-  ) => Result<Decision<unknown>>;
-} = {
-  getOrCreateUserGroup: (world, caller, body, ids) => getOrCreate(world, caller, body, ids),
+export const handlers: { readonly [K in OperationId]: Rule<RequestBodies[K]> } = {
+  getOrCreateUserGroup: getOrCreate,
   updateUserGroup: (_world, caller, body) => update(caller, body),
-  rotateUserGroupToken: (world, caller, body, ids) => rotate(world, caller, body, ids),
+  rotateUserGroupToken: rotate,
 };
 
 /** Runs the rule for a validated body (the validator has narrowed `body` to the operation's schema). */
@@ -27,11 +23,5 @@ export function handle(
   body: unknown,
   ids: IdSource,
 ): Result<Decision<unknown>> {
-  const handler = handlers[operationId] as (
-    world: World,
-    caller: Caller,
-    body: unknown,
-    ids: IdSource,
-  ) => Result<Decision<unknown>>;
-  return handler(world, caller, body, ids);
+  return (handlers[operationId] as Rule<unknown>)(world, caller, body, ids);
 }

@@ -1,8 +1,7 @@
 import type { Socket } from 'node:net';
 import type { ApiError } from '../errors.js';
 import { authenticate } from '../pipeline/authenticate.js';
-import type { Surface } from '../pipeline/pipeline.js';
-import type { PipelineRequest } from '../pipeline/pipelineRequest.js';
+import type { PipelineRequest, Surface } from '../pipeline/pipelineRequest.js';
 import type { KeyOwner, KeyRing } from '../runtime/keyRing.js';
 
 /**

@@ -1,8 +1,7 @@
 import { type ApiError, apiError } from '../errors.js';
 import type { KeyOwner, KeyRing } from '../runtime/keyRing.js';
 import { readApiKey } from '../validate/headers.js';
-import type { Surface } from './pipeline.js';
-import type { PipelineRequest } from './pipelineRequest.js';
+import type { PipelineRequest, Surface } from './pipelineRequest.js';
 
 const challenge = { 'www-authenticate': 'Token' };
 const path = '/headers/authorization';

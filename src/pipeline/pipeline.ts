@@ -1,5 +1,4 @@
 import { type ApiError, apiError, errorFromDiagnostics } from '../errors.js';
-import type { MockContext } from '../runtime/mockContext.js';
 import { type Diagnostic, diagnostic, pointer } from '../validate/diagnostic.js';
 import { checkContentEncoding, checkContentType } from '../validate/headers.js';
 import { parseJsonBody } from '../validate/jsonText.js';
@@ -7,14 +6,10 @@ import { inspectJsonValue } from '../validate/jsonValue.js';
 import { requestFieldNames, smallestBody } from '../validate/mistakes.js';
 import { checkRequestSchema } from '../validate/schemaChecks.js';
 import { authenticate } from './authenticate.js';
-import type { PipelineRequest, Routed } from './pipelineRequest.js';
-
-/** What an entry point gives the steps: keys (none: only the form of `Authorization` is judged), groups, limits. */
-export type Surface = Pick<MockContext, 'bodyLimit'> &
-  Partial<Pick<MockContext, 'keys' | 'store' | 'rateLimiter'>>;
+import type { PipelineRequest, Routed, Surface } from './pipelineRequest.js';
 
 /** One step over the routed record: the error to answer, or undefined to go on. */
-export type Step<R extends PipelineRequest, S extends Surface> = (
+type Step<R extends PipelineRequest, S extends Surface> = (
   request: Routed<R>,
   surface: S,
 ) => ApiError | undefined;
@@ -96,7 +91,7 @@ export function payloadTooLarge(limit: number): ApiError {
  * Step 4, media type: a body must be sent, uncompressed, as `application/json` in UTF-8. Decided from the headers,
  * so a body that cannot be read as JSON is refused before it is read.
  */
-export function checkMediaType(request: Routed): ApiError | undefined {
+function checkMediaType(request: Routed): ApiError | undefined {
   if (!request.bodySent) {
     const message = bodyMissing(request);
     return errorFromDiagnostics('BODY_MISSING', [{ code: 'BODY_MISSING', path: '/body', message }]);
@@ -136,7 +131,7 @@ function bodyMissing(request: Routed): string {
  * string is refused rather than ignored: a field sent there would otherwise be reported missing from the body with
  * no word of where it went. A bare `?` carries nothing and passes.
  */
-export function checkQuery(request: Routed): ApiError | undefined {
+function checkQuery(request: Routed): ApiError | undefined {
   const query = request.query;
   if (query === undefined || query === '') return undefined;
   const fields = requestFieldNames(request.operation);
@@ -169,7 +164,7 @@ function decoded(name: string): string {
 }
 
 /** Step 7, schema: the body against its operation's request schema (after `checkValues`: an object). */
-export function checkSchema(request: Routed): ApiError | undefined {
+function checkSchema(request: Routed): ApiError | undefined {
   const { operation } = request;
   const found = checkRequestSchema(operation, request.body);
   if (found.length === 0) return undefined;
@@ -187,7 +182,7 @@ export function checkSchema(request: Routed): ApiError | undefined {
  * Step 6, value checks: what JSON Schema cannot say (prototype-poisoning keys, lone surrogates, numbers out of
  * range, depth; skipped when the text already showed none can be there, `clean`), then that the body is an object.
  */
-export function checkValues(request: PipelineRequest): ApiError | undefined {
+function checkValues(request: PipelineRequest): ApiError | undefined {
   const body = request.body;
   if (!request.clean) {
     const found = inspectJsonValue(body);

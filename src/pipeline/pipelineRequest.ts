@@ -1,6 +1,11 @@
 import type { KeyOwner } from '../runtime/keyRing.js';
+import type { MockContext } from '../runtime/mockContext.js';
 import type { Operation } from '../spec/operations.js';
 import type { Diagnostic } from '../spec/types.js';
+
+/** What an entry point gives the steps: keys (none: only the form of `Authorization` is judged), groups, limits. */
+export type Surface = Pick<MockContext, 'bodyLimit'> &
+  Partial<Pick<MockContext, 'keys' | 'store' | 'rateLimiter'>>;
 
 export const noWarnings: readonly Diagnostic[] = [];
 

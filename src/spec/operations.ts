@@ -2,17 +2,8 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 import { serviceDocument } from './loadDocument.js';
 import { type PathTemplate, pathTemplate } from './pathTemplate.js';
 
-export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'patch' | 'head' | 'options' | 'trace';
-const httpMethods: readonly HttpMethod[] = [
-  'get',
-  'put',
-  'post',
-  'delete',
-  'patch',
-  'head',
-  'options',
-  'trace',
-];
+const httpMethods = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
+export type HttpMethod = (typeof httpMethods)[number];
 
 /** One operation of the document, with JSON pointers to its schemas (never copies of them). */
 export interface Operation {

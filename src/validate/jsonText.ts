@@ -111,6 +111,8 @@ function scanStructure(
   // The keys seen so far in each open object (null for an array): a short list, a Set once it grows, since most
   // objects have a handful of keys and a body may have thousands.
   const keys: Array<string[] | Set<string> | null> = [];
+  // Where the scan is in each open container (the key being read, or the element's index): a repeated key's place.
+  const at: Array<string | number> = [];
   let expectKey = false;
   // Without a backslash anywhere, a string ends at the next quote: found with indexOf, not char by char.
   let clean = text.indexOf('\\') === -1;
@@ -121,15 +123,19 @@ function scanStructure(
       clean = false; // a number: outside strings, only numbers hold digits and '-'
     } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
       keys.push(c === 0x7b ? [] : null);
+      at.push(c === 0x7b ? '' : 0);
       if (keys.length > maxDepth) {
         return diagnostic('BODY_TOO_DEEP', '/body', say.deep);
       }
       expectKey = c === 0x7b;
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
       keys.pop();
+      at.pop();
       expectKey = false;
     } else if (c === 0x2c /* , */) {
-      expectKey = (keys[keys.length - 1] ?? null) !== null;
+      const top = keys.length - 1;
+      expectKey = (keys[top] ?? null) !== null;
+      if (!expectKey) at[top] = (at[top] as number) + 1;
     } else if (c === 0x22 /* " */) {
       const start = i;
       let escaped = false;
@@ -149,54 +155,13 @@ function scanStructure(
       if (isForbiddenKey(key)) clean = false;
       const seen = keys[keys.length - 1] as string[] | Set<string>;
       if (Array.isArray(seen) ? seen.includes(key) : seen.has(key)) {
-        return diagnostic('BODY_DUPLICATE_KEY', pointer(parentPointer(text, start), key), say.repeated(key));
+        const path = pointer(at.slice(0, -1).reduce<string>(pointer, '/body'), key);
+        return diagnostic('BODY_DUPLICATE_KEY', path, say.repeated(key));
       }
+      at[at.length - 1] = key;
       if (!Array.isArray(seen)) seen.add(key);
       else if (seen.push(key) > 16) keys[keys.length - 1] = new Set(seen);
     }
   }
   return clean;
-}
-
-/**
- * The JSON pointer (under `/body`) of the object that holds the key whose string starts at `end` in valid JSON
- * text. Only a refusal needs it, so it is found by a second pass rather than on every body.
- */
-function parentPointer(text: string, end: number): string {
-  /** Per open container: the key being read (object) or the element's index (array). */
-  const frames: Array<{ key: string | undefined } | { index: number }> = [];
-  let expectKey = false;
-  for (let i = 0; i < end; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x7b /* { */) {
-      frames.push({ key: undefined });
-      expectKey = true;
-    } else if (c === 0x5b /* [ */) {
-      frames.push({ index: 0 });
-      expectKey = false;
-    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
-      frames.pop();
-      expectKey = false;
-    } else if (c === 0x2c /* , */) {
-      const top = frames[frames.length - 1];
-      if (top !== undefined && 'index' in top) top.index++;
-      expectKey = top !== undefined && 'key' in top;
-    } else if (c === 0x22 /* " */) {
-      const start = i;
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 0x5c /* \ */) i++;
-        else if (d === 0x22) break;
-      }
-      const top = frames[frames.length - 1];
-      if (expectKey && top !== undefined && 'key' in top)
-        top.key = JSON.parse(text.slice(start, i + 1)) as string;
-      expectKey = false;
-    }
-  }
-  frames.pop(); // the object that repeats the key
-  return frames.reduce(
-    (path, frame) => pointer(path, 'index' in frame ? frame.index : (frame.key ?? '')),
-    '/body',
-  );
 }

@@ -1,5 +1,5 @@
 import type { ErrorCode } from '../errors.js';
-import { type Diagnostic, diagnostic, pointer } from './diagnostic.js';
+import { type Diagnostic, diagnostic, place, pointer } from './diagnostic.js';
 
 /** A problem of a value, named by the catalogue's error that refuses it. */
 type ValueProblem = Diagnostic & { code: ErrorCode };
@@ -35,47 +35,29 @@ export function inspectJsonValue(root: unknown, base = '/body'): ValueProblem[] 
     const { value, depth } = frame;
     switch (typeof value) {
       case 'string':
-        if (!value.isWellFormed()) found.push(loneSurrogate(pathOf(frame)));
+        if (!value.isWellFormed()) report(found, frame, 'BODY_INVALID_ENCODING', loneSurrogate);
         continue;
       case 'number':
         // An integer beyond 2^53 - 1 is legal (JSON text may carry one; `impreciseIntegers` warns about it).
-        if (!Number.isFinite(value)) {
-          const path = pathOf(frame);
-          found.push(
-            diagnostic(
-              'BODY_NUMBER_OUT_OF_RANGE',
-              path,
-              `${place(path)} is not a finite number: JSON such as 1e400 overflows a double and cannot be stored or read back; send a number of magnitude at most 1.7976931348623157e308, or a string`,
-            ),
+        if (!Number.isFinite(value))
+          report(
+            found,
+            frame,
+            'BODY_NUMBER_OUT_OF_RANGE',
+            ' is not a finite number: JSON such as 1e400 overflows a double and cannot be stored or read back; send a number of magnitude at most 1.7976931348623157e308, or a string',
           );
-        }
         continue;
       case 'boolean':
         continue;
       case 'object':
         if (value === null) continue;
         break;
-      default: {
-        const path = pathOf(frame);
-        found.push(
-          diagnostic(
-            'BODY_INVALID_JSON',
-            path,
-            `${place(path)} is a ${typeof value}, which JSON cannot carry`,
-          ),
-        );
+      default:
+        report(found, frame, 'BODY_INVALID_JSON', ` is a ${typeof value}, which JSON cannot carry`);
         continue;
-      }
     }
     if (depth >= maxDepth) {
-      const path = pathOf(frame);
-      found.push(
-        diagnostic(
-          'BODY_TOO_DEEP',
-          path,
-          `${place(path)} is nested deeper than ${maxDepth} levels; flatten the body`,
-        ),
-      );
+      report(found, frame, 'BODY_TOO_DEEP', ` is nested deeper than ${maxDepth} levels; flatten the body`);
       continue;
     }
     if (Array.isArray(value)) {
@@ -84,14 +66,8 @@ export function inspectJsonValue(root: unknown, base = '/body'): ValueProblem[] 
       continue;
     }
     if (!isPlainObject(value)) {
-      const path = pathOf(frame);
-      found.push(
-        diagnostic(
-          'BODY_INVALID_JSON',
-          path,
-          `${place(path)} is a ${value.constructor?.name ?? 'non-plain object'}, not a JSON object`,
-        ),
-      );
+      const kind = value.constructor?.name ?? 'non-plain object';
+      report(found, frame, 'BODY_INVALID_JSON', ` is a ${kind}, not a JSON object`);
       continue;
     }
     const keys = Object.keys(value);
@@ -103,20 +79,15 @@ export function inspectJsonValue(root: unknown, base = '/body'): ValueProblem[] 
         parent: frame,
         key,
       };
-      if (isForbiddenKey(key)) {
-        const path = pathOf(child);
-        found.push(
-          diagnostic(
-            'BODY_FORBIDDEN_KEY',
-            path,
-            `${place(path)}: the key "${key}" is refused because it poisons prototypes; rename it`,
-          ),
+      if (isForbiddenKey(key))
+        report(
+          found,
+          child,
+          'BODY_FORBIDDEN_KEY',
+          `: the key "${key}" is refused because it poisons prototypes; rename it`,
         );
-      } else if (!key.isWellFormed()) {
-        found.push(loneSurrogate(pathOf(child)));
-      } else {
-        stack.push(child);
-      }
+      else if (!key.isWellFormed()) report(found, child, 'BODY_INVALID_ENCODING', loneSurrogate);
+      else stack.push(child);
     }
   }
   return found;
@@ -134,11 +105,10 @@ function pathOf(frame: Frame): string {
   return frame.parent === undefined ? String(frame.key) : pointer(pathOf(frame.parent), frame.key);
 }
 
-const place = (path: string): string => path.slice(1);
+/** Adds a problem of the value at `frame`, `what` said after its place. */
+function report(found: ValueProblem[], frame: Frame, code: ValueProblem['code'], what: string): void {
+  const path = pathOf(frame);
+  found.push(diagnostic(code, path, `${place(path)}${what}`));
+}
 
-const loneSurrogate = (path: string) =>
-  diagnostic(
-    'BODY_INVALID_ENCODING',
-    path,
-    `${place(path)} contains a lone UTF-16 surrogate (e.g. "\\ud800"); send well-formed Unicode`,
-  );
+const loneSurrogate = ' contains a lone UTF-16 surrogate (e.g. "\\ud800"); send well-formed Unicode';

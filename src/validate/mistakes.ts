@@ -1,4 +1,3 @@
-import type { OpenAPIV3_1 } from 'openapi-types';
 import { serviceDocument } from '../spec/loadDocument.js';
 import { type Operation, operations } from '../spec/operations.js';
 import { type Diagnostic, diagnostic, pointer } from './diagnostic.js';
@@ -72,11 +71,7 @@ const fieldNames = new WeakMap<Operation, readonly string[]>();
 export function requestFieldNames(operation: Operation): readonly string[] {
   let names = fieldNames.get(operation);
   if (names === undefined) {
-    const document = serviceDocument();
-    let schema = at(document, operation.requestSchema);
-    for (let hops = 0; typeof schema?.$ref === 'string' && hops < 8; hops++)
-      schema = at(document, (schema.$ref as string).slice(1));
-    names = Object.keys((schema?.properties as Node | undefined) ?? {});
+    names = Object.keys(requestSchemaOf(operation)?.properties ?? {});
     fieldNames.set(operation, names);
   }
   return names;
@@ -91,14 +86,7 @@ const smallestBodies = new WeakMap<Operation, string | undefined>();
  */
 export function smallestBody(operation: Operation): string | undefined {
   if (smallestBodies.has(operation)) return smallestBodies.get(operation);
-  const document = serviceDocument();
-  const resolve = (node: Node | undefined): Node | undefined => {
-    let current = node;
-    for (let hops = 0; typeof current?.$ref === 'string' && hops < 8; hops++)
-      current = at(document, (current.$ref as string).slice(1));
-    return current;
-  };
-  const schema = resolve(at(document, operation.requestSchema));
+  const schema = requestSchemaOf(operation);
   const properties = (schema?.properties as Record<string, Node> | undefined) ?? {};
   const required = (schema?.required as string[] | undefined) ?? [];
   const fewest = Math.max(required.length, Number(schema?.minProperties ?? 0));
@@ -136,54 +124,50 @@ export function explainAnswerFields(diagnostics: readonly Diagnostic[]): Diagnos
 
 let answerOnly: ReadonlyMap<string, string> | undefined;
 
-/** Fields the answers of the service carry and no request takes, with the document's `x-request-hint` for each. */
-export function answerOnlyFields(): ReadonlyMap<string, string> {
-  answerOnly ??= collectAnswerOnlyFields(serviceDocument(), operations());
-  return answerOnly;
-}
-
 type Node = Record<string, unknown>;
 
-function collectAnswerOnlyFields(
-  document: OpenAPIV3_1.Document,
-  all: readonly Operation[],
-): ReadonlyMap<string, string> {
-  const resolve = (node: unknown): Node | undefined => {
-    let current = node as Node | undefined;
-    for (let hops = 0; typeof current?.$ref === 'string' && hops < 8; hops++)
-      current = at(document, (current.$ref as string).slice(1));
-    return current;
-  };
+/** Fields the answers of the service carry and no request takes, with the document's `x-request-hint` for each. */
+function answerOnlyFields(): ReadonlyMap<string, string> {
+  if (answerOnly !== undefined) return answerOnly;
   /** The first `x-request-hint` along a chain of `$ref`s, starting at the property itself. */
   const hintOf = (node: unknown): string | undefined => {
     let current = node as Node | undefined;
     for (let hops = 0; current !== undefined && hops < 8; hops++) {
       const hint = current['x-request-hint'];
       if (typeof hint === 'string') return hint;
-      current = typeof current.$ref === 'string' ? at(document, current.$ref.slice(1)) : undefined;
+      current = typeof current.$ref === 'string' ? at(current.$ref.slice(1)) : undefined;
     }
     return undefined;
   };
-  const requestFields = new Set<string>();
-  for (const operation of all)
-    for (const name of Object.keys(resolve(at(document, operation.requestSchema))?.properties ?? {}))
-      requestFields.add(name);
+  const requestFields = new Set(operations().flatMap((operation) => requestFieldNames(operation)));
   const fields = new Map<string, string>();
   const visit = (schema: Node | undefined, depth: number): void => {
     for (const [name, property] of Object.entries((schema?.properties as Node | undefined) ?? {})) {
       const hint = hintOf(property);
       if (hint !== undefined && !requestFields.has(name)) fields.set(name, hint);
-      if (depth < 1) visit(resolve(property), depth + 1);
+      if (depth < 1) visit(resolve(property as Node), depth + 1);
     }
   };
-  for (const operation of all) visit(resolve(at(document, operation.responseSchemas.get('200'))), 0);
+  for (const operation of operations()) visit(resolve(at(operation.responseSchemas.get('200'))), 0);
+  answerOnly = fields;
   return fields;
 }
 
-/** The node at a JSON pointer of the document. */
-function at(document: unknown, path: string | undefined): Node | undefined {
+/** The schema of an operation's request body, its `$ref`s followed. */
+const requestSchemaOf = (operation: Operation): Node | undefined => resolve(at(operation.requestSchema));
+
+/** A node of the service document with its `$ref`s followed (at most 8). */
+function resolve(node: Node | undefined): Node | undefined {
+  let current = node;
+  for (let hops = 0; typeof current?.$ref === 'string' && hops < 8; hops++)
+    current = at(current.$ref.slice(1));
+  return current;
+}
+
+/** The node at a JSON pointer of the service document. */
+function at(path: string | undefined): Node | undefined {
   if (path === undefined) return undefined;
-  let node = document as Node | undefined;
+  let node = serviceDocument() as unknown as Node | undefined;
   for (const segment of path.split('/').slice(1))
     node = node?.[segment.replaceAll('~1', '/').replaceAll('~0', '~')] as Node | undefined;
   return node;

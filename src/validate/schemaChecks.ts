@@ -1,7 +1,7 @@
 import { serviceDocument } from '../spec/loadDocument.js';
 import { createRouter, type Operation, operations, type Route } from '../spec/operations.js';
 import { diagnosticsFromAjv } from './ajvDiagnostics.js';
-import type { Diagnostic } from './diagnostic.js';
+import { type Diagnostic, diagnostic } from './diagnostic.js';
 import { explainAnswerFields, explainWrapper, operationsFitting, wrongMethod } from './mistakes.js';
 import { precompiledChecks } from './precompiled.js';
 import { type SchemaCheck, SchemaRegistry } from './schemas.js';
@@ -75,14 +75,14 @@ export function checkResponseBody(
   if (schema === undefined) {
     const known = [...operation.responseSchemas.keys()].join(', ');
     return [
-      {
-        code: 'UNDOCUMENTED_STATUS',
-        path: '/status',
-        message: `the service answered status ${status}, which ${operation.operationId} does not document; the service must answer one of ${known}`,
-      },
+      diagnostic(
+        'UNDOCUMENTED_STATUS',
+        '/status',
+        `the service answered status ${status}, which ${operation.operationId} does not document; the service must answer one of ${known}`,
+      ),
     ];
   }
-  return diagnosticsFromAjv(schemas().check(documentId, schema, { lenient })(body), '/body', 'answer');
+  return answerDiagnostics(schema, body, lenient);
 }
 
 /**
@@ -103,30 +103,27 @@ export function checkUnroutedAnswer(
   if (found.kind === 'method-not-allowed' && ofPath !== undefined) {
     if (status === 405) return checkResponseBody(ofPath, status, body, lenient);
     return [
-      {
-        code: 'UNDOCUMENTED_STATUS',
-        path: '/status',
-        message: `the service answered status ${status} to ${method} ${path}, a method the document does not give this path (it gives ${found.allow.join(', ')}); the document's answer to it is 405 with the error envelope`,
-      },
+      diagnostic(
+        'UNDOCUMENTED_STATUS',
+        '/status',
+        `the service answered status ${status} to ${method} ${path}, a method the document does not give this path (it gives ${found.allow.join(', ')}); the document's answer to it is 405 with the error envelope`,
+      ),
     ];
   }
-  if (status === 404)
-    return diagnosticsFromAjv(
-      schemas().check(documentId, errorEnvelope, { lenient })(body),
-      '/body',
-      'answer',
-    );
+  // A path the document does not have: 404 with the error envelope every error answer of the document carries.
+  if (status === 404) return answerDiagnostics('/components/schemas/ErrorResponse', body, lenient);
   return [
-    {
-      code: 'NO_OPERATION',
-      path: '/path',
-      message: `the document has no operation at ${method} ${path}, so it documents no answer to check this one against; a path the service does not have is answered 404 with the error envelope, and the service answered ${status}`,
-    },
+    diagnostic(
+      'NO_OPERATION',
+      '/path',
+      `the document has no operation at ${method} ${path}, so it documents no answer to check this one against; a path the service does not have is answered 404 with the error envelope, and the service answered ${status}`,
+    ),
   ];
 }
 
-/** The error envelope every error answer of the document carries. */
-const errorEnvelope = '/components/schemas/ErrorResponse';
+/** An answer's body against a schema of the document, the diagnostics speaking to the service. */
+const answerDiagnostics = (schema: string, body: unknown, lenient: boolean): Diagnostic[] =>
+  diagnosticsFromAjv(schemas().check(documentId, schema, { lenient })(body), '/body', 'answer');
 
 /**
  * Compiles the request schemas now rather than on the first request (servers call this before listening); says
