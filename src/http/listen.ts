@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import {
   createServer,
   type IncomingMessage,
@@ -79,14 +80,10 @@ export function isLoopback(host: string): boolean {
 }
 
 /** Listens, or rejects with a ListenError that names the port or address and how to choose another. */
-export function listen(server: Server, port: number, host: string): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const failed = (error: NodeJS.ErrnoException): void => reject(listenError(error, port, host));
-    server.once('error', failed);
-    server.listen(port, host, () => {
-      server.off('error', failed);
-      resolve();
-    });
+export async function listen(server: Server, port: number, host: string): Promise<void> {
+  server.listen(port, host);
+  await once(server, 'listening').catch((error: NodeJS.ErrnoException) => {
+    throw listenError(error, port, host);
   });
 }
 

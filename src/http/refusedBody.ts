@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { ApiError } from '../errors.js';
 import { parseBody } from '../pipeline/pipeline.js';
 import type { PipelineRequest } from '../pipeline/pipelineRequest.js';
+import { checkContentEncoding } from '../validate/headers.js';
 import { type BodyResult, collectBody } from './collectBody.js';
 
 /**
@@ -32,8 +33,7 @@ export function readRefusedBody(
  */
 function keepBody(request: PipelineRequest, read: BodyResult): string | undefined {
   if (!read.ok) return bodyNotKept(read);
-  const coding = request.contentEncoding?.trim().toLowerCase();
-  if (coding !== undefined && coding !== '' && coding !== 'identity')
+  if (checkContentEncoding(request.contentEncoding) !== undefined)
     return `not kept: it came compressed (Content-Encoding: ${request.contentEncoding}, ${read.value.length} bytes), and the journal keeps a body as text`;
   const { warnings } = request;
   parseBody(request, read.value);

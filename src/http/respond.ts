@@ -34,16 +34,11 @@ export function send(res: ServerResponse, reply: Reply, payload?: Payload): stri
  * every other character is written as a JSON-style `\uXXXX` escape and a backslash as `\\`, so nothing is lost:
  * reading those two escapes back gives the text.
  */
-export function headerText(value: string): string {
-  return unsafeHeaderText.test(value)
-    ? value.replace(escapedInHeaders, (c) =>
-        c === '\\' ? '\\\\' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-      )
-    : value;
-}
+export const headerText = (value: string): string => value.replace(escapedInHeaders, escaped);
 
-const unsafeHeaderText = /[^\x20-\x5b\x5d-\x7e]/;
 const escapedInHeaders = /[^\x20-\x5b\x5d-\x7e]/g;
+const escaped = (c: string): string =>
+  c === '\\' ? '\\\\' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
 /** An HTTP/1.1 response written straight to a socket, for errors Node reports before a request exists. */
 export function rawErrorResponse(error: ApiError): string {

@@ -42,9 +42,9 @@ const mockWay = new Pipeline<ServiceExchange, MockContext>({
  *
  * Written as a class with callbacks rather than closures and `await`: after the body has arrived, a request whose
  * answer needs nothing from the disk is answered in the same tick, and a request allocates one object for its
- * whole course instead of a closure per step (decision 3).
+ * whole course instead of a closure per step (decision 3). Once `Owned` (routed, its key known), it is also the
+ * store's `ServiceCall`.
  */
-/** The request record and the store's `ServiceCall` (once `Owned`: routed, its key known). */
 export class ServiceExchange extends PipelineRequest implements BodySink {
   reply: Reply | undefined = undefined;
   /** The reply's body already serialised (an unchanged group's answer), else undefined. */
@@ -194,18 +194,16 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
 
   /** The store claimed a planned fault: it strikes, after its delay if it has one. */
   faulted(this: Owned<ServiceExchange>, fault: Fault): void {
-    try {
+    this.#guarded(() => {
       this.#replyWith(undefined);
-      if (fault.delay_ms > 0)
-        (this.runtime ?? runtimeOf(this.context, defaultTenantId)).delays.wait(
+      if (fault.delay_ms <= 0) this.#strike(fault);
+      else
+        this.#tenantRuntime().delays.wait(
           fault.delay_ms,
           () => this.#guarded(() => this.#strike(fault)),
           () => this.#abandon(),
         );
-      else this.#strike(fault);
-    } catch (error) {
-      this.crash(error as Error);
-    }
+    });
   }
 
   /**
@@ -293,12 +291,10 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
 
   /** The store failed: 503 when it is out of reach (nothing was kept), else a bug (500). */
   storeFailed(error: Error): void {
-    try {
+    this.#guarded(() => {
       this.#replyWith(errorReply(storeFailure(this.context, error)));
       this.complete();
-    } catch (failed) {
-      this.crash(failed as Error);
-    }
+    });
   }
 
   /** A step past the first tick: a bug there would otherwise escape to the event loop; it answers 500 instead. */
@@ -369,8 +365,8 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
     if (reply === undefined) {
       if (!res.headersSent) res.destroy();
     } else send(res, reply, this.payload);
-    const tenant = this.runtime === undefined ? (this.#journalOwner()?.tenant ?? defaultTenantId) : undefined;
-    (this.runtime ?? runtimeOf(context, tenant as string)).journal.record(record);
+    const runtime = this.runtime ?? runtimeOf(context, this.#journalOwner()?.tenant ?? defaultTenantId);
+    runtime.journal.record(record);
     logExchange(
       context.logger,
       { method, path, status: record.status, ms: record.durationMs },

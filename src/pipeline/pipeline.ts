@@ -135,12 +135,8 @@ function checkQuery(request: Routed): ApiError | undefined {
   const query = request.query;
   if (query === undefined || query === '') return undefined;
   const fields = requestFieldNames(request.operation);
-  const names = new Set<string>();
-  for (const part of query.split('&')) {
-    if (part === '') continue;
-    const equals = part.indexOf('=');
-    names.add(decoded(equals === -1 ? part : part.slice(0, equals)));
-  }
+  // Each name once, as the client meant it (`+` a space, percent-escapes decoded); an empty part names nothing.
+  const names = new Set(new URLSearchParams(query).keys());
   if (names.size === 0) return undefined;
   const found: Diagnostic[] = [...names].map((name) =>
     diagnostic(
@@ -152,15 +148,6 @@ function checkQuery(request: Routed): ApiError | undefined {
     ),
   );
   return errorFromDiagnostics('VALIDATION_FAILED', found);
-}
-
-/** A query name as the client meant it (`+` a space, percent-escapes decoded); kept as sent when malformed. */
-function decoded(name: string): string {
-  try {
-    return decodeURIComponent(name.replaceAll('+', ' '));
-  } catch {
-    return name;
-  }
 }
 
 /** Step 7, schema: the body against its operation's request schema (after `checkValues`: an object). */

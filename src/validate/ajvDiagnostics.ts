@@ -223,11 +223,7 @@ function describe(error: ErrorObject, base: string, voice: Voice): Diagnostic {
 }
 
 /** Characters as `maxLength` counts them (JSON Schema, and so Ajv): code points, not UTF-16 units. */
-const characters = (text: string): number => {
-  let count = 0;
-  for (const _ of text) count++;
-  return count;
-};
+const characters = (text: string): number => [...text].length;
 
 const squash = (name: string): string => name.toLowerCase().replaceAll(/[^a-z0-9]/g, '');
 

@@ -1,8 +1,5 @@
 import { type Diagnostic, diagnostic, place, pointer } from './diagnostic.js';
 
-/** The code of the warning for an integer literal that JavaScript clients cannot hold exactly. */
-export const impreciseIntegerCode = 'IMPRECISE_INTEGER';
-
 /**
  * Integer literals beyond 2^53 - 1 in JSON text, with each one's place in the parsed value. Such a body is legal
  * JSON and matches the schemas, so it is accepted; but `JSON.parse` (and so every JavaScript client, and this mock's
@@ -28,7 +25,7 @@ export function impreciseIntegers(text: string, value: unknown, base = '/body'):
     if (literal === undefined) return;
     found.push(
       diagnostic(
-        impreciseIntegerCode,
+        'IMPRECISE_INTEGER',
         path,
         `${place(path)} is the integer ${literal}, whose magnitude exceeds 2^53 - 1: JSON.parse, and so every JavaScript client, reads it as ${String(number)}, and so does the mock. Send it as a string if every digit matters`,
       ),

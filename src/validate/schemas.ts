@@ -58,8 +58,7 @@ export class SchemaRegistry {
     const key = `${lenient ? 'lenient:' : ''}${id}#${schemaPointer}`;
     let validate = this.#compiled.get(key);
     if (validate === undefined) {
-      const ajv = lenient ? this.#lenientAjv() : this.#strictAjv();
-      validate = ajv.getSchema(`${id}#${schemaPointer}`);
+      validate = this.#ajv(lenient).getSchema(`${id}#${schemaPointer}`);
       if (validate === undefined) throw new Error(`user-group-mock: no schema at ${id}#${schemaPointer}`);
       this.#compiled.set(key, validate);
     }
@@ -67,26 +66,21 @@ export class SchemaRegistry {
     return (value) => (compiled(value) ? [] : (compiled.errors ?? []));
   }
 
-  #strictAjv(): Ajv2020 {
-    this.#strict ??= this.#ajvOver(this.#documents);
-    return this.#strict;
-  }
-
-  #lenientAjv(): Ajv2020 {
-    if (this.#lenient === undefined) {
-      const open = new Map(
-        [...this.#documents].map(([id, document]) => [id, withoutClosedObjects(document)]),
-      );
-      this.#lenient = this.#ajvOver(open);
+  /** The Ajv over every document registered, made on first use; lenient, over copies without closed objects. */
+  #ajv(lenient: boolean): Ajv2020 {
+    if (!lenient) {
+      this.#strict ??= ajvOver(this.#documents);
+      return this.#strict;
     }
+    this.#lenient ??= ajvOver(new Map([...this.#documents].map(([id, d]) => [id, withoutClosedObjects(d)])));
     return this.#lenient;
   }
+}
 
-  #ajvOver(documents: ReadonlyMap<string, unknown>): Ajv2020 {
-    const ajv = createAjv();
-    for (const [id, document] of documents) ajv.addSchema(document as object, id);
-    return ajv;
-  }
+function ajvOver(documents: ReadonlyMap<string, unknown>): Ajv2020 {
+  const ajv = createAjv();
+  for (const [id, document] of documents) ajv.addSchema(document as object, id);
+  return ajv;
 }
 
 /**
