@@ -1,8 +1,7 @@
 import { type ApiError, type ErrorCode, errorFromDiagnostics } from '../errors.js';
 import { failure, ok, type Result } from '../result.js';
-import { type Diagnostic, diagnostic, pointer, type Voice } from './diagnostic.js';
+import { type Diagnostic, diagnostic, place, pointer, type Voice } from './diagnostic.js';
 import { isForbiddenKey, maxDepth } from './jsonValue.js';
-import { impreciseIntegers } from './numberPrecision.js';
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -72,11 +71,11 @@ export function parseJsonBody(bytes: Uint8Array | string, voice: Voice = 'reques
       return failed('BODY_INVALID_JSON', `body is not valid JSON (${reason}): ${truncated(text)}`);
     return failed('BODY_INVALID_JSON', say.json(reason));
   }
-  const scanned = scanStructure(text, say);
+  const warnings: Diagnostic[] = [];
+  const scanned = scanStructure(text, say, warnings);
   if (typeof scanned !== 'boolean') return failure(errorFromDiagnostics(scanned.code, [scanned]));
   // Decoded bytes are well-formed (the decoder is fatal); text handed over as a string may hold a raw lone surrogate.
   const clean = scanned && (typeof bytes !== 'string' || text.isWellFormed());
-  const warnings = clean ? [] : impreciseIntegers(text, value);
   return ok(warnings.length === 0 ? { value, text, clean } : { value, text, clean, warnings });
 }
 
@@ -101,12 +100,13 @@ const failed = (code: ApiError['code'], message: string): Result<never> =>
 
 /**
  * One pass over valid JSON text that finds what JSON.parse hides: a key repeated in one object (JSON.parse keeps
- * the last silently) and nesting deeper than `maxDepth` (reported before any recursive walk). Without a problem it
- * returns whether the text is clean (see `ParsedJson`).
+ * the last silently), nesting deeper than `maxDepth` (reported before any recursive walk), and integer literals
+ * JSON.parse rounds (added to `warnings`). Without a problem it returns whether the text is clean (see `ParsedJson`).
  */
 function scanStructure(
   text: string,
   say: (typeof says)[Voice],
+  warnings: Diagnostic[],
 ): (Diagnostic & { code: ErrorCode }) | boolean {
   // The keys seen so far in each open object (null for an array): a short list, a Set once it grows, since most
   // objects have a handful of keys and a body may have thousands.
@@ -121,6 +121,9 @@ function scanStructure(
     const c = text.charCodeAt(i);
     if ((c >= 0x30 /* 0 */ && c <= 0x39) /* 9 */ || c === 0x2d /* - */) {
       clean = false; // a number: outside strings, only numbers hold digits and '-'
+      const start = i;
+      while (i + 1 < text.length && numberPart(text.charCodeAt(i + 1))) i++;
+      if (i - start >= 15) imprecise(text.slice(start, i + 1), at, warnings);
     } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
       keys.push(c === 0x7b ? [] : null);
       at.push(c === 0x7b ? '' : 0);
@@ -164,4 +167,28 @@ function scanStructure(
     }
   }
   return clean;
+}
+
+/** Whether a character can be part of a number: a digit, `.`, `e`, `E`, `+` or `-`. */
+const numberPart = (c: number): boolean =>
+  (c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x65 || c === 0x45 || c === 0x2b || c === 0x2d;
+
+const maxSafe = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * Warns of an integer literal beyond 2^53 - 1 (at the place `at` names). Such a body is legal JSON and matches the
+ * schemas, so it is accepted; but `JSON.parse` (and so every JavaScript client, and this mock's store) rounds the
+ * number to the nearest double, and the caller should hear about it. Only literals written as integers count:
+ * `1e300` and `1.5e16` are ordinary doubles written in exponent form.
+ */
+function imprecise(literal: string, at: readonly (string | number)[], warnings: Diagnostic[]): void {
+  if (!/^-?\d+$/.test(literal) || BigInt(literal.replace('-', '')) <= maxSafe) return;
+  const path = at.reduce<string>(pointer, '/body');
+  warnings.push(
+    diagnostic(
+      'IMPRECISE_INTEGER',
+      path,
+      `${place(path)} is the integer ${literal}, whose magnitude exceeds 2^53 - 1: JSON.parse, and so every JavaScript client, reads it as ${String(Number(literal))}, and so does the mock. Send it as a string if every digit matters`,
+    ),
+  );
 }

@@ -85,6 +85,16 @@ describe('numbers in request bodies', () => {
     ]);
   });
 
+  it('names each rounded integer literal by its own digits, also when two round to the same double', () => {
+    const body =
+      '{"name":"A","user_group_id":"a","properties":{"a":12345678901234567,"b":[12345678901234568]}}';
+    const result = validateRequest({ method: 'GET', path: '/api/user', headers, body });
+    expect(result.warnings.map((w) => [w.path, w.message.match(/the integer (\d+)/)?.[1]])).toEqual([
+      ['/body/properties/a', '12345678901234567'],
+      ['/body/properties/b/0', '12345678901234568'],
+    ]);
+  });
+
   it('refuses a number beyond a double, which cannot be stored, and says why', () => {
     const body = '{"name":"A","user_group_id":"a","properties":{"x":-1e400}}';
     const [diagnostic] = validateRequest({ method: 'GET', path: '/api/user', headers, body }).diagnostics;
