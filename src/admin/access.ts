@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { defaultTenantId } from '../domain/model.js';
 import { type ApiError, apiError } from '../errors.js';
 import { authenticateOnConnection } from '../http/connectionKeys.js';
-import { headerValues, type RequestHead } from '../http/head.js';
+import type { RequestHead } from '../http/head.js';
 import { sentKey } from '../pipeline/authenticate.js';
 import { PipelineRequest } from '../pipeline/pipelineRequest.js';
 import { failure, ok, type Result } from '../result.js';
@@ -25,7 +25,7 @@ export function adminKeyCheck(adminKey: string | undefined): (req: IncomingMessa
   if (adminKey === undefined) return () => undefined;
   const expected = digest(adminKey);
   return (req) => {
-    const sent = headerValues(req, adminKeyHeader);
+    const sent = req.headersDistinct[adminKeyHeader] ?? [];
     const [value] = sent;
     if (sent.length === 1 && value !== undefined && timingSafeEqual(digest(value), expected))
       return undefined;

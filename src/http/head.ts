@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { PipelineRequest } from '../pipeline/pipelineRequest.js';
+import type { ArrivedRequest, PipelineRequest } from '../pipeline/pipelineRequest.js';
 
 /**
  * The headers a request to the service is judged by, read in one pass over `rawHeaders`. Node builds
@@ -7,10 +7,7 @@ import type { PipelineRequest } from '../pipeline/pipelineRequest.js';
  * rules for `req.headers` (first value kept for single-valued fields, list fields joined with ", "), except
  * `authorization`, where every value is kept: a repeated Authorization is a client mistake to report.
  */
-export type RequestHead = Pick<
-  PipelineRequest,
-  'authorization' | 'contentLength' | 'contentType' | 'contentEncoding' | 'query' | 'bodySent' | 'userAgent'
-> & { readonly host: string | undefined };
+export type RequestHead = Pick<PipelineRequest, keyof ArrivedRequest> & { readonly host: string | undefined };
 
 export function readHead(req: IncomingMessage): RequestHead {
   let host: string | undefined;
@@ -84,14 +81,3 @@ function decimal(digits: string): number {
 /** Whether a header name as sent is `lower`; the two usual spellings are compared before any lower-casing. */
 const named = (name: string, lower: string, title: string): boolean =>
   name === lower || name === title || name.toLowerCase() === lower;
-
-/** All values of a header as sent, in order (Node keeps only the first `Authorization`); `name` in lower case. */
-export function headerValues(req: IncomingMessage, name: string): string[] {
-  const values: string[] = [];
-  const raw = req.rawHeaders;
-  for (let i = 0; i < raw.length; i += 2) {
-    const sent = raw[i] as string;
-    if (sent.length === name.length && sent.toLowerCase() === name) values.push(raw[i + 1] ?? '');
-  }
-  return values;
-}
