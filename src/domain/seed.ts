@@ -1,6 +1,6 @@
-import { apiError } from '../errors.js';
 import { failure, ok, type Result } from '../result.js';
 import type { SeedGroupRequest } from '../spec/types.js';
+import { errorAt } from '../validate/diagnostic.js';
 import type { IdSource } from './ids.js';
 import { type Group, groupKey, type Tenant, type World } from './model.js';
 import type { Decision } from './userGroups.js';
@@ -53,4 +53,4 @@ function teamIdInUse(world: World, teamId: number): boolean {
 }
 
 const conflict = (message: string, path: string): Result<never> =>
-  failure(apiError('GROUP_EXISTS', message, [{ code: 'GROUP_EXISTS', path, message }]));
+  failure(errorAt('GROUP_EXISTS', path, message));

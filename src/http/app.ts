@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type ApiError, apiError } from '../errors.js';
+import type { ApiError } from '../errors.js';
 import { errorReply } from '../pipeline/answer.js';
 import { findOperation } from '../pipeline/findOperation.js';
 import type { MockContext } from '../runtime/mockContext.js';
+import { errorAt } from '../validate/diagnostic.js';
 import { answerFavicon } from './favicon.js';
 import { type RequestHead, readHead } from './head.js';
 import { send } from './respond.js';
@@ -69,5 +70,5 @@ function missingHost(req: IncomingMessage, head: RequestHead): ApiError | undefi
   if (req.httpVersion !== '1.1' || head.host !== undefined) return undefined;
   const message =
     'the HTTP/1.1 request has no Host header; send one (HTTP clients set it unless told not to)';
-  return apiError('HTTP_MALFORMED', message, [{ code: 'HTTP_MALFORMED', path: '/headers/host', message }]);
+  return errorAt('HTTP_MALFORMED', '/headers/host', message);
 }

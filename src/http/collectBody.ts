@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import { apiError } from '../errors.js';
 import { payloadTooLarge } from '../pipeline/pipeline.js';
 import type { Result } from '../result.js';
+import { errorAt } from '../validate/diagnostic.js';
 
 /** The client went away before its body was whole: there is nobody to answer. */
 const clientGone = { ok: false, gone: true } as const;
@@ -74,12 +74,7 @@ function onEnd(this: Collected): void {
   if (state.expected !== -1 && state.received !== state.expected) {
     const message =
       'the body is shorter or longer than its Content-Length; let the HTTP client set Content-Length';
-    settle(state, {
-      ok: false,
-      error: apiError('HTTP_MALFORMED', message, [
-        { code: 'HTTP_MALFORMED', path: '/headers/content-length', message },
-      ]),
-    });
+    settle(state, { ok: false, error: errorAt('HTTP_MALFORMED', '/headers/content-length', message) });
     return;
   }
   const { chunks, received } = state;

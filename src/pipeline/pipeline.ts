@@ -1,5 +1,5 @@
 import { type ApiError, apiError, errorFromDiagnostics } from '../errors.js';
-import { type Diagnostic, diagnostic, pointer } from '../validate/diagnostic.js';
+import { type Diagnostic, diagnostic, errorAt, pointer } from '../validate/diagnostic.js';
 import { checkContentEncoding, checkContentType } from '../validate/headers.js';
 import { parseJsonBody } from '../validate/jsonText.js';
 import { inspectJsonValue } from '../validate/jsonValue.js';
@@ -82,9 +82,7 @@ export function checkLimits(request: PipelineRequest, surface: Surface): ApiErro
 /** A body over the limit: answered, then the connection is closed (the rest of the body is not read). */
 export function payloadTooLarge(limit: number): ApiError {
   const message = `the body is larger than the limit of ${limit} bytes; send a smaller body (the mock's limit is set with --body-limit)`;
-  return apiError('PAYLOAD_TOO_LARGE', message, [{ code: 'PAYLOAD_TOO_LARGE', path: '/body', message }], {
-    headers: { connection: 'close' },
-  });
+  return errorAt('PAYLOAD_TOO_LARGE', '/body', message, { connection: 'close' });
 }
 
 /**
@@ -92,10 +90,7 @@ export function payloadTooLarge(limit: number): ApiError {
  * so a body that cannot be read as JSON is refused before it is read.
  */
 function checkMediaType(request: Routed): ApiError | undefined {
-  if (!request.bodySent) {
-    const message = bodyMissing(request);
-    return errorFromDiagnostics('BODY_MISSING', [{ code: 'BODY_MISSING', path: '/body', message }]);
-  }
+  if (!request.bodySent) return errorAt('BODY_MISSING', '/body', bodyMissing(request));
   const encoding = checkContentEncoding(request.contentEncoding);
   const type = checkContentType(request.contentType);
   if (encoding === undefined && type === undefined) return undefined;
@@ -178,8 +173,7 @@ function checkValues(request: PipelineRequest): ApiError | undefined {
   }
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     const kind = body === null ? 'null' : Array.isArray(body) ? 'an array' : `a ${typeof body}`;
-    const message = `body must be a JSON object, not ${kind}`;
-    return errorFromDiagnostics('BODY_NOT_OBJECT', [{ code: 'BODY_NOT_OBJECT', path: '/body', message }]);
+    return errorAt('BODY_NOT_OBJECT', '/body', `body must be a JSON object, not ${kind}`);
   }
   return undefined;
 }

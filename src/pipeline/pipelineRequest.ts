@@ -68,7 +68,7 @@ export class PipelineRequest {
 /** A request the route has found an operation for: the steps after `findOperation` take this stage. */
 export type Routed<R extends PipelineRequest = PipelineRequest> = R & { readonly operation: Operation };
 
-/** A routed request whose key is known: what `runOperation` takes. */
+/** A routed request whose key is known: what the store serves (its `ServiceCall`). */
 export type Owned<R extends PipelineRequest = PipelineRequest> = Routed<R> & { readonly owner: KeyOwner };
 
 export const isOwned = <R extends PipelineRequest>(request: Routed<R>): request is Owned<R> =>

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { basename } from 'node:path';
 import type { OpenAPIV3_1 } from 'openapi-types';
 
 /** Where the hand-authored OpenAPI documents live: `openapi/` at the package root. */
@@ -21,13 +22,7 @@ const cache = new Map<string, OpenAPIV3_1.Document>();
 export function loadDocument(url: URL): OpenAPIV3_1.Document {
   let document = cache.get(url.href);
   if (document === undefined) {
-    const built = new URL(
-      `${url.pathname
-        .split('/')
-        .at(-1)
-        ?.replace(/\.yaml$/, '')}.json`,
-      builtDocumentsDirectory,
-    );
+    const built = new URL(`${basename(url.pathname, '.yaml')}.json`, builtDocumentsDirectory);
     document = (
       existsSync(built) ? JSON.parse(readFileSync(built, 'utf8')) : parseYaml(readFileSync(url, 'utf8'))
     ) as OpenAPIV3_1.Document;

@@ -1,3 +1,4 @@
+import { type ApiError, apiError, type ErrorCode } from '../errors.js';
 import type { Diagnostic } from '../spec/types.js';
 
 export type { Diagnostic };
@@ -14,6 +15,15 @@ export const diagnostic = <C extends string>(code: C, path: string, message: str
   path,
   message,
 });
+
+/** The error of one mistake at `path`, said once (its message and its one diagnostic's); `headers` go with it. */
+export const errorAt = (
+  code: ErrorCode,
+  path: string,
+  message: string,
+  headers?: ApiError['headers'],
+): ApiError =>
+  apiError(code, message, [diagnostic(code, path, message)], headers === undefined ? {} : { headers });
 
 /** Appends one segment to a JSON pointer, escaping `~` and `/`. */
 export const pointer = (base: string, segment: string | number): string =>

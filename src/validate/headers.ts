@@ -1,7 +1,7 @@
 import { parse as parseContentType } from 'content-type';
-import { type ApiError, apiError } from '../errors.js';
+import type { ApiError } from '../errors.js';
 import { failure, ok, type Result } from '../result.js';
-import { type Diagnostic, diagnostic } from './diagnostic.js';
+import { type Diagnostic, diagnostic, errorAt } from './diagnostic.js';
 
 export type HeaderValue = string | readonly string[] | undefined;
 export type HeaderBag = Readonly<Record<string, HeaderValue>>;
@@ -58,11 +58,7 @@ export function readApiKey(value: HeaderValue): Result<string> {
 }
 
 const fail = (code: ApiError['code'], message: string): Result<never> =>
-  failure(
-    apiError(code, message, [diagnostic(code, authPath, message)], {
-      headers: code === 'AUTH_DUPLICATE' ? {} : { 'www-authenticate': 'Token' },
-    }),
-  );
+  failure(errorAt(code, authPath, message, code === 'AUTH_DUPLICATE' ? {} : { 'www-authenticate': 'Token' }));
 
 /** `undefined` when the Content-Type is JSON in UTF-8, else the diagnostic. */
 export function checkContentType(value: HeaderValue): Diagnostic | undefined {

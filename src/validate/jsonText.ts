@@ -1,6 +1,6 @@
 import { type ApiError, type ErrorCode, errorFromDiagnostics } from '../errors.js';
 import { failure, ok, type Result } from '../result.js';
-import { type Diagnostic, diagnostic, place, pointer, type Voice } from './diagnostic.js';
+import { type Diagnostic, diagnostic, errorAt, place, pointer, type Voice } from './diagnostic.js';
 import { isForbiddenKey, maxDepth } from './jsonValue.js';
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -96,7 +96,7 @@ const truncated = (text: string): string =>
     : 'the body ends before the JSON does; send the whole JSON.stringify(body), with the Content-Length the HTTP client sets';
 
 const failed = (code: ApiError['code'], message: string): Result<never> =>
-  failure(errorFromDiagnostics(code, [diagnostic(code, '/body', message)]));
+  failure(errorAt(code, '/body', message));
 
 /**
  * One pass over valid JSON text that finds what JSON.parse hides: a key repeated in one object (JSON.parse keeps
