@@ -16,7 +16,7 @@ import { failure, ok, type Result } from '../result.js';
 import type { OperationId } from '../spec/operations.js';
 import type { Fault, FaultSpec } from './faults.js';
 import type { JournalEntry, JournalQuery } from './journal.js';
-import { type OnWarning, type Persistence, processWarning } from './persistence.js';
+import type { OnWarning, Persistence } from './persistence.js';
 import { type ServiceCall, type Store, StoreWriteError, type TenantMemory, type TenantRow } from './store.js';
 
 interface Entry {
@@ -43,7 +43,7 @@ export class EmbeddedStore implements Store {
     private readonly persistence: Persistence,
     readonly kind: 'memory' | 'file',
     private readonly ids: IdSource,
-    private readonly onWarning: OnWarning = processWarning,
+    private readonly onWarning: OnWarning,
   ) {}
 
   get world(): World {

@@ -1,3 +1,5 @@
+import type { Fault } from '../faults.js';
+
 /** A row of `faults` as the driver returns it (bigint comes back as text, or as a number inside JSON). */
 export interface FaultRow {
   readonly id: string | number;
@@ -26,3 +28,12 @@ export const claimFault = (tenant: string, operation: string): string => `
     RETURNING f.*
   ),
   claimed AS (SELECT * FROM gone UNION ALL SELECT * FROM kept)`;
+
+export const faultOf = (row: FaultRow): Fault => ({
+  id: Number(row.id),
+  operationId: row.operation_id as Fault['operationId'],
+  status: row.status as Fault['status'],
+  delay_ms: row.delay_ms,
+  action: row.action as Fault['action'],
+  remaining: row.remaining,
+});

@@ -60,9 +60,6 @@ function refusalAdvice(target: Target, error: Error): string | undefined {
   return undefined;
 }
 
-/** Where a PostgreSQL URL points, as the messages name it: `host:port`. */
-export const whereOf = (url: string): string => targetOf(url).where;
-
 function targetOf(url: string): Target {
   const parsed = new URL(url);
   const host = decodeURIComponent(parsed.hostname) || parsed.searchParams.get('host') || 'localhost';

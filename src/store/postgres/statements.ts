@@ -1,10 +1,7 @@
-import type pg from 'pg';
-import type { Decision } from '../../domain/userGroups.js';
-import type { Result } from '../../result.js';
+import { type JournalRecord, storedRecord } from '../journal.js';
+import type { Client } from './database.js';
 import { claimFault, type FaultRow } from './faultRows.js';
 import { type GroupRow, groupColumns } from './rows.js';
-
-type Client = pg.PoolClient;
 
 /** A journal entry as the table holds it. */
 export interface JournalLine {
@@ -14,13 +11,12 @@ export interface JournalLine {
   readonly record: string;
 }
 
-/**
- * What a request came to: a planned fault claimed (nothing else done), or the rule's result, with whether its
- * journal entry was written with the change (when it was not, the caller journals the answer).
- */
-export type Served =
-  | { readonly fault: FaultRow }
-  | { readonly fault?: undefined; readonly result: Result<Decision<unknown>>; readonly journaled: boolean };
+/** A journal record as the journal table holds it: the headers with their secrets hidden (the table outlives it). */
+export const journalLine = (record: JournalRecord): JournalLine => ({
+  operationId: record.operationId,
+  invalid: record.diagnostics.length > 0,
+  record: JSON.stringify(storedRecord(record)),
+});
 
 /**
  * Get-or-create in one statement, so one round trip and one commit: claims the fault due ($9), else inserts the
