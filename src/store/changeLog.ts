@@ -15,7 +15,6 @@ export class ChangeLog {
   #tailToCut = false;
 
   private constructor(
-    readonly path: string,
     private readonly handle: FileHandle,
     size: number,
     records: number,
@@ -43,7 +42,7 @@ export class ChangeLog {
       await handle.close().catch(() => undefined);
       throw error;
     }
-    return new ChangeLog(path, handle, replayed.bytes, replayed.records);
+    return new ChangeLog(handle, replayed.bytes, replayed.records);
   }
 
   get records(): number {

@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 
 /**
  * The store's whole view of the disk. Tests pass a wrapped copy to make the Nth write, fsync or rename fail;
@@ -15,15 +17,7 @@ export interface FileSystem {
   mkdir(path: string, options: { recursive: true }): Promise<unknown>;
 }
 
-export const nodeFileSystem: FileSystem = {
-  open: (path, flags) => fs.open(path, flags),
-  readFile: (path) => fs.readFile(path),
-  rename: (from, to) => fs.rename(from, to),
-  link: (from, to) => fs.link(from, to),
-  unlink: (path) => fs.unlink(path),
-  readdir: (path) => fs.readdir(path),
-  mkdir: (path, options) => fs.mkdir(path, options),
-};
+export const nodeFileSystem: FileSystem = fs;
 
 /** Whether an fs error says the file is not there. */
 export const isMissing = (error: unknown): boolean =>
@@ -38,3 +32,7 @@ export async function syncDirectory(files: FileSystem, directory: string): Promi
     await handle.close();
   }
 }
+
+/** A new name beside `path` for a file written aside, naming this process (`.db.json.<pid>.<random>.<suffix>`). */
+export const aside = (path: string, suffix: string): string =>
+  join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.${suffix}`);

@@ -1,7 +1,7 @@
 import type { IdSource } from '../domain/ids.js';
 import { EmbeddedStore } from './embeddedStore.js';
 import type { FileSystem } from './fileSystem.js';
-import { type OnWarning, openFilePersistence, openMemoryPersistence, processWarning } from './persistence.js';
+import { memoryPersistence, type OnWarning, openFilePersistence, processWarning } from './persistence.js';
 import { PostgresStore } from './postgres/postgresStore.js';
 import { isPostgresUrl } from './postgres/postgresUrl.js';
 import type { Store } from './store.js';
@@ -20,7 +20,7 @@ export interface StoreOptions {
 export async function openStore(db: string | undefined, options: StoreOptions): Promise<Store> {
   const { ids } = options;
   const onWarning = options.onWarning ?? processWarning;
-  if (db === undefined) return new EmbeddedStore(await openMemoryPersistence(), 'memory', ids, onWarning);
+  if (db === undefined) return new EmbeddedStore(memoryPersistence(), 'memory', ids, onWarning);
   if (isPostgresUrl(db))
     return PostgresStore.open(db, {
       ids,

@@ -14,11 +14,10 @@ import { type Fault, type FaultSpec, plannedFault } from '../faults.js';
 import type { JournalEntry, JournalQuery, JournalRecord } from '../journal.js';
 import type { KeyLookup, ServiceCall, Store, TenantMemory, TenantRow } from '../store.js';
 import { Database, violates } from './database.js';
-import { type FaultRow, faultOf } from './faultRows.js';
 import { JournalTable } from './journalTable.js';
 import { type GroupRow, groupColumns, groupOf, groupValues, partialWorld, toText } from './rows.js';
 import { groupById, ServiceRequests, tenantExists } from './serviceRequests.js';
-import { journalLine, keyStatement } from './statements.js';
+import { faultColumns, journalLine, keyStatement } from './statements.js';
 
 export interface PostgresStoreOptions {
   /** Connections of this replica (default 10). */
@@ -74,7 +73,7 @@ export class PostgresStore implements Store {
       })
       .then(
         (done) => {
-          if (done.fault !== undefined) call.faulted(faultOf(done.fault));
+          if (done.fault !== undefined) call.faulted(done.fault);
           else {
             if (done.journaled) this.#journal.counted(tenant.id).catch(() => undefined); // the next trim makes up for it
             call.stored(done.result, done.journaled);
@@ -239,19 +238,20 @@ export class PostgresStore implements Store {
 
   async addFault(tenant: TenantMemory, spec: FaultSpec): Promise<Fault> {
     const fault = plannedFault(spec);
-    const { rows } = await this.db.query<FaultRow>(
-      'INSERT INTO faults (tenant, operation_id, status, delay_ms, action, remaining) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *',
+    const { rows } = await this.db.query<Fault>(
+      `INSERT INTO faults (tenant, operation_id, status, delay_ms, action, remaining) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${faultColumns}`,
       [tenant.id, fault.operationId, fault.status, fault.delay_ms, fault.action, fault.remaining],
     );
     await this.db.trim('faults', tenant.id, this.options.capacity);
-    return faultOf(rows[0] as FaultRow);
+    return rows[0] as Fault;
   }
 
   async faults(tenant: TenantMemory): Promise<Fault[]> {
-    const { rows } = await this.db.query<FaultRow>('SELECT * FROM faults WHERE tenant = $1 ORDER BY id', [
-      tenant.id,
-    ]);
-    return rows.map(faultOf);
+    const { rows } = await this.db.query<Fault>(
+      `SELECT ${faultColumns} FROM faults WHERE tenant = $1 ORDER BY id`,
+      [tenant.id],
+    );
+    return rows;
   }
 
   async clearFaults(tenant: TenantMemory): Promise<void> {

@@ -28,7 +28,10 @@ export async function migrate(client: pg.ClientBase, target = latestVersion): Pr
     await client.query(
       'CREATE TABLE IF NOT EXISTS schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
     );
-    const found = await schemaVersion(client);
+    const { rows } = await client.query<{ version: number | null }>(
+      'SELECT max(version) AS version FROM schema_version',
+    );
+    const found = rows[0]?.version ?? 0;
     if (found > latestVersion) throw new SchemaTooNewError(found, latestVersion);
     for (const migration of migrations.filter((m) => m.version > found && m.version <= target))
       await apply(client, migration);
@@ -36,13 +39,6 @@ export async function migrate(client: pg.ClientBase, target = latestVersion): Pr
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [migrationLock]);
   }
-}
-
-export async function schemaVersion(client: pg.ClientBase): Promise<number> {
-  const { rows } = await client.query<{ version: number | null }>(
-    'SELECT max(version) AS version FROM schema_version',
-  );
-  return rows[0]?.version ?? 0;
 }
 
 async function apply(client: pg.ClientBase, migration: Migration): Promise<void> {

@@ -5,8 +5,8 @@ import { tenantRemoved } from '../../errors.js';
 import { failure, type Result } from '../../result.js';
 import type { OperationId } from '../../spec/operations.js';
 import type { RequestBodies } from '../../spec/types.js';
+import type { Fault } from '../faults.js';
 import { type Database, violates } from './database.js';
-import type { FaultRow } from './faultRows.js';
 import { type GroupRow, groupValues, partialWorld, toText } from './rows.js';
 import {
   type CreateRow,
@@ -22,7 +22,7 @@ import { TeamIds } from './teamIds.js';
  * journal entry was written with the change (when it was not, the caller journals the answer).
  */
 export type Served =
-  | { readonly fault: FaultRow }
+  | { readonly fault: Fault }
   | { readonly fault?: undefined; readonly result: Result<Decision<unknown>>; readonly journaled: boolean };
 
 /** One service request to serve: whose key, the operation whose planned fault to claim (null: none), its entry. */
@@ -97,12 +97,13 @@ export class ServiceRequests {
     }
   }
 
-  async #update(asked: Asked, request: RequestBodies['updateUserGroup']): Promise<Served> {
+  #update(asked: Asked, request: RequestBodies['updateUserGroup']): Promise<Served> {
     const { owner } = asked;
     const id = toText(request.user_group_id);
-    const served = await this.#changeLocked(
+    // The id's group in either environment: the rule names the other one when the group is there.
+    return this.#changeLocked(
       asked,
-      { where: 'tenant = $1 AND environment = $3 AND provided_id = $4', values: [owner.environment, id] },
+      { where: 'tenant = $1 AND provided_id = $3', values: [id] },
       (rows) => update(over(rows, owner)[1], request),
       (group) => {
         const [, , , , , name, mapping, properties] = groupValues(owner.tenant, group);
@@ -112,13 +113,6 @@ export class ServiceRequests {
         };
       },
     );
-    if (served.fault !== undefined || served.result.ok || served.result.error.code !== 'GROUP_NOT_FOUND')
-      return served;
-    // Not in the key's environment: the rule is asked again over the same id in the other one, which it names.
-    const other = owner.environment === 'Customer' ? 'Testing' : 'Customer';
-    const elsewhere = await groupById(this.db, { tenant: owner.tenant, environment: other }, id);
-    if (elsewhere === undefined) return served;
-    return { result: update(over([elsewhere], owner)[1], request), journaled: false };
   }
 
   #rotate(asked: Asked, request: RequestBodies['rotateUserGroupToken']): Promise<Served> {
@@ -137,8 +131,8 @@ export class ServiceRequests {
   }
 
   /**
-   * An update or a rotation, in one transaction: the planned fault due claimed, else the group matching `lock`
-   * locked, the rule applied to it (`decide`), and the changed group written (`write`) with the journal entry.
+   * An update or a rotation, in one transaction: the planned fault due claimed, else the groups matching `lock`
+   * locked, the rule applied to them (`decide`), and the changed group written (`write`) with the journal entry.
    */
   async #changeLocked(
     { owner, claim, journal }: Asked,
@@ -147,13 +141,13 @@ export class ServiceRequests {
     write: (group: Group) => { readonly sql: string; readonly values: unknown[]; readonly retired?: string },
   ): Promise<Served> {
     const served = await this.db.transaction(async (client): Promise<Served> => {
-      const { claimed, target } = await claimAndLock(client, lock.where, [
+      const { claimed, targets } = await claimAndLock(client, lock.where, [
         owner.tenant,
         claim,
         ...lock.values,
       ]);
       if (claimed !== null) return { fault: claimed };
-      const result = decide(target === null ? [] : [target]);
+      const result = decide(targets);
       const change = result.ok ? result.value.changes[0] : undefined;
       if (!result.ok || change?.op !== 'putGroup') return { result, journaled: false };
       const { sql, values, retired } = write(change.group);
