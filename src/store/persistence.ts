@@ -1,7 +1,6 @@
 import { basename, dirname, resolve } from 'node:path';
 import { Low } from 'lowdb';
-import type { Change } from '../domain/changes.js';
-import { applyChanges } from '../domain/changes.js';
+import { applyChanges, type Change } from '../domain/changes.js';
 import { emptyWorld, type World } from '../domain/model.js';
 import { ChangeLog, readChangeLog } from './changeLog.js';
 import { DurableJsonFile } from './durableJsonFile.js';

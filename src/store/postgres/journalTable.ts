@@ -26,7 +26,6 @@ export class JournalTable {
     private readonly capacity: number,
   ) {}
 
-  /** Journals a request whose entry did not go in with a change. */
   async record(tenant: string, record: JournalRecord): Promise<void> {
     const { operationId, invalid, record: text } = journalLine(record);
     await this.db.query(

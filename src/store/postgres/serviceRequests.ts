@@ -21,7 +21,7 @@ import { TeamIds } from './teamIds.js';
  * What a request came to: a planned fault claimed (nothing else done), or the rule's result, with whether its
  * journal entry was written with the change (when it was not, the caller journals the answer).
  */
-export type Served =
+type Served =
   | { readonly fault: Fault }
   | { readonly fault?: undefined; readonly result: Result<Decision<unknown>>; readonly journaled: boolean };
 

@@ -19,15 +19,6 @@ export class DatabaseRefusedError extends Error {
   }
 }
 
-/** Who connects, as the URL says: for the commands a message proposes. */
-interface Target {
-  readonly where: string;
-  readonly host: string;
-  readonly port: string;
-  readonly user: string | undefined;
-  readonly database: string | undefined;
-}
-
 /** The error to report for a failed start: refused (with the fix) when PostgreSQL said why, else unreachable. */
 export function startFailure(url: string, error: Error): Error {
   const target = targetOf(url);
@@ -60,7 +51,10 @@ function refusalAdvice(target: Target, error: Error): string | undefined {
   return undefined;
 }
 
-function targetOf(url: string): Target {
+/** Who connects, as the URL says: for the commands a message proposes. */
+type Target = ReturnType<typeof targetOf>;
+
+function targetOf(url: string) {
   const parsed = new URL(url);
   const host = decodeURIComponent(parsed.hostname) || parsed.searchParams.get('host') || 'localhost';
   const port = parsed.port || '5432';

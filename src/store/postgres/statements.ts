@@ -26,20 +26,13 @@ const claimFault = (tenant: string, operation: string): string => `
   ),
   claimed AS (SELECT ${faultColumns} FROM gone UNION ALL SELECT ${faultColumns} FROM kept)`;
 
-/** A journal entry as the table holds it. */
-export interface JournalLine {
-  readonly operationId: string | null;
-  readonly invalid: boolean;
-  /** The entry's record, as JSON text. */
-  readonly record: string;
-}
-
 /** A journal record as the journal table holds it: the headers with their secrets hidden (the table outlives it). */
-export const journalLine = (record: JournalRecord): JournalLine => ({
+export const journalLine = (record: JournalRecord) => ({
   operationId: record.operationId,
   invalid: record.diagnostics.length > 0,
   record: JSON.stringify(storedRecord(record)),
 });
+export type JournalLine = ReturnType<typeof journalLine>;
 
 /**
  * Get-or-create in one statement, so one round trip and one commit: claims the fault due ($9), else inserts the
