@@ -1,6 +1,6 @@
 import { basename, dirname, join } from 'node:path';
 import type { Adapter } from 'lowdb';
-import { aside, type FileSystem, isMissing, syncDirectory } from './fileSystem.js';
+import { aside, type FileSystem, readIfPresent, syncDirectory } from './fileSystem.js';
 
 /**
  * A lowdb adapter like lowdb's JSONFile, but crash-safe: each write goes to a uniquely named temp file, is
@@ -14,13 +14,8 @@ export class DurableJsonFile<T> implements Adapter<T> {
   ) {}
 
   async read(): Promise<T | null> {
-    let bytes: Buffer;
-    try {
-      bytes = await this.files.readFile(this.path);
-    } catch (error) {
-      if (isMissing(error)) return null;
-      throw error;
-    }
+    const bytes = await readIfPresent(this.files, this.path);
+    if (bytes === undefined) return null;
     let value: unknown;
     try {
       value = JSON.parse(bytes.toString('utf8'));

@@ -23,6 +23,13 @@ export const nodeFileSystem: FileSystem = fs;
 export const isMissing = (error: unknown): boolean =>
   (error as NodeJS.ErrnoException | null)?.code === 'ENOENT';
 
+/** A file's bytes, or undefined when it is not there. */
+export const readIfPresent = (files: FileSystem, path: string): Promise<Buffer | undefined> =>
+  files.readFile(path).catch((error: unknown) => {
+    if (isMissing(error)) return undefined;
+    throw error;
+  });
+
 /** fsyncs a directory, so a rename or a new file in it survives a power cut. */
 export async function syncDirectory(files: FileSystem, directory: string): Promise<void> {
   const handle = await files.open(directory, 'r');

@@ -223,15 +223,13 @@ export type RequestWatcher =
  * request. The entry is formatted only when someone listens.
  */
 export function watcherListener(watcher: RequestWatcher): JournalListener {
-  if (typeof watcher === 'function')
-    return { recorded: (record, id, at) => watcher(journalEntry(record, id, at)) };
-  if (typeof watcher === 'object' && watcher !== null && typeof watcher.entry === 'function') {
-    const { entry, cleared } = watcher;
+  const { entry, cleared } =
+    typeof watcher === 'function' ? { entry: watcher, cleared: undefined } : (watcher ?? {});
+  if (typeof entry === 'function')
     return {
       recorded: (record, id, at) => entry(journalEntry(record, id, at)),
       ...(typeof cleared === 'function' ? { cleared: () => cleared() } : {}),
     };
-  }
   throw new TypeError(
     'user-group-mock: watchRequests takes a function called with each journal entry, e.g. watchRequests((entry) => console.log(entry.status)), or { entry(entry) {}, cleared() {} }',
   );

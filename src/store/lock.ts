@@ -1,5 +1,5 @@
 import { basename, dirname, join } from 'node:path';
-import { aside, type FileSystem, isMissing } from './fileSystem.js';
+import { aside, type FileSystem, isMissing, readIfPresent } from './fileSystem.js';
 import { isStillRunning, ownIdentity, type ProcessIdentity, pidIsAlive } from './processIdentity.js';
 
 /** The lock files this process holds: a second store on one of them is refused without reading the file. */
@@ -104,12 +104,9 @@ interface FoundLock {
 async function readLock(files: FileSystem, path: string): Promise<FoundLock | undefined> {
   let text = '';
   for (let read = 0; read < 10; read++) {
-    try {
-      text = (await files.readFile(path)).toString('utf8');
-    } catch (error) {
-      if (isMissing(error)) return undefined;
-      throw error;
-    }
+    const bytes = await readIfPresent(files, path);
+    if (bytes === undefined) return undefined;
+    text = bytes.toString('utf8');
     if (text !== '') break;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

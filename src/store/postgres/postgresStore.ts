@@ -174,22 +174,13 @@ export class PostgresStore implements Store {
   }
 
   async tenants(): Promise<TenantRow[]> {
-    const { rows } = await this.db.query<{
-      id: string;
-      customer_key: string | null;
-      testing_key: string | null;
-      groups: string;
-    }>(
-      'SELECT t.id, t.customer_key, t.testing_key, (SELECT count(*) FROM groups g WHERE g.tenant = t.id) AS groups FROM tenants t ORDER BY t.id',
+    const { rows } = await this.db.query<TenantRow>(
+      `SELECT id, CASE WHEN customer_key IS NULL THEN NULL
+          ELSE json_build_object('Customer', customer_key, 'Testing', testing_key) END AS keys,
+        (SELECT count(*)::integer FROM groups g WHERE g.tenant = t.id) AS groups
+       FROM tenants t ORDER BY id`,
     );
-    return rows.map((row) => ({
-      id: row.id,
-      keys:
-        row.customer_key === null || row.testing_key === null
-          ? null
-          : { Customer: row.customer_key, Testing: row.testing_key },
-      groups: Number(row.groups),
-    }));
+    return rows;
   }
 
   /**
