@@ -75,7 +75,8 @@ export class PostgresStore implements Store {
         (done) => {
           if (done.fault !== undefined) call.faulted(done.fault);
           else {
-            if (done.journaled) this.#journal.counted(tenant.id).catch(() => undefined); // the next trim makes up for it
+            // A failed count is made up for by the next trim.
+            if (done.journaled) this.#journal.counted(tenant.id).catch(() => undefined);
             call.stored(done.result, done.journaled);
           }
         },

@@ -20,9 +20,9 @@ export class SchemaTooNewError extends Error {
 /**
  * Brings the schema to `target` (the latest by default): takes the advisory lock, so that replicas starting at once
  * migrate one after the other, reads `schema_version`, applies each missing migration in a transaction of its own,
- * and refuses a schema newer than it knows. Returns the version found before.
+ * and refuses a schema newer than it knows.
  */
-export async function migrate(client: pg.ClientBase, target = latestVersion): Promise<number> {
+export async function migrate(client: pg.ClientBase, target = latestVersion): Promise<void> {
   await client.query('SELECT pg_advisory_lock($1)', [migrationLock]);
   try {
     await client.query(
@@ -35,7 +35,6 @@ export async function migrate(client: pg.ClientBase, target = latestVersion): Pr
     if (found > latestVersion) throw new SchemaTooNewError(found, latestVersion);
     for (const migration of migrations.filter((m) => m.version > found && m.version <= target))
       await apply(client, migration);
-    return found;
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [migrationLock]);
   }
