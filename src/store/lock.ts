@@ -94,14 +94,11 @@ async function removeLeftovers(files: FileSystem, path: string): Promise<void> {
   }
 }
 
-interface FoundLock {
-  readonly text: string;
-  /** undefined when the text names nobody (a lock cut short by a crash). */
-  readonly holder: ProcessIdentity | undefined;
-}
-
-/** The lock's text and holder; undefined once it is gone. An empty lock is re-read for a while (being written). */
-async function readLock(files: FileSystem, path: string): Promise<FoundLock | undefined> {
+/**
+ * The lock's text and holder (undefined when the text names nobody: a lock cut short by a crash); undefined once
+ * the lock is gone. An empty lock is re-read for a while (being written).
+ */
+async function readLock(files: FileSystem, path: string) {
   let text = '';
   for (let read = 0; read < 10; read++) {
     const bytes = await readIfPresent(files, path);

@@ -7,10 +7,7 @@ const migrationLock = 7_346_221_017;
 
 /** The database holds a schema this version of the mock does not know: it refuses to start rather than guess. */
 export class SchemaTooNewError extends Error {
-  constructor(
-    readonly found: number,
-    readonly known: number,
-  ) {
+  constructor(found: number, known: number) {
     super(
       `${product}: the database's schema is version ${found}, newer than the ${known} this version of user-group-mock knows; upgrade user-group-mock (every replica) or point --db at another database`,
     );

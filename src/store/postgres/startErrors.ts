@@ -13,11 +13,7 @@ export class DatabaseUnreachableError extends Error {
  * PostgreSQL was reached but refused the URL's database, user or password (or the user may not create the
  * schema): the CLI prints this, with what the server said and what to do, and exits as for an unreachable one.
  */
-export class DatabaseRefusedError extends Error {
-  constructor(message: string, cause: Error) {
-    super(message, { cause });
-  }
-}
+export class DatabaseRefusedError extends Error {}
 
 /** The error to report for a failed start: refused (with the fix) when PostgreSQL said why, else unreachable. */
 export function startFailure(url: string, error: Error): Error {
@@ -27,7 +23,7 @@ export function startFailure(url: string, error: Error): Error {
     ? new DatabaseUnreachableError(target.where, error)
     : new DatabaseRefusedError(
         `${product}: PostgreSQL at ${target.where} refused the connection: ${error.message}. ${refusal}`,
-        error,
+        { cause: error },
       );
 }
 
