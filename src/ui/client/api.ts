@@ -1,3 +1,5 @@
+import { EventSourceParserStream } from 'eventsource-parser/stream';
+import { useEffect, useState } from 'preact/hooks';
 import type { Diagnostic, JournalEntry, TenantSummary } from '../../spec/types.js';
 
 /** Who the inspector is: the admin key it was given (if any) and the tenant it looks at. */
@@ -66,6 +68,36 @@ export async function service(method: string, key: string, body: unknown): Promi
   return answerOf(response);
 }
 
+/**
+ * What `GET path` answers in the session's scope (undefined until it has), read again when `revision` changes (a
+ * request was journaled) and when the function returned beside it is called. After the first read, each waits
+ * `settle` ms, so that a burst of requests makes one.
+ */
+export function useAdminGet<T>(
+  session: Session,
+  path: string,
+  revision: number,
+  settle = 0,
+): [T | undefined, () => void] {
+  const [value, setValue] = useState<T | undefined>(undefined);
+  const [reloads, setReloads] = useState(0);
+  useEffect(() => {
+    let current = true;
+    const timer = window.setTimeout(
+      async () => {
+        const answer = await admin(session, 'GET', path);
+        if (current && answer.status === 200) setValue(answer.body as T);
+      },
+      value === undefined ? 0 : settle,
+    );
+    return () => {
+      current = false;
+      window.clearTimeout(timer);
+    };
+  }, [session, path, revision, reloads]);
+  return [value, () => setReloads((n) => n + 1)];
+}
+
 /** The diagnostics of an error answer (the envelope's `details`), or one made of its message. */
 export function problems(answer: Answer): Diagnostic[] {
   const error = answer.body?.error;
@@ -105,17 +137,6 @@ export function followJournal(session: Session, feed: JournalFeed): () => void {
     }, 16);
   };
 
-  const handle = (block: string): void => {
-    let event = 'message';
-    const data: string[] = [];
-    for (const line of block.split('\n')) {
-      if (line.startsWith('event:')) event = line.slice(6).trim();
-      else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
-    }
-    if (event === 'request' && data.length > 0) deliver(JSON.parse(data.join('\n')) as JournalEntry);
-    else if (event === 'cleared') feed.cleared();
-  };
-
   const connect = async (): Promise<void> => {
     if (stopped) return;
     controller = new AbortController();
@@ -136,18 +157,13 @@ export function followJournal(session: Session, feed: JournalFeed): () => void {
         throw new Error(`events answered ${response.status}`);
       }
       feed.state('live');
-      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-      let buffer = '';
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buffer += value.replaceAll('\r\n', '\n');
-        let end = buffer.indexOf('\n\n');
-        while (end !== -1) {
-          handle(buffer.slice(0, end));
-          buffer = buffer.slice(end + 2);
-          end = buffer.indexOf('\n\n');
-        }
+      const events = response.body
+        .pipeThrough(new TextDecoderStream())
+        .pipeThrough(new EventSourceParserStream());
+      const reader = events.getReader();
+      for (let read = await reader.read(); !read.done; read = await reader.read()) {
+        if (read.value.event === 'request') deliver(JSON.parse(read.value.data) as JournalEntry);
+        else if (read.value.event === 'cleared') feed.cleared();
       }
     } catch {
       // the stream broke: reconnect below

@@ -1,9 +1,9 @@
 import { html } from 'htm/preact';
 import type { VNode } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { Diagnostic, Fault } from '../../spec/types.js';
-import { admin, problems, type Session } from './api.js';
-import { checkFault, fieldOf } from './checks.js';
+import { admin, problems, type Session, useAdminGet } from './api.js';
+import { checkFault, fieldOf, numberOrText } from './checks.js';
 import { Field, FormProblems, operations, shortNameOf } from './ui.js';
 
 interface FaultForm {
@@ -15,8 +15,6 @@ interface FaultForm {
 }
 
 const emptyForm: FaultForm = { operationId: '', status: '503', times: '1', delay_ms: '', reset: false };
-
-const numberOrText = (text: string): unknown => (/^-?\d+$/.test(text.trim()) ? Number(text) : text);
 
 function faultBody(form: FaultForm): Record<string, unknown> {
   return {
@@ -51,20 +49,9 @@ export interface FaultsProps {
 /** Plan a failure of the next matching calls, see the pending ones, clear them. */
 export function Faults(props: FaultsProps): VNode {
   const { session } = props;
-  const [faults, setFaults] = useState<Fault[] | undefined>(undefined);
+  const [faults, reload] = useAdminGet<Fault[]>(session, '/__admin/faults', props.revision);
   const [form, setForm] = useState<FaultForm>(emptyForm);
   const [formProblems, setFormProblems] = useState<Diagnostic[]>([]);
-  const [reload, setReload] = useState(0);
-
-  useEffect(() => {
-    let current = true;
-    void admin(session, 'GET', '/__admin/faults').then((answer) => {
-      if (current && answer.status === 200) setFaults(answer.body as Fault[]);
-    });
-    return () => {
-      current = false;
-    };
-  }, [session, props.revision, reload]);
 
   const plan = async (event: Event): Promise<void> => {
     event.preventDefault();
@@ -79,7 +66,7 @@ export function Faults(props: FaultsProps): VNode {
     if (answer.status === 201) {
       const fault = answer.body as Fault;
       props.announce(`Planned fault ${fault.id}: ${plannedFault(fault)}.`);
-      setReload((n) => n + 1);
+      reload();
     } else {
       setFormProblems(problems(answer));
     }
@@ -91,7 +78,7 @@ export function Faults(props: FaultsProps): VNode {
     props.announce(
       answer.status === 204 ? 'Cleared the pending faults.' : `Clearing refused (${answer.status}).`,
     );
-    setReload((n) => n + 1);
+    reload();
   };
 
   const errorsOf = (field: string): Diagnostic[] => formProblems.filter((d) => fieldOf(d) === field);

@@ -1,10 +1,11 @@
 import { html } from 'htm/preact';
 import type { VNode } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { Diagnostic, StoredGroup } from '../../spec/types.js';
-import { admin, problems, type Session, service } from './api.js';
-import { checkSeed, fieldOf } from './checks.js';
-import { Confirm, compactJson, copyText, Field, FormProblems, focusSoon, shortToken } from './ui.js';
+import { admin, problems, type Session, service, useAdminGet } from './api.js';
+import { checkSeed, fieldOf, numberOrText } from './checks.js';
+import { copyText } from './clipboard.js';
+import { Confirm, compactJson, Field, FormProblems, shortToken } from './ui.js';
 
 type Environment = 'Customer' | 'Testing';
 
@@ -37,8 +38,7 @@ function seedBody(form: SeedForm): { body: Record<string, unknown>; problems: Di
   };
   const found: Diagnostic[] = [];
   if (form.token.trim() !== '') body.token = form.token.trim();
-  if (form.team_id.trim() !== '')
-    body.team_id = /^-?\d+$/.test(form.team_id.trim()) ? Number(form.team_id) : form.team_id;
+  if (form.team_id.trim() !== '') body.team_id = numberOrText(form.team_id);
   for (const field of ['mapping', 'properties'] as const) {
     if (form[field].trim() === '') continue;
     try {
@@ -69,7 +69,8 @@ export function Groups(props: GroupsProps): VNode {
   const tenant = session.tenant;
   const [environment, setEnvironment] = useState<Environment>('Customer');
   const [search, setSearch] = useState('');
-  const [groups, setGroups] = useState<StoredGroup[] | undefined>(undefined);
+  const path = `/__admin/groups?environment=${environment}`;
+  const [groups, reload] = useAdminGet<StoredGroup[]>(session, path, props.revision, 150);
   const [form, setForm] = useState<SeedForm>(emptyForm('Customer'));
   const [formProblems, setFormProblems] = useState<Diagnostic[]>([]);
   /** Whether formProblems are the mock's answer to the form as it was sent (stale once anything in it changes). */
@@ -77,22 +78,6 @@ export function Groups(props: GroupsProps): VNode {
   const [confirmReset, setConfirmReset] = useState(false);
   /** The group whose rotation waits for a yes (its provided_id). */
   const [confirmRotate, setConfirmRotate] = useState<string | undefined>(undefined);
-  const [reload, setReload] = useState(0);
-
-  useEffect(() => {
-    let current = true;
-    const timer = window.setTimeout(
-      async () => {
-        const answer = await admin(session, 'GET', `/__admin/groups?environment=${environment}`);
-        if (current && answer.status === 200) setGroups(answer.body as StoredGroup[]);
-      },
-      groups === undefined ? 0 : 150,
-    );
-    return () => {
-      current = false;
-      window.clearTimeout(timer);
-    };
-  }, [session, environment, props.revision, reload]);
 
   const query = search.trim().toLowerCase();
   const shown = (groups ?? []).filter(
@@ -106,8 +91,6 @@ export function Groups(props: GroupsProps): VNode {
 
   const rotateButton = (group: StoredGroup): string => `rotate-${group.provided_id}`;
   const rotate = async (group: StoredGroup): Promise<void> => {
-    setConfirmRotate(undefined);
-    focusSoon(rotateButton(group));
     const key = keyOf(group);
     if (key === undefined) return;
     const answer = await service('POST', key, { current_token: group.token });
@@ -117,7 +100,7 @@ export function Groups(props: GroupsProps): VNode {
         ? `Rotated the token of ${group.provided_id}: the old one now answers 404, and the embed preview says it was rotated.`
         : `Rotation refused (${answer.status}): ${problems(answer)[0]?.message ?? ''}`,
     );
-    setReload((n) => n + 1);
+    reload();
   };
 
   const clearFormProblems = (): void => {
@@ -147,7 +130,7 @@ export function Groups(props: GroupsProps): VNode {
       props.announce(`Seeded ${group.provided_id} in ${group.environment} (team_id ${group.team_id}).`);
       setForm(emptyForm(form.environment));
       if (group.environment !== environment) setEnvironment(group.environment);
-      setReload((n) => n + 1);
+      reload();
       props.onChange();
     } else {
       setFormProblems(problems(answer));
@@ -178,15 +161,13 @@ export function Groups(props: GroupsProps): VNode {
 
   const reset = async (): Promise<void> => {
     const answer = await admin(session, 'POST', '/__admin/reset');
-    setConfirmReset(false);
-    focusSoon('reset-tenant');
     if (answer.status === 204) clearFormProblems();
     props.announce(
       answer.status === 204
         ? `Reset tenant ${tenant?.id}: no groups, journal or faults left.`
         : `Reset refused (${answer.status}).`,
     );
-    setReload((n) => n + 1);
+    reload();
     props.onChange();
   };
 
@@ -233,10 +214,7 @@ export function Groups(props: GroupsProps): VNode {
                       ${
                         confirmRotate === g.provided_id
                           ? html`<${Confirm} yes=${`Yes, rotate ${g.provided_id}`} onYes=${() => rotate(g)}
-                              onCancel=${() => {
-                                setConfirmRotate(undefined);
-                                focusSoon(rotateButton(g));
-                              }}>
+                              onClose=${() => setConfirmRotate(undefined)} returnTo=${rotateButton(g)}>
                               Rotate the token of <code>${g.provided_id}</code>? The current one stops working at once; this cannot be undone.
                             </${Confirm}>`
                           : html`<button type="button" class="small" id=${rotateButton(g)} disabled=${keyOf(g) === undefined}
@@ -280,10 +258,7 @@ export function Groups(props: GroupsProps): VNode {
       ${
         confirmReset
           ? html`<${Confirm} yes=${`Yes, reset ${tenant?.id}`} onYes=${reset}
-              onCancel=${() => {
-                setConfirmReset(false);
-                focusSoon('reset-tenant');
-              }}>
+              onClose=${() => setConfirmReset(false)} returnTo="reset-tenant">
               Reset <code>${tenant?.id}</code> now? This cannot be undone.
             </${Confirm}>`
           : html`<button type="button" class="danger" id="reset-tenant" onClick=${() => setConfirmReset(true)}>Reset tenant…</button>`

@@ -3,7 +3,7 @@ import type { VNode } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Diagnostic, JournalEntry } from '../../spec/types.js';
 import { JsonBody, type Mark } from './json.js';
-import { Confirm, clock, dateAndClock, focusSoon, onProxy, operations, shortNameOf } from './ui.js';
+import { Confirm, clock, dateAndClock, onProxy, operations, shortNameOf } from './ui.js';
 
 type StatusClass = '' | '2xx' | '4xx' | '5xx' | 'none';
 type Fault = NonNullable<JournalEntry['fault']>;
@@ -256,16 +256,8 @@ export function Requests(props: RequestsProps): VNode {
       </form>
       ${
         confirmClear
-          ? html`<${Confirm} yes="Yes, clear the journal"
-              onYes=${() => {
-                setConfirmClear(false);
-                focusSoon('clear-journal');
-                props.onClear();
-              }}
-              onCancel=${() => {
-                setConfirmClear(false);
-                focusSoon('clear-journal');
-              }}>
+          ? html`<${Confirm} yes="Yes, clear the journal" onYes=${props.onClear}
+              onClose=${() => setConfirmClear(false)} returnTo="clear-journal">
               Clear the journal of ${props.scope}? Its ${props.entries.length} request${props.entries.length === 1 ? '' : 's'} cannot be brought back.
             </${Confirm}>`
           : ''

@@ -3,24 +3,6 @@ import type { ComponentChildren, VNode } from 'preact';
 import { useId, useLayoutEffect, useRef } from 'preact/hooks';
 import type { Diagnostic } from '../../spec/types.js';
 
-/** Copies text to the clipboard; where the Clipboard API is missing (plain HTTP beyond loopback), by selection. */
-export async function copyText(text: string): Promise<boolean> {
-  try {
-    await navigator.clipboard.writeText(text);
-    return true;
-  } catch {
-    const area = document.createElement('textarea');
-    area.value = text;
-    area.setAttribute('readonly', '');
-    area.className = 'offscreen';
-    document.body.append(area);
-    area.select();
-    const copied = document.execCommand('copy');
-    area.remove();
-    return copied;
-  }
-}
-
 export const shortToken = (token: string): string =>
   token.length > 14 ? `${token.slice(0, 6)}…${token.slice(-6)}` : token;
 
@@ -109,7 +91,10 @@ export interface ConfirmProps {
   /** The confirming button's text ("Yes, rotate customer-a"). */
   readonly yes: string;
   readonly onYes: () => void;
-  readonly onCancel: () => void;
+  /** Hides the question, after Yes as after Cancel. */
+  readonly onClose: () => void;
+  /** The id of the button that asked: focus goes back to it once the question is gone. */
+  readonly returnTo: string;
 }
 
 /**
@@ -119,17 +104,24 @@ export interface ConfirmProps {
 export function Confirm(props: ConfirmProps): VNode {
   const cancel = useRef<HTMLButtonElement>(null);
   const question = useId();
+  const close = (): void => {
+    props.onClose();
+    focusSoon(props.returnTo);
+  };
   // Before the browser paints, so that no key pressed right after the click reaches the page behind the question.
   useLayoutEffect(() => cancel.current?.focus(), []);
   // A group named by its question: moving focus to Cancel reads the question out first.
   return html`<div class="confirm" role="group" aria-labelledby=${question}
     onKeyDown=${(e: KeyboardEvent) => {
-      if (e.key === 'Escape') props.onCancel();
+      if (e.key === 'Escape') close();
     }}>
     <p id=${question}>${props.children}</p>
     <div class="confirm-actions">
-      <button type="button" class="danger" onClick=${props.onYes}>${props.yes}</button>
-      <button type="button" ref=${cancel} onClick=${props.onCancel}>Cancel</button>
+      <button type="button" class="danger" onClick=${() => {
+        close();
+        props.onYes();
+      }}>${props.yes}</button>
+      <button type="button" ref=${cancel} onClick=${close}>Cancel</button>
     </div>
   </div>`;
 }
@@ -153,6 +145,6 @@ export const dateAndClock = (time: string): string => {
  * Preact renders in a microtask, so a task queued now runs after it; an animation frame would wait for a paint, which
  * a hidden or throttled page may not do.
  */
-export const focusSoon = (id: string): void => {
+const focusSoon = (id: string): void => {
   setTimeout(() => document.getElementById(id)?.focus(), 0);
 };
