@@ -10,6 +10,7 @@ import { type ApiKey, defaultApiKeys } from '../runtime/keyRing.js';
 import type { MockContext } from '../runtime/mockContext.js';
 import { serviceDocument } from '../spec/loadDocument.js';
 import { operations } from '../spec/operations.js';
+import { pathTemplate } from '../spec/pathTemplate.js';
 import { type Asset, AssetStore, asset, sendAsset } from './assets.js';
 import type { MockFacts } from './codeSamples.js';
 import { docsPage, type Reference } from './docsPage.js';
@@ -100,6 +101,7 @@ const isPagePath = (path: string): boolean => /^\/(__admin\/ui|docs|embed)(\/|$)
 
 /** The embed preview and its files: `/embed`, `/embed/{dashboard_id}`, `/embed/component.js`, `/embed/assets/…`. */
 const isEmbedPath = (path: string): boolean => /^\/embed(\/|$)/.test(path);
+const embedPath = pathTemplate('/embed/{dashboard_id}');
 
 /**
  * The three browser pages, served by the mock itself from the built files (nothing is fetched from elsewhere):
@@ -160,7 +162,7 @@ export function createPages(
     if (path === '/docs' || path === '/docs/')
       return { file: reference(req, 'service'), headers: referencePage };
     if (path === '/docs/admin') return { file: reference(req, 'admin'), headers: referencePage };
-    const dashboard = /^\/embed\/([^/]+)$/.exec(path)?.[1];
+    const dashboard = embedPath.match(path)?.dashboard_id;
     if (dashboard === undefined || dashboard === 'assets') return noPage(path, server);
     const query = new URLSearchParams((req.url ?? '').split('?')[1] ?? '');
     const request = {
@@ -168,10 +170,9 @@ export function createPages(
       tenant: query.get('tenant') || defaultTenantId,
       environment: query.get('environment') || 'Customer',
     };
-    const name = safeDecode(dashboard);
     return resolveEmbed(context, request).then(
       (outcome) => {
-        const rendered = embedPage(name, request, outcome);
+        const rendered = embedPage(dashboard, request, outcome);
         return { file: asset(htmlType, rendered.html), headers: framedPage, status: rendered.status };
       },
       (error: Error) => storeFailure(context, error),
@@ -208,14 +209,6 @@ function hostOf(req: IncomingMessage): string {
   if (host !== undefined && /^[A-Za-z0-9.:[\]-]{1,255}$/.test(host)) return host;
   const address = req.socket.localAddress ?? '127.0.0.1';
   return `${address.includes(':') ? `[${address}]` : address}:${req.socket.localPort}`;
-}
-
-function safeDecode(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
 }
 
 /** The browser pages a server has: a validating proxy has no embed preview (it keeps no groups to show). */

@@ -111,7 +111,7 @@ export type StreamState = 'connecting' | 'live' | 'reconnecting' | 'refused';
 export interface JournalFeed {
   entries(entries: JournalEntry[]): void;
   cleared(): void;
-  state(state: StreamState, refusal?: Answer): void;
+  state(state: StreamState): void;
 }
 
 /**
@@ -147,15 +147,12 @@ export function followJournal(session: Session, feed: JournalFeed): () => void {
         signal: controller.signal,
         cache: 'no-store',
       });
-      if (!response.ok || response.body === null) {
-        const answer = await answerOf(response);
-        if (response.status === 401) {
-          stopped = true;
-          feed.state('refused', answer);
-          return;
-        }
-        throw new Error(`events answered ${response.status}`);
+      if (response.status === 401) {
+        stopped = true;
+        feed.state('refused');
+        return;
       }
+      if (!response.ok || response.body === null) throw new Error(`events answered ${response.status}`);
       feed.state('live');
       const events = response.body
         .pipeThrough(new TextDecoderStream())
@@ -166,7 +163,7 @@ export function followJournal(session: Session, feed: JournalFeed): () => void {
         else if (read.value.event === 'cleared') feed.cleared();
       }
     } catch {
-      // the stream broke: reconnect below
+      controller.abort(); // the stream broke or never began: its connection goes, and a new one is made below
     }
     if (!stopped) {
       feed.state('reconnecting');

@@ -87,14 +87,11 @@ export function App(): VNode {
   // A message is about the view it came from: another view starts without it.
   useEffect(() => setMessage(''), [route.view, route.tenant]);
 
+  // Also on back and forward over the entries `go` pushed: each has a hash of its own.
   useEffect(() => {
     const changed = (): void => setRoute(readHash());
     window.addEventListener('hashchange', changed);
-    window.addEventListener('popstate', changed); // back and forward over the entries `go` pushed
-    return () => {
-      window.removeEventListener('hashchange', changed);
-      window.removeEventListener('popstate', changed);
-    };
+    return () => window.removeEventListener('hashchange', changed);
   }, []);
 
   /**
