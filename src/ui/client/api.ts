@@ -23,50 +23,45 @@ export const saveAdminKey = (key: string | undefined): void => {
   else sessionStorage.setItem(adminKeyStore, key);
 };
 
-/** The key that puts an admin call in the tenant's scope: none for the default tenant. */
-const scopeKey = (tenant: TenantSummary | undefined): string | undefined =>
-  tenant === undefined || tenant.id === 'default'
-    ? undefined
-    : (tenant.api_keys.Customer ?? tenant.api_keys.Testing);
-
-function headers(session: Session, key: string | undefined, json: boolean): Record<string, string> {
+/** The admin key, and the key that puts an admin call in the tenant's scope (none for the default tenant). */
+function adminHeaders({ adminKey, tenant }: Session): Record<string, string> {
+  const key =
+    tenant === undefined || tenant.id === 'default'
+      ? undefined
+      : (tenant.api_keys.Customer ?? tenant.api_keys.Testing);
   return {
-    ...(session.adminKey === undefined ? {} : { 'x-admin-key': session.adminKey }),
+    ...(adminKey === undefined ? {} : { 'x-admin-key': adminKey }),
     ...(key === undefined ? {} : { authorization: `Token ${key}` }),
-    ...(json ? { 'content-type': 'application/json' } : {}),
   };
 }
 
-async function answerOf(response: Response): Promise<Answer> {
+/** A call with `sent` headers, its body as JSON; the answer's body parsed, kept as text when it is not JSON. */
+async function call(
+  method: string,
+  path: string,
+  sent: Record<string, string>,
+  body?: unknown,
+): Promise<Answer> {
+  const response = await fetch(path, {
+    method,
+    headers: body === undefined ? sent : { ...sent, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await response.text();
-  let body: unknown = text;
   try {
-    body = text === '' ? undefined : JSON.parse(text);
+    return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
   } catch {
-    // not JSON: kept as text
+    return { status: response.status, body: text };
   }
-  return { status: response.status, body };
 }
 
 /** An admin call in the session's scope. */
-export async function admin(session: Session, method: string, path: string, body?: unknown): Promise<Answer> {
-  const response = await fetch(path, {
-    method,
-    headers: headers(session, scopeKey(session.tenant), body !== undefined),
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return answerOf(response);
-}
+export const admin = (session: Session, method: string, path: string, body?: unknown): Promise<Answer> =>
+  call(method, path, adminHeaders(session), body);
 
 /** A call of the service itself with one of the tenant's API keys (journaled like any client's). */
-export async function service(method: string, key: string, body: unknown): Promise<Answer> {
-  const response = await fetch('/api/user', {
-    method,
-    headers: { authorization: `Token ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return answerOf(response);
-}
+export const service = (method: string, key: string, body: unknown): Promise<Answer> =>
+  call(method, '/api/user', { authorization: `Token ${key}` }, body);
 
 /**
  * What `GET path` answers in the session's scope (undefined until it has), read again when `revision` changes (a
@@ -143,7 +138,7 @@ export function followJournal(session: Session, feed: JournalFeed): () => void {
     feed.state(lastId === 0 ? 'connecting' : 'reconnecting');
     try {
       const response = await fetch(`/__admin/events?after=${lastId}`, {
-        headers: headers(session, scopeKey(session.tenant), false),
+        headers: adminHeaders(session),
         signal: controller.signal,
         cache: 'no-store',
       });
