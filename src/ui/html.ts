@@ -10,7 +10,6 @@ export const jsonInScript = (value: unknown): string =>
 
 export interface PageParts {
   readonly title: string;
-  /** Stylesheet URLs. */
   readonly styles: readonly string[];
   /** Classic script URLs, run in order at the end of the body. */
   readonly scripts?: readonly string[];

@@ -62,10 +62,6 @@ const files: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   '/embed/assets/embed.css': common,
 };
 
-/**
- * What serves the pages: the mock, or a validating proxy (whose inspector shows its one journal of exchanges, with
- * whose fault each verdict is, and none of the mock's groups, tenants or faults).
- */
 type PagesServer = MockFacts['server'];
 
 /**

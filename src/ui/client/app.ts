@@ -18,7 +18,6 @@ const views: readonly (readonly [View, string])[] = onProxy
       ['faults', 'Faults'],
     ];
 
-/** What the page calls the server it is on. */
 const server = onProxy ? 'proxy' : 'mock';
 
 /** The proxy's one scope: its journal, with no tenants or keys of its own. */

@@ -8,14 +8,8 @@ import { Confirm, clock, dateAndClock, onProxy, operations, shortNameOf } from '
 type StatusClass = '' | '2xx' | '4xx' | '5xx' | 'none';
 type Fault = NonNullable<JournalEntry['fault']>;
 
-interface FaultWords {
-  readonly label: string;
-  readonly verdict: string;
-  readonly explained: string;
-}
-
 /** Whose mistake a broken contract is, as the row, its label and the detail say it. */
-const faults: Readonly<Record<Fault, FaultWords>> = {
+const faults: Readonly<Record<Fault, Readonly<Record<'label' | 'verdict' | 'explained', string>>>> = {
   client: {
     label: "the client's mistake",
     verdict: 'This request broke the contract',

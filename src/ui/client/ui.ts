@@ -61,17 +61,10 @@ export function FormProblems(props: { problems: readonly Diagnostic[] }): VNode 
   </div>`;
 }
 
-/** An operation of the service document, as the server describes it in the page (`#operations`). */
-export interface OperationInfo {
-  readonly operationId: string;
-  readonly shortName: string;
-  readonly method: string;
-}
-
-/** The service's operations, from the document the mock serves (written into the page by the server). */
-export const operations: readonly OperationInfo[] = JSON.parse(
+/** The service's operations, written into the page (`#operations`) by the server from its document. */
+export const operations: readonly { operationId: string; shortName: string; method: string }[] = JSON.parse(
   document.getElementById('operations')?.textContent ?? '[]',
-) as OperationInfo[];
+);
 
 export const shortNameOf = (operationId: string | null): string =>
   operationId === null
