@@ -6,15 +6,8 @@ import { admin, problems, type Session, useAdminGet } from './api.js';
 import { checkFault, fieldOf, numberOrText } from './checks.js';
 import { Field, FormProblems, operations, shortNameOf } from './ui.js';
 
-interface FaultForm {
-  operationId: string;
-  status: string;
-  times: string;
-  delay_ms: string;
-  reset: boolean;
-}
-
-const emptyForm: FaultForm = { operationId: '', status: '503', times: '1', delay_ms: '', reset: false };
+const emptyForm = { operationId: '', status: '503', times: '1', delay_ms: '', reset: false };
+type FaultForm = typeof emptyForm;
 
 function faultBody(form: FaultForm): Record<string, unknown> {
   return {
@@ -50,7 +43,7 @@ export interface FaultsProps {
 export function Faults(props: FaultsProps): VNode {
   const { session } = props;
   const [faults, reload] = useAdminGet<Fault[]>(session, '/__admin/faults', props.revision);
-  const [form, setForm] = useState<FaultForm>(emptyForm);
+  const [form, setForm] = useState(emptyForm);
   const [formProblems, setFormProblems] = useState<Diagnostic[]>([]);
 
   const plan = async (event: Event): Promise<void> => {

@@ -9,25 +9,16 @@ import { Confirm, compactJson, Field, FormProblems, shortToken } from './ui.js';
 
 type Environment = 'Customer' | 'Testing';
 
-interface SeedForm {
-  environment: Environment;
-  user_group_id: string;
-  name: string;
-  token: string;
-  team_id: string;
-  mapping: string;
-  properties: string;
-}
-
-const emptyForm = (environment: Environment): SeedForm => ({
-  environment,
+const emptyForm = {
+  environment: 'Customer' as Environment,
   user_group_id: '',
   name: '',
   token: '',
   team_id: '',
   mapping: '',
   properties: '',
-});
+};
+type SeedForm = typeof emptyForm;
 
 /** The form as the body it sends; text that is not JSON where JSON is wanted is a problem of its own. */
 function seedBody(form: SeedForm): { body: Record<string, unknown>; problems: Diagnostic[] } {
@@ -71,7 +62,7 @@ export function Groups(props: GroupsProps): VNode {
   const [search, setSearch] = useState('');
   const path = `/__admin/groups?environment=${environment}`;
   const [groups, reload] = useAdminGet<StoredGroup[]>(session, path, props.revision, 150);
-  const [form, setForm] = useState<SeedForm>(emptyForm('Customer'));
+  const [form, setForm] = useState(emptyForm);
   const [formProblems, setFormProblems] = useState<Diagnostic[]>([]);
   /** Whether formProblems are the mock's answer to the form as it was sent (stale once anything in it changes). */
   const [refused, setRefused] = useState(false);
@@ -128,7 +119,7 @@ export function Groups(props: GroupsProps): VNode {
     if (answer.status === 201) {
       const group = answer.body as StoredGroup;
       props.announce(`Seeded ${group.provided_id} in ${group.environment} (team_id ${group.team_id}).`);
-      setForm(emptyForm(form.environment));
+      setForm({ ...emptyForm, environment: form.environment });
       if (group.environment !== environment) setEnvironment(group.environment);
       reload();
       props.onChange();
