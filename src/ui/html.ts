@@ -8,7 +8,7 @@ export const jsonInScript = (value: unknown): string =>
     .replaceAll('\u2028', '\\u2028')
     .replaceAll('\u2029', '\\u2029');
 
-export interface PageParts {
+interface PageParts {
   readonly title: string;
   readonly styles: readonly string[];
   /** Classic script URLs, run in order at the end of the body. */

@@ -7,7 +7,8 @@ import { checkSeed, fieldOf, numberOrText } from './checks.js';
 import { copyText } from './clipboard.js';
 import { Confirm, compactJson, Field, FormProblems, shortToken } from './ui.js';
 
-type Environment = 'Customer' | 'Testing';
+const environments = ['Customer', 'Testing'] as const;
+type Environment = (typeof environments)[number];
 
 const emptyForm = {
   environment: 'Customer' as Environment,
@@ -168,7 +169,7 @@ export function Groups(props: GroupsProps): VNode {
         <h2 id="groups-title">Groups <span class="muted">of ${tenant?.id ?? 'default'}</span></h2>
         <div class="toolbar">
           <fieldset class="segmented"><legend class="visually-hidden">Environment</legend>
-            ${(['Customer', 'Testing'] as const).map(
+            ${environments.map(
               (
                 env,
               ) => html`<label><input type="radio" name="environment" value=${env} checked=${environment === env}
@@ -226,12 +227,7 @@ export function Groups(props: GroupsProps): VNode {
       <h2 id="seed-title">Seed a group</h2>
       <p class="hint">Checked against <code>SeedGroupRequest</code> of the admin document before it is sent to <code>POST /__admin/groups</code>.</p>
       <form id="seed-form" class="form-grid" noValidate onSubmit=${seed}>
-        ${field('environment', 'Environment', {
-          options: [
-            ['Customer', 'Customer'],
-            ['Testing', 'Testing'],
-          ],
-        })}
+        ${field('environment', 'Environment', { options: environments.map((env) => [env, env] as const) })}
         ${field('user_group_id', 'user_group_id', { required: true, placeholder: 'customer-b' })}
         ${field('name', 'Name', { required: true, placeholder: 'Customer B' })}
         ${field('token', 'Token', { hint: '64 lowercase hex characters; empty for a fresh one' })}
