@@ -1,10 +1,9 @@
 import { html } from 'htm/preact';
 import type { VNode } from 'preact';
-import { useState } from 'preact/hooks';
-import type { Diagnostic, Fault } from '../../spec/types.js';
+import type { Fault } from '../../spec/types.js';
 import { admin, problems, type Session, useAdminGet } from './api.js';
-import { checkFault, fieldOf, numberOrText } from './checks.js';
-import { Field, FormProblems, operations, shortNameOf } from './ui.js';
+import { checkFault, numberOrText } from './checks.js';
+import { FormProblems, operations, shortNameOf, useCheckedForm } from './ui.js';
 
 const emptyForm = { operationId: '', status: '503', times: '1', delay_ms: '', reset: false };
 type FaultForm = typeof emptyForm;
@@ -43,14 +42,13 @@ export interface FaultsProps {
 export function Faults(props: FaultsProps): VNode {
   const { session } = props;
   const [faults, reload] = useAdminGet<Fault[]>(session, '/__admin/faults', props.revision);
-  const [form, setForm] = useState(emptyForm);
-  const [formProblems, setFormProblems] = useState<Diagnostic[]>([]);
+  const { form, set, show, field, others } = useCheckedForm(emptyForm, 'fault');
 
   const plan = async (event: Event): Promise<void> => {
     event.preventDefault();
     const body = faultBody(form);
     const found = checkFault(body);
-    setFormProblems(found);
+    show(found);
     if (found.length > 0) {
       props.announce(`The fault was not planned: ${found.map((d) => d.message).join('; ')}`);
       return;
@@ -61,25 +59,17 @@ export function Faults(props: FaultsProps): VNode {
       props.announce(`Planned fault ${fault.id}: ${plannedFault(fault)}.`);
       reload();
     } else {
-      setFormProblems(problems(answer));
+      show(problems(answer), true);
     }
   };
 
   const clear = async (): Promise<void> => {
     const answer = await admin(session, 'DELETE', '/__admin/faults');
-    if (answer.status === 204) setFormProblems([]);
+    if (answer.status === 204) show([]);
     props.announce(
       answer.status === 204 ? 'Cleared the pending faults.' : `Clearing refused (${answer.status}).`,
     );
     reload();
-  };
-
-  const errorsOf = (field: string): Diagnostic[] => formProblems.filter((d) => fieldOf(d) === field);
-  /** A change of the form makes the problems of what was checked or sent before stale: those of the fields changed go. */
-  const set = (change: Partial<FaultForm>): void => {
-    setForm({ ...form, ...change });
-    const changed = Object.keys(change).map((field) => (field === 'reset' ? 'action' : field));
-    setFormProblems(formProblems.filter((d) => fieldOf(d) !== '' && !changed.includes(fieldOf(d))));
   };
 
   return html`<div class="faults-view">
@@ -87,22 +77,17 @@ export function Faults(props: FaultsProps): VNode {
       <h2 id="plan-title">Plan a fault</h2>
       <p class="hint">The next matching calls to <code>/api/user</code> of this tenant that reach the rules wait, then answer the status or lose their connection. Checked against <code>FaultRequest</code> before it is sent.</p>
       <form id="fault-form" class="form-grid" noValidate onSubmit=${plan}>
-        ${Field({
-          id: 'fault-operation',
-          label: 'Operation',
-          value: form.operationId,
-          onInput: (v) => set({ operationId: v }),
+        ${field('operationId', 'Operation', {
           options: [['', 'any operation'], ...operations.map((o) => [o.operationId, o.shortName] as const)],
-          errors: errorsOf('operationId'),
         })}
-        ${Field({ id: 'fault-status', label: 'Status', value: form.status, type: 'number', onInput: (v) => set({ status: v }), hint: '400–599, answered with code INJECTED_FAULT', errors: errorsOf('status') })}
-        ${Field({ id: 'fault-times', label: 'Times', value: form.times, type: 'number', onInput: (v) => set({ times: v }), hint: 'how many matching calls', errors: errorsOf('times') })}
-        ${Field({ id: 'fault-delay', label: 'Delay (ms)', value: form.delay_ms, type: 'number', onInput: (v) => set({ delay_ms: v }), hint: '0–60000, before answering', errors: errorsOf('delay_ms') })}
+        ${field('status', 'Status', { type: 'number', hint: '400–599, answered with code INJECTED_FAULT' })}
+        ${field('times', 'Times', { type: 'number', hint: 'how many matching calls' })}
+        ${field('delay_ms', 'Delay (ms)', { type: 'number', hint: '0–60000, before answering' })}
         <div class="field check-field">
           <label class="check"><input type="checkbox" id="fault-reset" checked=${form.reset}
             onChange=${(e: Event) => set({ reset: (e.target as HTMLInputElement).checked })} /> Reset the connection (no answer)</label>
         </div>
-        ${FormProblems({ problems: formProblems.filter((d) => !['operationId', 'status', 'times', 'delay_ms'].includes(fieldOf(d))) })}
+        ${FormProblems({ problems: others })}
         <div class="form-actions"><button type="submit" class="primary">Plan fault</button></div>
       </form>
     </section>

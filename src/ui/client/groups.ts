@@ -3,9 +3,9 @@ import type { VNode } from 'preact';
 import { useState } from 'preact/hooks';
 import type { Diagnostic, StoredGroup } from '../../spec/types.js';
 import { admin, problems, type Session, service, useAdminGet } from './api.js';
-import { checkSeed, fieldOf, numberOrText } from './checks.js';
+import { checkSeed, numberOrText } from './checks.js';
 import { copyText } from './clipboard.js';
-import { Confirm, compactJson, Field, FormProblems, shortToken } from './ui.js';
+import { Confirm, compactJson, FormProblems, shortToken, useCheckedForm } from './ui.js';
 
 const environments = ['Customer', 'Testing'] as const;
 type Environment = (typeof environments)[number];
@@ -63,10 +63,7 @@ export function Groups(props: GroupsProps): VNode {
   const [search, setSearch] = useState('');
   const path = `/__admin/groups?environment=${environment}`;
   const [groups, reload] = useAdminGet<StoredGroup[]>(session, path, props.revision, 150);
-  const [form, setForm] = useState(emptyForm);
-  const [formProblems, setFormProblems] = useState<Diagnostic[]>([]);
-  /** Whether formProblems are the mock's answer to the form as it was sent (stale once anything in it changes). */
-  const [refused, setRefused] = useState(false);
+  const { form, set, show, field, others } = useCheckedForm(emptyForm, 'seed');
   const [confirmReset, setConfirmReset] = useState(false);
   /** The group whose rotation waits for a yes (its provided_id). */
   const [confirmRotate, setConfirmRotate] = useState<string | undefined>(undefined);
@@ -86,18 +83,13 @@ export function Groups(props: GroupsProps): VNode {
     const key = keyOf(group);
     if (key === undefined) return;
     const answer = await service('POST', key, { current_token: group.token });
-    if (answer.status === 200) clearFormProblems();
+    if (answer.status === 200) show([]);
     props.announce(
       answer.status === 200
         ? `Rotated the token of ${group.provided_id}: the old one now answers 404, and the embed preview says it was rotated.`
         : `Rotation refused (${answer.status}): ${problems(answer)[0]?.message ?? ''}`,
     );
     reload();
-  };
-
-  const clearFormProblems = (): void => {
-    setFormProblems([]);
-    setRefused(false);
   };
 
   const seed = async (event: Event): Promise<void> => {
@@ -107,8 +99,7 @@ export function Groups(props: GroupsProps): VNode {
       ...parseProblems,
       ...checkSeed(body).filter((d) => !parseProblems.some((p) => p.path === d.path)),
     ];
-    setFormProblems(found);
-    setRefused(false);
+    show(found);
     if (found.length > 0) {
       props.announce(
         `The group was not sent: ${found.length} problem${found.length > 1 ? 's' : ''} with the form.`,
@@ -120,40 +111,19 @@ export function Groups(props: GroupsProps): VNode {
     if (answer.status === 201) {
       const group = answer.body as StoredGroup;
       props.announce(`Seeded ${group.provided_id} in ${group.environment} (team_id ${group.team_id}).`);
-      setForm({ ...emptyForm, environment: form.environment });
+      set({ ...emptyForm, environment: form.environment });
       if (group.environment !== environment) setEnvironment(group.environment);
       reload();
       props.onChange();
     } else {
-      setFormProblems(problems(answer));
-      setRefused(true);
+      show(problems(answer), true);
       props.announce(`The mock refused the group (${answer.status}).`);
     }
   };
 
-  const errorsOf = (field: string): Diagnostic[] => formProblems.filter((d) => fieldOf(d) === field);
-  const field = (
-    name: keyof SeedForm,
-    label: string,
-    extra: Partial<Parameters<typeof Field>[0]> = {},
-  ): VNode =>
-    Field({
-      id: `seed-${name}`,
-      label,
-      value: form[name],
-      onInput: (value: string) => {
-        setForm({ ...form, [name]: value });
-        // The mock's refusal was of the form as sent; the checks' problems of this field, of the form as it was.
-        if (refused) clearFormProblems();
-        else setFormProblems(formProblems.filter((d) => fieldOf(d) !== name && fieldOf(d) in form));
-      },
-      errors: errorsOf(name),
-      ...extra,
-    });
-
   const reset = async (): Promise<void> => {
     const answer = await admin(session, 'POST', '/__admin/reset');
-    if (answer.status === 204) clearFormProblems();
+    if (answer.status === 204) show([]);
     props.announce(
       answer.status === 204
         ? `Reset tenant ${tenant?.id}: no groups, journal or faults left.`
@@ -234,7 +204,7 @@ export function Groups(props: GroupsProps): VNode {
         ${field('team_id', 'team_id', { hint: 'empty for the next free one', type: 'text' })}
         ${field('mapping', 'Mapping (JSON)', { multiline: true, placeholder: '{"40": "213"}' })}
         ${field('properties', 'Properties (JSON)', { multiline: true, placeholder: '{"region": "EU"}' })}
-        ${FormProblems({ problems: formProblems.filter((d) => fieldOf(d) === '' || !(fieldOf(d) in form)) })}
+        ${FormProblems({ problems: others })}
         <div class="form-actions"><button type="submit" class="primary">Seed group</button></div>
       </form>
     </section>

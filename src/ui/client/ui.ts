@@ -1,7 +1,8 @@
 import { html } from 'htm/preact';
 import type { ComponentChildren, VNode } from 'preact';
-import { useId, useLayoutEffect, useRef } from 'preact/hooks';
+import { useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { Diagnostic } from '../../spec/types.js';
+import { fieldOf } from './checks.js';
 
 export const shortToken = (token: string): string =>
   token.length > 14 ? `${token.slice(0, 6)}…${token.slice(-6)}` : token;
@@ -50,6 +51,33 @@ export function Field(props: FieldProps): VNode {
     ${props.hint ? html`<p class="hint" id=${`${props.id}-hint`}>${props.hint}</p>` : ''}
     ${errors.length > 0 ? html`<p class="error" id=${`${props.id}-error`}>${errors.map((d) => d.message).join('; ')}</p>` : ''}
   </div>`;
+}
+
+/**
+ * A form checked against the admin document before it is sent: its values (a field's id is `${prefix}-${name}`), and
+ * the problems of what was last checked or sent, each at its field or, belonging to none, in `others`. A change makes
+ * problems stale: the checks' of the fields changed go, and a refusal of the mock's (`show(problems, true)`) all at
+ * once, since it was of the form as sent.
+ */
+export function useCheckedForm<F extends Record<string, string | boolean>>(empty: F, prefix: string) {
+  const [form, setForm] = useState(empty);
+  const [shown, setShown] = useState({ problems: [] as Diagnostic[], refused: false });
+  const show = (problems: Diagnostic[], refused = false): void => setShown({ problems, refused });
+  const set = (change: Partial<F>): void => {
+    setForm({ ...form, ...change });
+    const stale = (d: Diagnostic): boolean => shown.refused || !(fieldOf(d) in form) || fieldOf(d) in change;
+    show(shown.problems.filter((d) => !stale(d)));
+  };
+  const field = (name: keyof F & string, label: string, extra: Partial<FieldProps> = {}): VNode =>
+    Field({
+      id: `${prefix}-${name}`,
+      label,
+      value: String(form[name]),
+      onInput: (value) => set({ [name]: value } as Partial<F>),
+      errors: shown.problems.filter((d) => fieldOf(d) === name),
+      ...extra,
+    });
+  return { form, set, show, field, others: shown.problems.filter((d) => !(fieldOf(d) in form)) };
 }
 
 /** Problems that belong to no field of a form. */
