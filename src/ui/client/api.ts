@@ -8,6 +8,14 @@ export interface Session {
   readonly tenant: TenantSummary | undefined;
 }
 
+/** What the groups and faults views are given: the session, when to read again, and the status line. */
+export interface ViewProps {
+  readonly session: Session;
+  /** Changes whenever a request was journaled: the view reads its data again. */
+  readonly revision: number;
+  readonly announce: (text: string) => void;
+}
+
 export interface Answer {
   readonly status: number;
   // biome-ignore lint/suspicious/noExplicitAny: answers are read as the admin document describes them

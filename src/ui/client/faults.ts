@@ -1,7 +1,7 @@
 import { html } from 'htm/preact';
 import type { VNode } from 'preact';
 import type { Fault } from '../../spec/types.js';
-import { admin, problems, type Session, useAdminGet } from './api.js';
+import { admin, problems, useAdminGet, type ViewProps } from './api.js';
 import { checkFault, numberOrText } from './checks.js';
 import { FormProblems, operations, shortNameOf, useCheckedForm } from './ui.js';
 
@@ -32,14 +32,8 @@ function plannedFault(fault: Fault): string {
   return `${calls} will answer ${fault.status}${after}`;
 }
 
-export interface FaultsProps {
-  readonly session: Session;
-  readonly revision: number;
-  readonly announce: (text: string) => void;
-}
-
 /** Plan a failure of the next matching calls, see the pending ones, clear them. */
-export function Faults(props: FaultsProps): VNode {
+export function Faults(props: ViewProps): VNode {
   const { session } = props;
   const [faults, reload] = useAdminGet<Fault[]>(session, '/__admin/faults', props.revision);
   const { form, set, show, field, others } = useCheckedForm(emptyForm, 'fault');

@@ -2,7 +2,7 @@ import { html } from 'htm/preact';
 import type { VNode } from 'preact';
 import { useState } from 'preact/hooks';
 import type { Diagnostic, StoredGroup } from '../../spec/types.js';
-import { admin, problems, type Session, service, useAdminGet } from './api.js';
+import { admin, problems, service, useAdminGet, type ViewProps } from './api.js';
 import { checkSeed, numberOrText } from './checks.js';
 import { copyText } from './clipboard.js';
 import { Confirm, compactJson, FormProblems, shortToken, useCheckedForm } from './ui.js';
@@ -46,11 +46,7 @@ function seedBody(form: SeedForm): { body: Record<string, unknown>; problems: Di
   return { body, problems: found };
 }
 
-export interface GroupsProps {
-  readonly session: Session;
-  /** Changes whenever a request was journaled: the groups are read again. */
-  readonly revision: number;
-  readonly announce: (text: string) => void;
+export interface GroupsProps extends ViewProps {
   /** Called after the tenant's groups changed here (its group count changed). */
   readonly onChange: () => void;
 }
