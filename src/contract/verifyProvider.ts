@@ -11,27 +11,15 @@ import { type StateSource, setUpEachState, stateFailureReason, watchStates } fro
 import { forwardingStateHandlers } from './stateSetupUrl.js';
 import { createVerifyTenant, invalidRequestsOf, removeVerifyTenant } from './verifyTenant.js';
 
+/** What `verify` is given: its flags (their help is `verifyOptions` of src/cli/verify.ts), and what tests inject. */
 export interface ProviderVerificationOptions {
-  /** The implementation to verify, e.g. `http://127.0.0.1:4010` or a staging copy of the real service. */
   readonly providerBaseUrl: string;
-  /**
-   * The provider's Customer API key, for the runs that cannot use a tenant of their own (with `stateSetupUrl`
-   * or `stateHandlers`, or with `allowReset` on a provider without `POST /__admin/tenants`); it replaces the
-   * contract's Customer key in every request that carries it.
-   */
   readonly apiKey?: string;
-  /** The provider's Testing API key, in those runs; without it, interactions that need one are skipped. */
   readonly testingApiKey?: string;
-  /** A Pact state-change URL (POST `{ state, params, action }`); default: a tenant of the provider's own. */
   readonly stateSetupUrl?: string;
-  /** The `X-Admin-Key` for the provider's `/__admin` API, when it was started with one. */
   readonly adminKey?: string;
-  /**
-   * On a provider without `POST /__admin/tenants`, set the states up through `/__admin/reset` and `/__admin/groups`
-   * in the scope of `apiKey`, which removes that scope's groups. Without it, such a provider is refused.
-   */
   readonly allowReset?: boolean;
-  /** Handlers to use instead of either (tests inject these); the requests then carry `apiKey`. */
+  /** Handlers to use instead of a state-change URL or a tenant (tests inject these); the requests then carry `apiKey`. */
   readonly stateHandlers?: Record<string, StateHandler>;
   /** Contract files; default: the published `contracts/*.json`. */
   readonly contracts?: readonly string[];
@@ -123,18 +111,14 @@ export async function verifyProvider(options: ProviderVerificationOptions): Prom
       : [];
   const found = invalidRequests.length === 0 ? {} : { invalidRequests };
   const problem = await removeVerifyTenant(options.providerBaseUrl, setUp.tenant, options.adminKey);
-  if (problem === undefined)
-    return {
-      ...verification,
-      ...found,
-      setUp: `in tenant ${id}, made for the run and removed afterwards`,
-      warnings: [],
-    };
   return {
     ...verification,
     ...found,
-    setUp: `in tenant ${id}, made for the run and left behind`,
-    warnings: [`could not remove tenant ${id} (${problem}); remove it with DELETE /__admin/tenants/${id}`],
+    setUp: `in tenant ${id}, made for the run and ${problem === undefined ? 'removed afterwards' : 'left behind'}`,
+    warnings:
+      problem === undefined
+        ? []
+        : [`could not remove tenant ${id} (${problem}); remove it with DELETE /__admin/tenants/${id}`],
   };
 }
 

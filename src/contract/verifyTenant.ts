@@ -1,5 +1,12 @@
 import type { Diagnostic, TenantHandle } from '../spec/types.js';
-import { type AdminAnswer, adminRequest, errorCodeOf, reasonOf } from './adminRequest.js';
+import {
+  type AdminAnswer,
+  adminRequest,
+  adminUrlOf,
+  errorCodeOf,
+  reasonOf,
+  routeMissing,
+} from './adminRequest.js';
 
 /**
  * What asking a provider for a tenant of verify's own gave: the tenant; no tenants API there (`unavailable`); a
@@ -11,13 +18,12 @@ export type VerifyTenant =
   | { readonly kind: 'refused'; readonly reason: string }
   | { readonly kind: 'failed'; readonly reason: string };
 
-const adminOf = (baseUrl: string): string => `${baseUrl.replace(/\/+$/, '')}/__admin`;
 const adminKeyHeader = (adminKey: string | undefined): Record<string, string> =>
   adminKey === undefined ? {} : { 'x-admin-key': adminKey };
 
 /** `POST /__admin/tenants` on the provider, from the default scope: a fresh tenant with its own keys and groups. */
 export async function createVerifyTenant(baseUrl: string, adminKey?: string): Promise<VerifyTenant> {
-  const url = `${adminOf(baseUrl)}/tenants`;
+  const url = `${adminUrlOf(baseUrl)}/tenants`;
   let answer: AdminAnswer;
   try {
     answer = await adminRequest('POST', url, adminKeyHeader(adminKey));
@@ -25,7 +31,7 @@ export async function createVerifyTenant(baseUrl: string, adminKey?: string): Pr
     return { kind: 'failed', reason: `POST ${url} failed: ${(error as Error).message}` };
   }
   if (answer.status === 201 && isTenant(answer.body)) return { kind: 'created', tenant: answer.body };
-  if ([404, 405, 501].includes(answer.status)) return { kind: 'unavailable', status: answer.status };
+  if (routeMissing.has(answer.status)) return { kind: 'unavailable', status: answer.status };
   if (errorCodeOf(answer) === 'ADMIN_KEY_REQUIRED')
     return {
       kind: 'refused',
@@ -46,7 +52,7 @@ export async function removeVerifyTenant(
   tenant: TenantHandle,
   adminKey?: string,
 ): Promise<string | undefined> {
-  const url = `${adminOf(baseUrl)}/tenants/${encodeURIComponent(tenant.id)}`;
+  const url = `${adminUrlOf(baseUrl)}/tenants/${encodeURIComponent(tenant.id)}`;
   const headers = { ...adminKeyHeader(adminKey), authorization: `Token ${tenant.api_keys.Customer}` };
   try {
     const answer = await adminRequest('DELETE', url, headers);
@@ -68,7 +74,7 @@ export async function invalidRequestsOf(
   tenant: TenantHandle,
   adminKey?: string,
 ): Promise<string[]> {
-  const url = `${adminOf(baseUrl)}/requests?invalid=true`;
+  const url = `${adminUrlOf(baseUrl)}/requests?invalid=true`;
   const headers = { ...adminKeyHeader(adminKey), authorization: `Token ${tenant.api_keys.Customer}` };
   try {
     const answer = await adminRequest('GET', url, headers);
