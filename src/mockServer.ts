@@ -1,7 +1,6 @@
 export { defaultApiKeys } from './runtime/keyRing.js';
 
 import { readFile } from 'node:fs/promises';
-import type { Server } from 'node:http';
 import { createControls } from './admin/controls.js';
 import type { Controls } from './admin/controlsApi.js';
 import { createAdminHandler } from './admin/createAdminHandler.js';
@@ -10,7 +9,7 @@ import { cryptoIds, seededIds } from './domain/ids.js';
 import type { GroupSeed } from './domain/seed.js';
 import { product } from './errors.js';
 import { createApp } from './http/app.js';
-import { closeServer, holdRequests, type Listening, startServer } from './http/listen.js';
+import { closeServer, holdRequests, startServer } from './http/listen.js';
 import { type ApiKey, defaultApiKeys, KeyRing } from './runtime/keyRing.js';
 import { createLog } from './runtime/log.js';
 import { type MockContext, retiredAnywhere, type TenantRuntime } from './runtime/mockContext.js';
@@ -77,35 +76,24 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
         : 'request checks: compiled at start (no build of this document)',
     );
     held.serve(createApp(context, createAdminHandler(context, controls), createPages(context)));
-    return serving(server, opened, controls, listening, apiKeys, stopping);
+    let closing: Promise<void> | undefined;
+    return {
+      ...controls,
+      admin: controls,
+      ...listening,
+      apiKeys,
+      close: () => {
+        stopping.abort();
+        closing ??= closeServer(server).then(() => opened.close());
+        return closing;
+      },
+    };
   } catch (error) {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
     await store?.close();
     throw error;
   }
-}
-
-function serving(
-  server: Server,
-  store: Store,
-  controls: Controls,
-  listening: Omit<Listening, 'server'>,
-  apiKeys: readonly ApiKey[],
-  stopping: AbortController,
-): MockServer {
-  let closing: Promise<void> | undefined;
-  return {
-    ...controls,
-    admin: controls,
-    ...listening,
-    apiKeys,
-    close: () => {
-      stopping.abort();
-      closing ??= shutDown(server, store);
-      return closing;
-    },
-  };
 }
 
 async function seedFixtures(controls: Controls, path: string): Promise<void> {
@@ -142,8 +130,3 @@ async function seedFixtures(controls: Controls, path: string): Promise<void> {
 /** An entry of a fixtures file as a message names it: its place in the file, and its id when it has one. */
 const fixtureName = (seed: GroupSeed, index: number): string =>
   `groups[${index}]${typeof seed?.user_group_id === 'string' ? ` ("${seed.user_group_id}")` : ''}`;
-
-async function shutDown(server: Server, store: Store): Promise<void> {
-  await closeServer(server);
-  await store.close();
-}
