@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { product } from '../errors.js';
 import type { Env } from './flags.js';
 
@@ -43,20 +44,20 @@ export async function runUntilStopped<
     process.stdout.write(command.help());
     return 0;
   }
-  const stopping = stopSignal(env.npm_command === undefined ? undefined : process.ppid);
+  const { stopped, dispose } = stopSignal(env.npm_command === undefined ? undefined : process.ppid);
   let server: Server;
   try {
     server = await command.start(args);
   } catch (error) {
-    stopping.dispose();
+    dispose();
     process.stderr.write(`${(error as Error).message}\n`);
     return command.exitCodeOf(error);
   }
-  if (stopping.received === undefined) {
+  if (!stopped.aborted) {
     process.stdout.write(command.readyLines(server, args));
-    await stopping.signal;
+    await once(stopped, 'abort');
   }
-  process.stderr.write(`${product}: ${stopping.received}; ${command.stopping}\n`);
+  process.stderr.write(`${product}: ${stopped.reason}; ${command.stopping}\n`);
   try {
     await server.close();
     return 0;
@@ -67,7 +68,7 @@ export async function runUntilStopped<
     process.stderr.write(`${line}\n`);
     return 1;
   } finally {
-    stopping.dispose();
+    dispose();
   }
 }
 
@@ -75,8 +76,8 @@ export async function runUntilStopped<
 const parentPollMs = 500;
 
 /**
- * SIGINT and SIGTERM, from now on, and the end of the process that started this one: `signal` resolves with the
- * first, said as a reason ("SIGTERM received"). The handlers stay until `dispose`, so that a second signal during
+ * SIGINT and SIGTERM, from now on, and the end of the process that started this one: `stopped` aborts on the
+ * first, its reason said in words ("SIGTERM received"). The handlers stay until `dispose`, so that a second signal during
  * the shutdown does not kill the process half way (the shutdown is bounded).
  *
  * The launcher (`parent`) is watched when npm started this process (`npx`, `npm exec`, `npm start`, `npm run`: npm
@@ -86,20 +87,10 @@ const parentPollMs = 500;
  * does. A parent that is PID 1 (an init, a container's entry point) or none (this process is PID 1 itself) is not
  * watched: it never goes away while this process runs.
  */
-function stopSignal(parent: number | undefined): {
-  readonly signal: Promise<string>;
-  readonly received: string | undefined;
-  dispose(): void;
-} {
-  let received: string | undefined;
-  let resolve: (reason: string) => void = () => undefined;
-  const signal = new Promise<string>((r) => {
-    resolve = r;
-  });
-  const stop = (reason: string): void => {
-    received ??= reason;
-    resolve(received);
-  };
+function stopSignal(parent: number | undefined): { readonly stopped: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  // Only the first reason counts: aborting an aborted signal changes nothing.
+  const stop = (reason: string): void => controller.abort(reason);
   const handlers = (['SIGINT', 'SIGTERM'] as const).map((name) => {
     const handler = (): void => stop(`${name} received`);
     process.on(name, handler);
@@ -112,10 +103,7 @@ function stopSignal(parent: number | undefined): {
         }, parentPollMs).unref()
       : undefined;
   return {
-    signal,
-    get received() {
-      return received;
-    },
+    stopped: controller.signal,
     dispose: () => {
       for (const [name, handler] of handlers) process.off(name, handler);
       clearInterval(watch);

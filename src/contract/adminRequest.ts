@@ -8,6 +8,15 @@ export const routeMissing = new Set([404, 405, 501]);
 
 export const adminUrlOf = (baseUrl: string): string => `${baseUrl.replace(/\/+$/, '')}/__admin`;
 
+/** The headers of an admin call: the API key whose scope it acts in, and the admin key, each when given. */
+export const adminHeaders = (
+  apiKey: string | undefined,
+  adminKey: string | undefined,
+): Record<string, string> => ({
+  ...(apiKey === undefined ? {} : { authorization: `Token ${apiKey}` }),
+  ...(adminKey === undefined ? {} : { 'x-admin-key': adminKey }),
+});
+
 /** A provider's answer to an `/__admin` call: its status, its text, and the text parsed when it is JSON. */
 export interface AdminAnswer {
   readonly status: number;

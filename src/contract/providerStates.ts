@@ -1,6 +1,13 @@
 import type { Environment } from '../domain/model.js';
 import { product } from '../errors.js';
-import { type AdminAnswer, adminRequest, adminUrlOf, reasonOf, routeMissing } from './adminRequest.js';
+import {
+  type AdminAnswer,
+  adminHeaders,
+  adminRequest,
+  adminUrlOf,
+  reasonOf,
+  routeMissing,
+} from './adminRequest.js';
 import { StateSetupError } from './stateFailure.js';
 
 /** The provider states the published contract uses; a provider with the `/__admin` API can set each up. */
@@ -45,10 +52,7 @@ export function contractStateHandlers(
   access: AdminAccess = {},
 ): Record<string, StateHandler> {
   const admin = adminUrlOf(baseUrl);
-  const headers: Record<string, string> = {
-    ...(access.apiKey === undefined ? {} : { authorization: `Token ${access.apiKey}` }),
-    ...(access.adminKey === undefined ? {} : { 'x-admin-key': access.adminKey }),
-  };
+  const headers = adminHeaders(access.apiKey, access.adminKey);
   /**
    * One admin call that sets `state` up, and its answer: a `StateSetupError` naming the call when there is no answer,
    * or one that is no success (but for a missing route when `orMissing`).

@@ -1,6 +1,7 @@
 import type { Diagnostic, TenantHandle } from '../spec/types.js';
 import {
   type AdminAnswer,
+  adminHeaders,
   adminRequest,
   adminUrlOf,
   errorCodeOf,
@@ -18,15 +19,12 @@ export type VerifyTenant =
   | { readonly kind: 'refused'; readonly reason: string }
   | { readonly kind: 'failed'; readonly reason: string };
 
-const adminKeyHeader = (adminKey: string | undefined): Record<string, string> =>
-  adminKey === undefined ? {} : { 'x-admin-key': adminKey };
-
 /** `POST /__admin/tenants` on the provider, from the default scope: a fresh tenant with its own keys and groups. */
 export async function createVerifyTenant(baseUrl: string, adminKey?: string): Promise<VerifyTenant> {
   const url = `${adminUrlOf(baseUrl)}/tenants`;
   let answer: AdminAnswer;
   try {
-    answer = await adminRequest('POST', url, adminKeyHeader(adminKey));
+    answer = await adminRequest('POST', url, adminHeaders(undefined, adminKey));
   } catch (error) {
     return { kind: 'failed', reason: `POST ${url} failed: ${(error as Error).message}` };
   }
@@ -53,9 +51,8 @@ export async function removeVerifyTenant(
   adminKey?: string,
 ): Promise<string | undefined> {
   const url = `${adminUrlOf(baseUrl)}/tenants/${encodeURIComponent(tenant.id)}`;
-  const headers = { ...adminKeyHeader(adminKey), authorization: `Token ${tenant.api_keys.Customer}` };
   try {
-    const answer = await adminRequest('DELETE', url, headers);
+    const answer = await adminRequest('DELETE', url, adminHeaders(tenant.api_keys.Customer, adminKey));
     if (answer.status === 204) return undefined;
     return `DELETE ${url} answered ${answer.status} (${reasonOf(answer)})`;
   } catch (error) {
@@ -75,9 +72,8 @@ export async function invalidRequestsOf(
   adminKey?: string,
 ): Promise<string[]> {
   const url = `${adminUrlOf(baseUrl)}/requests?invalid=true`;
-  const headers = { ...adminKeyHeader(adminKey), authorization: `Token ${tenant.api_keys.Customer}` };
   try {
-    const answer = await adminRequest('GET', url, headers);
+    const answer = await adminRequest('GET', url, adminHeaders(tenant.api_keys.Customer, adminKey));
     if (answer.status !== 200 || !Array.isArray(answer.body)) return [];
     return (answer.body as unknown[]).flatMap(invalidRequestLine);
   } catch {
