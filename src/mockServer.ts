@@ -84,6 +84,7 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
       apiKeys,
       close: () => {
         stopping.abort();
+        for (const runtime of runtimes.values()) runtime.delays.cancelAll();
         closing ??= closeServer(server).then(() => opened.close());
         return closing;
       },

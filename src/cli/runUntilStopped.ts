@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { product } from '../errors.js';
-import type { Env } from './flags.js';
+import { commandLine, type Env } from './flags.js';
 
 /** A command that serves until SIGINT or SIGTERM (serve, proxy): the parts in which they differ. */
 export interface ServingCommand<
@@ -33,17 +33,8 @@ export async function runUntilStopped<
   Args extends { readonly help: boolean },
   Server extends { close(): Promise<void> },
 >(command: ServingCommand<Args, Server>, argv: readonly string[], env: Env): Promise<number> {
-  let args: Args;
-  try {
-    args = command.parse(argv, env);
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n`);
-    return 2;
-  }
-  if (args.help) {
-    process.stdout.write(command.help());
-    return 0;
-  }
+  const args = commandLine(() => command.parse(argv, env), command.help);
+  if (typeof args === 'number') return args;
   const { stopped, dispose } = stopSignal(env.npm_command === undefined ? undefined : process.ppid);
   let server: Server;
   try {
@@ -91,11 +82,7 @@ function stopSignal(parent: number | undefined): { readonly stopped: AbortSignal
   const controller = new AbortController();
   // Only the first reason counts: aborting an aborted signal changes nothing.
   const stop = (reason: string): void => controller.abort(reason);
-  const handlers = (['SIGINT', 'SIGTERM'] as const).map((name) => {
-    const handler = (): void => stop(`${name} received`);
-    process.on(name, handler);
-    return [name, handler] as const;
-  });
+  const offSignals = onStopSignals((name) => stop(`${name} received`));
   const watch =
     parent !== undefined && parent > 1
       ? setInterval(() => {
@@ -105,7 +92,7 @@ function stopSignal(parent: number | undefined): { readonly stopped: AbortSignal
   return {
     stopped: controller.signal,
     dispose: () => {
-      for (const [name, handler] of handlers) process.off(name, handler);
+      offSignals();
       clearInterval(watch);
     },
   };
@@ -123,4 +110,13 @@ function parentGone(parent: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ESRCH';
   }
+}
+
+/** Calls `handler` on SIGINT and SIGTERM until the function it returns is called. */
+export function onStopSignals(handler: (signal: NodeJS.Signals) => void): () => void {
+  const signals = ['SIGINT', 'SIGTERM'] as const;
+  for (const signal of signals) process.on(signal, handler);
+  return () => {
+    for (const signal of signals) process.off(signal, handler);
+  };
 }

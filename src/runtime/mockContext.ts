@@ -61,22 +61,9 @@ export function runtimeOf(context: MockContext, tenant: string): TenantRuntime {
       delays: new PendingDelays(context.stopping),
     };
     runtime.journal.subscribe(runtime.retired);
-    cancelDelaysOnStopping(context);
     context.runtimes.set(tenant, runtime);
   }
   return runtime;
-}
-
-/** The contexts whose `stopping` signal cancels their pending delays: one listener per mock, however many tenants. */
-const stoppingWatched = new WeakSet<MockContext>();
-
-function cancelDelaysOnStopping(context: MockContext): void {
-  if (stoppingWatched.has(context)) return;
-  stoppingWatched.add(context);
-  const cancel = (): void => {
-    for (const runtime of context.runtimes.values()) runtime.delays.cancelAll();
-  };
-  context.stopping.addEventListener('abort', cancel, { once: true });
 }
 
 /**
