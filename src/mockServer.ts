@@ -111,20 +111,15 @@ async function seedFixtures(controls: Controls, path: string): Promise<void> {
   if (problems !== undefined) throw new Error(problems);
   for (const [index, seed] of groups.entries()) {
     const result = await controls.seedGroup(seed);
+    if (result.ok) continue;
+    const { code, details, message } = result.error;
     // Groups already present (from an earlier run on the same database, or seeded by another replica) are kept.
-    if (
-      !result.ok &&
-      result.error.code === 'GROUP_EXISTS' &&
-      result.error.details[0]?.path === '/body/user_group_id'
-    )
-      continue;
-    if (!result.ok) {
-      // The details name every problem and its fix ("did you mean"); on the command line nothing else shows them.
-      const problems = result.error.details.map((d) => `${d.path.replace(/^\/body/, '')}: ${d.message}`);
-      throw new Error(
-        `${product}: ${fixtureName(seed, index)} in ${path} cannot be seeded: ${problems.length > 0 ? problems.join('; ') : result.error.message}`,
-      );
-    }
+    if (code === 'GROUP_EXISTS' && details[0]?.path === '/body/user_group_id') continue;
+    // The details name every problem and its fix ("did you mean"); on the command line nothing else shows them.
+    const problems = details.map((d) => `${d.path.replace(/^\/body/, '')}: ${d.message}`);
+    throw new Error(
+      `${product}: ${fixtureName(seed, index)} in ${path} cannot be seeded: ${problems.length > 0 ? problems.join('; ') : message}`,
+    );
   }
 }
 

@@ -82,13 +82,7 @@ export async function invalidRequestsOf(
 }
 
 function invalidRequestLine(entry: unknown): string[] {
-  const { method, path, status, diagnostics, fault } = (entry ?? {}) as {
-    method?: unknown;
-    path?: unknown;
-    status?: unknown;
-    diagnostics?: unknown;
-    fault?: unknown;
-  };
+  const { method, path, status, diagnostics, fault } = (entry ?? {}) as Record<string, unknown>;
   if (!Array.isArray(diagnostics) || diagnostics.length === 0) return [];
   const said = (diagnostics as Array<Partial<Diagnostic> | null>)
     .map((d) => `${d?.code ?? ''}${d?.path ? ` at ${d.path}` : ''}${d?.message ? `: ${d.message}` : ''}`)
