@@ -21,17 +21,6 @@ export const packageVersion = (): string => {
   return version;
 };
 
-/** The mistake of passing a control a tenant id that does not exist, or something else in its place. */
-function unknownTenant(tenant: unknown, control: string): Error {
-  const given =
-    typeof tenant === 'string'
-      ? `no tenant "${tenant}"`
-      : `the tenant argument is ${tenant === null ? 'null' : typeof tenant}, not a tenant id`;
-  return new Error(
-    `${product}: ${control}: ${given}; pass the id that createTenant() returned (tenant.id), or nothing for the default tenant`,
-  );
-}
-
 /** A tenant id no control knows; the fix named for both ways of calling the controls. */
 const tenantMissing = (id: string): ApiError =>
   apiError(
@@ -71,7 +60,13 @@ export function createControls(context: MockContext): Controls {
    */
   const known = async (tenant: unknown, control: string): Promise<string> => {
     if (typeof tenant === 'string' && (await store.tenantExists(tenant))) return tenant;
-    throw unknownTenant(tenant, control);
+    const given =
+      typeof tenant === 'string'
+        ? `no tenant "${tenant}"`
+        : `the tenant argument is ${tenant === null ? 'null' : typeof tenant}, not a tenant id`;
+    throw new Error(
+      `${product}: ${control}: ${given}; pass the id that createTenant() returned (tenant.id), or nothing for the default tenant`,
+    );
   };
   /** The tenant's state in this process, once the tenant is known. */
   const memory = async (tenant: unknown, control: string) => runtimeOf(context, await known(tenant, control));

@@ -76,7 +76,7 @@ export async function runVerify(
   >;
   if (providerBaseUrl === undefined)
     return usage('--provider-base-url URL is required, e.g. --provider-base-url http://127.0.0.1:4010');
-  if (!/^https?:$/.test(protocolOf(providerBaseUrl)))
+  if (!/^https?:$/.test(URL.canParse(providerBaseUrl) ? new URL(providerBaseUrl).protocol : ''))
     return usage(
       `--provider-base-url "${providerBaseUrl}" is not an http or https URL; write it with its scheme, e.g. http://${providerBaseUrl.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '')}`,
     );
@@ -193,10 +193,6 @@ function pactFileProblem(file: string): string | undefined {
   if (!Array.isArray(pact?.interactions))
     return `--pact "${file}" has no "interactions" array, so it is not a pact file; give one as Pact's consumer tests write it`;
   return undefined;
-}
-
-function protocolOf(url: string): string {
-  return URL.canParse(url) ? new URL(url).protocol : '';
 }
 
 function usage(message: string): number {
