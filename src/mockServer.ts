@@ -12,7 +12,7 @@ import { createApp } from './http/app.js';
 import { closeServer, holdRequests, startServer } from './http/listen.js';
 import { type ApiKey, defaultApiKeys, KeyRing } from './runtime/keyRing.js';
 import { createLog } from './runtime/log.js';
-import { type MockContext, retiredAnywhere, type TenantRuntime } from './runtime/mockContext.js';
+import type { MockContext, TenantRuntime } from './runtime/mockContext.js';
 import { checkOptions, withDefaults } from './runtime/options.js';
 import { RateLimiter } from './runtime/rateLimiter.js';
 import { type MockServerOptions, serveOptions } from './runtime/serveOptions.js';
@@ -56,7 +56,10 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
     const runtimes = new Map<string, TenantRuntime>();
     const context: MockContext = {
       store: opened,
-      keys: new KeyRing(apiKeys, opened.world, (token) => retiredAnywhere(runtimes, token) !== undefined),
+      // A credential that is no key may be a group token a rotation replaced, in any tenant's memory of them.
+      keys: new KeyRing(apiKeys, opened.world, (token) =>
+        [...runtimes.values()].some((runtime) => runtime.retired.find(token) !== undefined),
+      ),
       ids,
       logger: await createLog(settings.logLevel),
       bodyLimit: settings.bodyLimit,

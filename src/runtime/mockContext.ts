@@ -6,7 +6,7 @@ import type { KeyRing } from './keyRing.js';
 import type { Log } from './log.js';
 import { PendingDelays } from './pendingDelays.js';
 import type { RateLimiter } from './rateLimiter.js';
-import { type RetiredToken, RetiredTokens } from './retiredTokens.js';
+import { RetiredTokens } from './retiredTokens.js';
 
 /**
  * Per-tenant state in this process: what the client sent (the journal watchers hear), the failures planned for it
@@ -36,18 +36,6 @@ export interface MockContext {
   readonly journalLimit?: number;
   /** Aborted when the mock starts closing: long-lived answers (the journal's event stream) end then. */
   readonly stopping: AbortSignal;
-}
-
-/** The group a token belonged to before a rotation replaced it, in any tenant's memory of its rotations. */
-export function retiredAnywhere(
-  runtimes: ReadonlyMap<string, TenantRuntime>,
-  token: string,
-): RetiredToken | undefined {
-  for (const runtime of runtimes.values()) {
-    const retired = runtime.retired.find(token);
-    if (retired !== undefined) return retired;
-  }
-  return undefined;
 }
 
 export function runtimeOf(context: MockContext, tenant: string): TenantRuntime {
