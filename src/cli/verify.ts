@@ -101,9 +101,9 @@ export async function runVerify(
       stateSetupUrl,
       adminKey,
       allowReset: options.allowReset === true,
-      ...(pacts === undefined || pacts.length === 0 ? {} : { contracts: pacts.map((file) => resolve(file)) }),
+      contracts: pacts === undefined || pacts.length === 0 ? undefined : pacts.map((file) => resolve(file)),
       signal: interruption.signal,
-      ...(dependencies.loadPact === undefined ? {} : { loadPact: dependencies.loadPact }),
+      loadPact: dependencies.loadPact,
     });
   } finally {
     interruption.release();

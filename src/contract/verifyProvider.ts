@@ -160,10 +160,7 @@ async function firstUnreachable(options: ProviderVerificationOptions): Promise<S
 
 /** Injected handlers, a state-change URL, a tenant of the run's own, or (allowed only) the scope of `apiKey`. */
 async function stateSetUp(options: ProviderVerificationOptions): Promise<StateSetUp | Stopped> {
-  const userKeys = (apiKey: string): ProviderKeys => ({
-    Customer: apiKey,
-    ...(options.testingApiKey === undefined ? {} : { Testing: options.testingApiKey }),
-  });
+  const userKeys = (apiKey: string): ProviderKeys => ({ Customer: apiKey, Testing: options.testingApiKey });
   if (options.stateHandlers !== undefined && options.apiKey !== undefined)
     return {
       handlers: options.stateHandlers,
@@ -178,13 +175,12 @@ async function stateSetUp(options: ProviderVerificationOptions): Promise<StateSe
       description: `states set up by ${options.stateSetupUrl}`,
       source: { kind: 'url' },
     };
-  const adminKey = options.adminKey === undefined ? {} : { adminKey: options.adminKey };
   const made = await createVerifyTenant(options.providerBaseUrl, options.adminKey);
   if (made.kind === 'created')
     return {
       handlers: contractStateHandlers(options.providerBaseUrl, {
         apiKey: made.tenant.api_keys.Customer,
-        ...adminKey,
+        adminKey: options.adminKey,
       }),
       keys: made.tenant.api_keys,
       tenant: made.tenant,
@@ -205,7 +201,7 @@ async function stateSetUp(options: ProviderVerificationOptions): Promise<StateSe
       reason: `--api-key KEY is required with --allow-reset: ${url} has no tenants API, so the requests carry your Customer API key`,
     };
   return {
-    handlers: contractStateHandlers(url, { apiKey: options.apiKey, ...adminKey }),
+    handlers: contractStateHandlers(url, { apiKey: options.apiKey, adminKey: options.adminKey }),
     keys: userKeys(options.apiKey),
     description: 'states set up by removing the groups of the scope of --api-key, as --allow-reset allows',
     source: { kind: 'admin', flag: 'allow-reset' },
