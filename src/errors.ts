@@ -3,16 +3,11 @@
  * Responses are built from these entries; `test/unit/errors.test.ts` keeps this table, the OpenAPI documents' `ErrorCode`
  * enums and the README in step.
  */
+import type { components } from './spec/admin-types.generated.js';
 import type { Diagnostic, ErrorResponse, ErrorCode as ServiceErrorCode } from './spec/types.js';
 
-export type AdminErrorCode =
-  | 'ADMIN_KEY_REQUIRED'
-  | 'GROUP_EXISTS'
-  | 'TENANT_NOT_FOUND'
-  | 'INJECTED_FAULT'
-  | 'UPSTREAM_UNREACHABLE'
-  | 'UPSTREAM_TIMEOUT'
-  | 'PAGES_NOT_BUILT';
+/** The codes only the admin API, the proxy and the pages answer: the `ErrorCode` of openapi/admin.yaml. */
+export type AdminErrorCode = components['schemas']['ErrorCode'];
 export type ErrorCode = ServiceErrorCode | AdminErrorCode;
 
 export interface CatalogueEntry {

@@ -1,7 +1,6 @@
 export { defaultApiKeys } from './runtime/keyRing.js';
 
 import { readFile } from 'node:fs/promises';
-import type { Server } from 'node:http';
 import { createControls } from './admin/controls.js';
 import type { Controls } from './admin/controlsApi.js';
 import { createAdminHandler } from './admin/createAdminHandler.js';
@@ -10,10 +9,10 @@ import { cryptoIds, seededIds } from './domain/ids.js';
 import type { GroupSeed } from './domain/seed.js';
 import { product } from './errors.js';
 import { createApp } from './http/app.js';
-import { closeServer, holdRequests, type Listening, startServer } from './http/listen.js';
+import { closeServer, holdRequests, startServer } from './http/listen.js';
 import { type ApiKey, defaultApiKeys, KeyRing } from './runtime/keyRing.js';
 import { createLog } from './runtime/log.js';
-import { type MockContext, retiredAnywhere, type TenantRuntime } from './runtime/mockContext.js';
+import type { MockContext, TenantRuntime } from './runtime/mockContext.js';
 import { checkOptions, withDefaults } from './runtime/options.js';
 import { RateLimiter } from './runtime/rateLimiter.js';
 import { type MockServerOptions, serveOptions } from './runtime/serveOptions.js';
@@ -57,7 +56,10 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
     const runtimes = new Map<string, TenantRuntime>();
     const context: MockContext = {
       store: opened,
-      keys: new KeyRing(apiKeys, opened.world, (token) => retiredAnywhere(runtimes, token) !== undefined),
+      // A credential that is no key may be a group token a rotation replaced, in any tenant's memory of them.
+      keys: new KeyRing(apiKeys, opened.world, (token) =>
+        [...runtimes.values()].some((runtime) => runtime.retired.find(token) !== undefined),
+      ),
       ids,
       logger: await createLog(settings.logLevel),
       bodyLimit: settings.bodyLimit,
@@ -77,35 +79,25 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
         : 'request checks: compiled at start (no build of this document)',
     );
     held.serve(createApp(context, createAdminHandler(context, controls), createPages(context)));
-    return serving(server, opened, controls, listening, apiKeys, stopping);
+    let closing: Promise<void> | undefined;
+    return {
+      ...controls,
+      admin: controls,
+      ...listening,
+      apiKeys,
+      close: () => {
+        stopping.abort();
+        for (const runtime of runtimes.values()) runtime.delays.cancelAll();
+        closing ??= closeServer(server).then(() => opened.close());
+        return closing;
+      },
+    };
   } catch (error) {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
     await store?.close();
     throw error;
   }
-}
-
-function serving(
-  server: Server,
-  store: Store,
-  controls: Controls,
-  listening: Omit<Listening, 'server'>,
-  apiKeys: readonly ApiKey[],
-  stopping: AbortController,
-): MockServer {
-  let closing: Promise<void> | undefined;
-  return {
-    ...controls,
-    admin: controls,
-    ...listening,
-    apiKeys,
-    close: () => {
-      stopping.abort();
-      closing ??= shutDown(server, store);
-      return closing;
-    },
-  };
 }
 
 async function seedFixtures(controls: Controls, path: string): Promise<void> {
@@ -122,28 +114,18 @@ async function seedFixtures(controls: Controls, path: string): Promise<void> {
   if (problems !== undefined) throw new Error(problems);
   for (const [index, seed] of groups.entries()) {
     const result = await controls.seedGroup(seed);
+    if (result.ok) continue;
+    const { code, details, message } = result.error;
     // Groups already present (from an earlier run on the same database, or seeded by another replica) are kept.
-    if (
-      !result.ok &&
-      result.error.code === 'GROUP_EXISTS' &&
-      result.error.details[0]?.path === '/body/user_group_id'
-    )
-      continue;
-    if (!result.ok) {
-      // The details name every problem and its fix ("did you mean"); on the command line nothing else shows them.
-      const problems = result.error.details.map((d) => `${d.path.replace(/^\/body/, '')}: ${d.message}`);
-      throw new Error(
-        `${product}: ${fixtureName(seed, index)} in ${path} cannot be seeded: ${problems.length > 0 ? problems.join('; ') : result.error.message}`,
-      );
-    }
+    if (code === 'GROUP_EXISTS' && details[0]?.path === '/body/user_group_id') continue;
+    // The details name every problem and its fix ("did you mean"); on the command line nothing else shows them.
+    const problems = details.map((d) => `${d.path.replace(/^\/body/, '')}: ${d.message}`);
+    throw new Error(
+      `${product}: ${fixtureName(seed, index)} in ${path} cannot be seeded: ${problems.length > 0 ? problems.join('; ') : message}`,
+    );
   }
 }
 
 /** An entry of a fixtures file as a message names it: its place in the file, and its id when it has one. */
 const fixtureName = (seed: GroupSeed, index: number): string =>
   `groups[${index}]${typeof seed?.user_group_id === 'string' ? ` ("${seed.user_group_id}")` : ''}`;
-
-async function shutDown(server: Server, store: Store): Promise<void> {
-  await closeServer(server);
-  await store.close();
-}

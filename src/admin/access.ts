@@ -13,7 +13,7 @@ import { type KeyLookup, StoreUnavailableError } from '../store/store.js';
 import { adminRoute, securityOf } from './adminDocument.js';
 
 /** The header that carries the admin key. */
-export const adminKeyHeader = 'x-admin-key';
+const adminKeyHeader = 'x-admin-key';
 
 const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
@@ -44,28 +44,21 @@ export function adminKeyCheck(adminKey: string | undefined): (req: IncomingMessa
 
 /**
  * The tenant an admin call acts on: the tenant of the API key in `Authorization`, or the default tenant when the
- * call carries none. A malformed or unknown key is refused (401), never widened to the default tenant.
+ * call carries none. A malformed or unknown key is refused (401), never widened to the default tenant; a key the key
+ * ring does not know is looked up in the store first (with PostgreSQL, a tenant made through another replica), then
+ * remembered.
  */
-export function scopeOf(req: IncomingMessage, head: RequestHead, context: MockContext): Result<string> {
-  if (head.authorization.length === 0) return ok(defaultTenantId);
-  const request = new PipelineRequest(req.method ?? 'GET', '', head);
-  const refused = authenticateOnConnection(request, req.socket, context);
-  return refused === undefined ? ok(request.owner?.tenant ?? defaultTenantId) : failure(refused);
-}
-
-/**
- * `scopeOf`, with a key the key ring does not know looked up in the store first (with PostgreSQL, a tenant made
- * through another replica), then remembered.
- */
-export async function sharedScopeOf(
+export async function scopeOf(
   req: IncomingMessage,
   head: RequestHead,
   context: MockContext,
 ): Promise<Result<string>> {
-  const scope = scopeOf(req, head, context);
-  if (scope.ok || scope.error.code !== 'AUTH_UNKNOWN_KEY') return scope;
-  const key = sentKey(head.authorization);
-  if (key === undefined) return scope;
+  if (head.authorization.length === 0) return ok(defaultTenantId);
+  const request = new PipelineRequest(req.method ?? 'GET', '', head);
+  const refused = authenticateOnConnection(request, req.socket, context);
+  if (refused === undefined) return ok(request.owner?.tenant ?? defaultTenantId);
+  const key = refused.code === 'AUTH_UNKNOWN_KEY' ? sentKey(head.authorization) : undefined;
+  if (key === undefined) return failure(refused);
   let found: KeyLookup;
   try {
     found = await context.store.lookUpKey(key);
@@ -73,7 +66,7 @@ export async function sharedScopeOf(
     if (error instanceof StoreUnavailableError) return failure(apiError('STORE_UNAVAILABLE', error.reason));
     throw error;
   }
-  if (found === undefined || found === 'group-token') return scope;
+  if (found === undefined || found === 'group-token') return failure(refused);
   context.keys.learn(key, found);
   return ok(found.tenant);
 }

@@ -1,4 +1,5 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
+import type { operations as AdminOperations } from '../spec/admin-types.generated.js';
 import { adminDocumentUrl, loadDocument, serviceDocumentUrl } from '../spec/loadDocument.js';
 import { createRouter, listOperations, type Operation, type Route } from '../spec/operations.js';
 import { diagnosticsFromAjv } from '../validate/ajvDiagnostics.js';
@@ -7,28 +8,7 @@ import { schemas, documentId as serviceDocumentId } from '../validate/schemaChec
 import type { SchemaRegistry } from '../validate/schemas.js';
 
 /** The operations of openapi/admin.yaml; `endpoints` has one handler per id (a drift test checks both ways). */
-export type AdminOperationId =
-  | 'reset'
-  | 'listGroups'
-  | 'removeGroups'
-  | 'seedGroup'
-  | 'checkToken'
-  | 'listRequests'
-  | 'clearRequests'
-  | 'createTenant'
-  | 'deleteTenant'
-  | 'listFaults'
-  | 'injectFault'
-  | 'clearFaults'
-  | 'health'
-  | 'liveness'
-  | 'readiness'
-  | 'adminDocumentJson'
-  | 'adminDocumentYaml'
-  | 'serviceDocumentJson'
-  | 'serviceDocumentYaml'
-  | 'listTenants'
-  | 'streamRequests';
+export type AdminOperationId = keyof AdminOperations;
 
 const fileName = (url: URL): string => url.pathname.split('/').at(-1) as string;
 

@@ -4,7 +4,7 @@ import type { GroupSeed } from '../domain/seed.js';
 import { type ApiError, apiError, errorFromDiagnostics, product } from '../errors.js';
 import { failure, ok, type Result } from '../result.js';
 import { abandonScope, type MockContext, runtimeOf } from '../runtime/mockContext.js';
-import type { Health, TenantHandle, TenantSummary, TokenOwner } from '../spec/types.js';
+import type { TenantSummary } from '../spec/types.js';
 import type { FaultSpec } from '../store/faults.js';
 import { type JournalQuery, type RequestWatcher, watcherListener } from '../store/journal.js';
 import { checkAdminSchema } from './adminDocument.js';
@@ -12,7 +12,6 @@ import type { Controls } from './controlsApi.js';
 import { checkJournalQuery } from './journalQuery.js';
 
 export type { Controls } from './controlsApi.js';
-export type { Health, TenantHandle, TenantSummary, TokenOwner };
 
 /** The package's own `package.json`, two levels up from this module in the sources and in `dist/` alike. */
 const packageJsonUrl = new URL('../../package.json', import.meta.url);
@@ -22,19 +21,8 @@ export const packageVersion = (): string => {
   return version;
 };
 
-/** The mistake of passing a control a tenant id that does not exist, or something else in its place. */
-export function unknownTenant(tenant: unknown, control: string): Error {
-  const given =
-    typeof tenant === 'string'
-      ? `no tenant "${tenant}"`
-      : `the tenant argument is ${tenant === null ? 'null' : typeof tenant}, not a tenant id`;
-  return new Error(
-    `${product}: ${control}: ${given}; pass the id that createTenant() returned (tenant.id), or nothing for the default tenant`,
-  );
-}
-
 /** A tenant id no control knows; the fix named for both ways of calling the controls. */
-export const tenantMissing = (id: string): ApiError =>
+const tenantMissing = (id: string): ApiError =>
   apiError(
     'TENANT_NOT_FOUND',
     `no tenant "${id}"; create one with POST /__admin/tenants (in process: await mock.createTenant())`,
@@ -45,7 +33,7 @@ export const tenantMissing = (id: string): ApiError =>
  * caller's to check): the default tenant never (it is reset instead), another tenant only from the default scope or
  * its own.
  */
-export function tenantRemovalRefused(id: string, scope: string): ApiError | undefined {
+function tenantRemovalRefused(id: string, scope: string): ApiError | undefined {
   if (id === defaultTenantId)
     return apiError(
       'TENANT_NOT_FOUND',
@@ -72,7 +60,13 @@ export function createControls(context: MockContext): Controls {
    */
   const known = async (tenant: unknown, control: string): Promise<string> => {
     if (typeof tenant === 'string' && (await store.tenantExists(tenant))) return tenant;
-    throw unknownTenant(tenant, control);
+    const given =
+      typeof tenant === 'string'
+        ? `no tenant "${tenant}"`
+        : `the tenant argument is ${tenant === null ? 'null' : typeof tenant}, not a tenant id`;
+    throw new Error(
+      `${product}: ${control}: ${given}; pass the id that createTenant() returned (tenant.id), or nothing for the default tenant`,
+    );
   };
   /** The tenant's state in this process, once the tenant is known. */
   const memory = async (tenant: unknown, control: string) => runtimeOf(context, await known(tenant, control));
@@ -189,7 +183,7 @@ export function createControls(context: MockContext): Controls {
 }
 
 /** The first command-line key of each environment (the default tenant's keys). */
-export function commandLineKeys(context: MockContext): TenantSummary['api_keys'] {
+function commandLineKeys(context: MockContext): TenantSummary['api_keys'] {
   const keys: { Customer?: string; Testing?: string } = {};
   for (const { key, environment } of context.keys.defaults) keys[environment] ??= key;
   return keys;

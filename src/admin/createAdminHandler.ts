@@ -8,9 +8,9 @@ import { ok } from '../result.js';
 import type { MockContext } from '../runtime/mockContext.js';
 import type { Route } from '../spec/operations.js';
 import { StoreUnavailableError } from '../store/store.js';
-import { accessOf, adminKeyCheck, sharedScopeOf } from './access.js';
+import { accessOf, adminKeyCheck, scopeOf } from './access.js';
 import { type AdminOperationId, adminOperations, adminRoute } from './adminDocument.js';
-import type { Controls } from './controls.js';
+import type { Controls } from './controlsApi.js';
 import { type BytesReply, endpoints } from './endpoints.js';
 import { isStreamReply } from './events.js';
 import { checkParameters } from './parameters.js';
@@ -54,8 +54,7 @@ export function createAdminHandler(context: MockContext, controls: Controls, lim
     if (found.kind !== 'operation') return errorReply(routeError(found, method, path, has));
     if (!has(found.operation.operationId as AdminOperationId))
       return errorReply(limits.lacking?.(method, path, servedRoutes(has)) ?? noOperation(path, has));
-    const scope =
-      access.scope && limits.tenants !== false ? await sharedScopeOf(req, head, context) : noScope;
+    const scope = access.scope && limits.tenants !== false ? await scopeOf(req, head, context) : noScope;
     if (!scope.ok) return errorReply(scope.error);
     const { operation } = found;
     const url = req.url ?? '';

@@ -2,10 +2,11 @@ import type { Environment } from '../domain/model.js';
 import type { GroupSeed } from '../domain/seed.js';
 import { apiError } from '../errors.js';
 import { errorReply, type Reply } from '../pipeline/answer.js';
+import type { Result } from '../result.js';
 import type { FaultSpec } from '../store/faults.js';
 import type { JournalQuery } from '../store/journal.js';
 import type { AdminOperationId } from './adminDocument.js';
-import type { Controls } from './controls.js';
+import type { Controls } from './controlsApi.js';
 import { journalEvents } from './events.js';
 import type { CallParameters } from './parameters.js';
 import {
@@ -36,31 +37,30 @@ const document = (name: DocumentName, format: DocumentFormat): BytesReply => ({
   status: 200,
   ...servedDocument(name, format),
 });
-/** A reply without a body (the admin handler writes no Content-Type for it). */
-export const noContent: Reply = { status: 204, body: undefined };
+/** 204 once `done` is, a reply without a body (the admin handler writes no Content-Type for it). */
+const noContent = async (done: Promise<unknown>): Promise<Reply> => {
+  await done;
+  return { status: 204, body: undefined };
+};
+/** The value of a control that can fail, with `status` (204: none), or its error. */
+const answer = (status: number, result: Result<unknown>): Reply =>
+  result.ok ? json(status, result.value) : errorReply(result.error);
 
 /**
  * The admin API, one handler per operationId of openapi/admin.yaml, each a thin call of the shared controls.
  * Values read from `params` and `body` have passed the document's schemas, so the casts only name their types.
  */
 export const endpoints: { readonly [K in AdminOperationId]: Endpoint } = {
-  reset: async ({ controls, tenant }) => {
-    await controls.reset(tenant);
-    return noContent;
-  },
+  reset: ({ controls, tenant }) => noContent(controls.reset(tenant)),
 
   listGroups: async ({ controls, tenant, params }) =>
     json(200, await controls.groups(tenant, params.query.environment as Environment | undefined)),
 
-  removeGroups: async ({ controls, tenant, params }) => {
-    await controls.removeGroups(tenant, params.query.environment as Environment | undefined);
-    return noContent;
-  },
+  removeGroups: ({ controls, tenant, params }) =>
+    noContent(controls.removeGroups(tenant, params.query.environment as Environment | undefined)),
 
-  seedGroup: async ({ controls, tenant, body }) => {
-    const seeded = await controls.seedGroup(body as GroupSeed, tenant);
-    return seeded.ok ? json(201, seeded.value) : errorReply(seeded.error);
-  },
+  seedGroup: async ({ controls, tenant, body }) =>
+    answer(201, await controls.seedGroup(body as GroupSeed, tenant)),
 
   checkToken: async ({ controls, tenant, params }) => {
     const owner = await controls.token(params.path.token as string, tenant);
@@ -78,29 +78,19 @@ export const endpoints: { readonly [K in AdminOperationId]: Endpoint } = {
     return { status: 200, body: entries, headers: { 'x-journal-dropped': String(dropped) } };
   },
 
-  clearRequests: async ({ controls, tenant }) => {
-    await controls.clearRequests(tenant);
-    return noContent;
-  },
+  clearRequests: ({ controls, tenant }) => noContent(controls.clearRequests(tenant)),
 
   createTenant: async ({ controls }) => json(201, await controls.createTenant()),
 
-  deleteTenant: async ({ controls, tenant, params }) => {
-    const deleted = await controls.deleteTenant(params.path.id as string, tenant);
-    return deleted.ok ? noContent : errorReply(deleted.error);
-  },
+  deleteTenant: async ({ controls, tenant, params }) =>
+    answer(204, await controls.deleteTenant(params.path.id as string, tenant)),
 
   listFaults: async ({ controls, tenant }) => json(200, await controls.faults(tenant)),
 
-  injectFault: async ({ controls, tenant, body }) => {
-    const planned = await controls.injectFault(body as FaultSpec, tenant);
-    return planned.ok ? json(201, planned.value) : errorReply(planned.error);
-  },
+  injectFault: async ({ controls, tenant, body }) =>
+    answer(201, await controls.injectFault(body as FaultSpec, tenant)),
 
-  clearFaults: async ({ controls, tenant }) => {
-    await controls.clearFaults(tenant);
-    return noContent;
-  },
+  clearFaults: ({ controls, tenant }) => noContent(controls.clearFaults(tenant)),
 
   health: async ({ controls }) => json(200, await controls.health()),
 

@@ -43,22 +43,15 @@ export function checkParameters(
 }
 
 /**
- * Checks query values given in process (the controls' `requests(query)`) by the same parameter schemas as the HTTP
- * call's query text: what `GET /__admin/requests?limit=0` is refused for, `requests({ limit: 0 })` is refused for.
- * Diagnostics point at `/<name>`.
+ * The problems of query values given in process (the controls' `requests(query)`), one message each, by the same
+ * parameter schemas as the HTTP call's query text: what `GET /__admin/requests?limit=0` is refused for,
+ * `requests({ limit: 0 })` is refused for.
  */
-export function checkQueryValues(
+export const queryValueProblems = (
   operation: Operation,
   query: Readonly<Record<string, unknown>>,
-): Result<void> {
-  const errors = compiled(operation).check({ path: {}, query });
-  if (errors.length === 0) return ok(undefined);
-  const diagnostics = diagnosticsFromAjv(errors, '').map((found) => ({
-    ...found,
-    path: found.path.replace(/^\/query/, ''),
-  }));
-  return failure(errorFromDiagnostics('VALIDATION_FAILED', diagnostics));
-}
+): string[] =>
+  diagnosticsFromAjv(compiled(operation).check({ path: {}, query }), '').map((found) => found.message);
 
 /**
  * A wrong type said in the terms of a URL: every parameter arrives as text, so "must be a boolean, not a string"

@@ -34,13 +34,14 @@ export async function readAdminBody(
   context: MockContext,
   operation: Operation,
 ): Promise<BodyRead> {
-  if (operation.requestSchema === undefined)
-    return head.bodySent ? noBodyExpected(req, head, context, operation) : ok(undefined);
+  const takesBody = operation.requestSchema !== undefined;
+  if (!takesBody && !head.bodySent) return ok(undefined);
   const request = Object.assign(new PipelineRequest(operation.method, operation.path, head), { operation });
-  const refused = adminWay.head(request, { bodyLimit: context.bodyLimit });
+  const refused = takesBody ? adminWay.head(request, { bodyLimit: context.bodyLimit }) : undefined;
   if (refused !== undefined) return failure(refused);
   const read = await readBody(req, head.contentLength, context.bodyLimit);
   if (!read.ok) return read;
+  if (!takesBody) return noBodyExpected(read.value, operation);
   const invalid = adminWay.body(request, { bodyLimit: context.bodyLimit }, read.value);
   return invalid === undefined ? ok(request.body) : failure(invalid);
 }
@@ -50,15 +51,8 @@ export async function readAdminBody(
  * else is refused, since ignoring it would do something else than the caller asked (a reset "of one environment"
  * that empties all of them).
  */
-async function noBodyExpected(
-  req: IncomingMessage,
-  head: RequestHead,
-  context: MockContext,
-  operation: Operation,
-): Promise<BodyRead> {
-  const read = await readBody(req, head.contentLength, context.bodyLimit);
-  if (!read.ok) return read;
-  const text = new TextDecoder().decode(read.value).trim();
+function noBodyExpected(bytes: Uint8Array, operation: Operation): Result<undefined> {
+  const text = new TextDecoder().decode(bytes).trim();
   if (text === '' || /^\{\s*\}$/.test(text)) return ok(undefined);
   const name = `${operation.method} ${operation.path}`;
   const what =

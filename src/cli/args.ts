@@ -1,14 +1,13 @@
 import { product } from '../errors.js';
 import { type MockServerOptions, serveOptions } from '../runtime/serveOptions.js';
 import { isPostgresUrl, postgresUrlForm, postgresUrlProblem, withoutPassword } from '../store/openStore.js';
-import { type Env, flagHelpLines, flagsOf, readFlags } from './flags.js';
+import { commandHelp, type Env, flagsOf, readFlags } from './flags.js';
 
 /** The flags of `serve`, from its settings (src/runtime/serveOptions.ts). */
 export const serveFlags = flagsOf(serveOptions);
 
-export function serveHelp(): string {
-  return `Usage: user-group-mock serve [flags]\n\nRuns the stateful User Group Service mock.\n\nFlags (environment variable in brackets):\n${flagHelpLines(serveOptions)}\n`;
-}
+export const serveHelp = (): string =>
+  commandHelp('serve [flags]', 'Runs the stateful User Group Service mock.', serveOptions);
 
 export type ServeArgs = MockServerOptions & { readonly help: boolean };
 

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { stripVTControlCharacters } from 'node:util';
 import type { Env } from './flags.js';
+import { onStopSignals } from './runUntilStopped.js';
 
 /** Set in the child that `colourless` starts, so that it runs the command itself. */
 const childMark = 'USER_GROUP_MOCK_COLOURLESS_CHILD';
@@ -30,15 +31,10 @@ export function colourless(argv: readonly string[], env: Env): Promise<number> {
   });
   copyStripped(child.stdout, process.stdout);
   copyStripped(child.stderr, process.stderr);
-  const forward = (signal: NodeJS.Signals): void => {
-    child.kill(signal);
-  };
-  process.on('SIGINT', forward);
-  process.on('SIGTERM', forward);
+  const offSignals = onStopSignals((signal) => child.kill(signal));
   return new Promise((resolve) => {
     child.on('close', (code, signal) => {
-      process.off('SIGINT', forward);
-      process.off('SIGTERM', forward);
+      offSignals();
       if (signal !== null) process.kill(process.pid, signal);
       resolve(code ?? 1);
     });

@@ -38,6 +38,31 @@ export function flagHelpLines(settings: Settings): string {
     .join('\n');
 }
 
+/** The --help of a command: its usage, what it does, its flags from its settings, and any text after them. */
+export const commandHelp = (usage: string, about: string, settings: Settings, after = ''): string =>
+  `Usage: user-group-mock ${usage}\n\n${about}\n\nFlags (environment variable in brackets):\n${flagHelpLines(settings)}\n${after}`;
+
+/**
+ * Reads a command line with `parse`: its options, or the exit code once the mistake (exit `refused`) or the help
+ * (exit 0) is printed.
+ */
+export function commandLine<Args extends { readonly help?: unknown }>(
+  parse: () => Args,
+  help: () => string,
+  refused = 2,
+): Args | number {
+  let args: Args;
+  try {
+    args = parse();
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n`);
+    return refused;
+  }
+  if (args.help !== true) return args;
+  process.stdout.write(help());
+  return 0;
+}
+
 /** A command line read against a command's settings. */
 export interface Flags<Name extends string> {
   /**

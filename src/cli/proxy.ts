@@ -4,15 +4,18 @@ import { createValidatingProxy, type ValidatingProxy } from '../proxy/createVali
 import { ProxyOptionError, proxyOptions, type ValidatingProxyOptions } from '../proxy/proxyOptions.js';
 import { pactPathOf } from '../proxy/recording.js';
 import { RecordingLostError } from '../proxy/recordingFile.js';
-import { type Env, flagHelpLines, flagsOf, readFlags } from './flags.js';
+import { commandHelp, type Env, flagsOf, readFlags } from './flags.js';
 import { runUntilStopped } from './runUntilStopped.js';
 
 /** The flags of `proxy`, from its settings (src/proxy/proxyOptions.ts). */
 export const proxyFlags = flagsOf(proxyOptions);
 
-export function proxyHelp(): string {
-  return `Usage: user-group-mock proxy --target URL [flags]\n\nForwards /api/user to the target, checks each request and answer against the contract, and journals the\nverdicts: GET /__admin/requests?invalid=true lists what broke it, each marked client or provider.\n\nFlags (environment variable in brackets):\n${flagHelpLines(proxyOptions)}\n`;
-}
+export const proxyHelp = (): string =>
+  commandHelp(
+    'proxy --target URL [flags]',
+    'Forwards /api/user to the target, checks each request and answer against the contract, and journals the\nverdicts: GET /__admin/requests?invalid=true lists what broke it, each marked client or provider.',
+    proxyOptions,
+  );
 
 export type ProxyArgs = ValidatingProxyOptions & { readonly help: boolean };
 

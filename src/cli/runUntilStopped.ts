@@ -1,5 +1,6 @@
+import { once } from 'node:events';
 import { product } from '../errors.js';
-import type { Env } from './flags.js';
+import { commandLine, type Env } from './flags.js';
 
 /** A command that serves until SIGINT or SIGTERM (serve, proxy): the parts in which they differ. */
 export interface ServingCommand<
@@ -32,31 +33,22 @@ export async function runUntilStopped<
   Args extends { readonly help: boolean },
   Server extends { close(): Promise<void> },
 >(command: ServingCommand<Args, Server>, argv: readonly string[], env: Env): Promise<number> {
-  let args: Args;
-  try {
-    args = command.parse(argv, env);
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n`);
-    return 2;
-  }
-  if (args.help) {
-    process.stdout.write(command.help());
-    return 0;
-  }
-  const stopping = stopSignal(env.npm_command === undefined ? undefined : process.ppid);
+  const args = commandLine(() => command.parse(argv, env), command.help);
+  if (typeof args === 'number') return args;
+  const { stopped, dispose } = stopSignal(env.npm_command === undefined ? undefined : process.ppid);
   let server: Server;
   try {
     server = await command.start(args);
   } catch (error) {
-    stopping.dispose();
+    dispose();
     process.stderr.write(`${(error as Error).message}\n`);
     return command.exitCodeOf(error);
   }
-  if (stopping.received === undefined) {
+  if (!stopped.aborted) {
     process.stdout.write(command.readyLines(server, args));
-    await stopping.signal;
+    await once(stopped, 'abort');
   }
-  process.stderr.write(`${product}: ${stopping.received}; ${command.stopping}\n`);
+  process.stderr.write(`${product}: ${stopped.reason}; ${command.stopping}\n`);
   try {
     await server.close();
     return 0;
@@ -67,7 +59,7 @@ export async function runUntilStopped<
     process.stderr.write(`${line}\n`);
     return 1;
   } finally {
-    stopping.dispose();
+    dispose();
   }
 }
 
@@ -75,8 +67,8 @@ export async function runUntilStopped<
 const parentPollMs = 500;
 
 /**
- * SIGINT and SIGTERM, from now on, and the end of the process that started this one: `signal` resolves with the
- * first, said as a reason ("SIGTERM received"). The handlers stay until `dispose`, so that a second signal during
+ * SIGINT and SIGTERM, from now on, and the end of the process that started this one: `stopped` aborts on the
+ * first, its reason said in words ("SIGTERM received"). The handlers stay until `dispose`, so that a second signal during
  * the shutdown does not kill the process half way (the shutdown is bounded).
  *
  * The launcher (`parent`) is watched when npm started this process (`npx`, `npm exec`, `npm start`, `npm run`: npm
@@ -86,25 +78,11 @@ const parentPollMs = 500;
  * does. A parent that is PID 1 (an init, a container's entry point) or none (this process is PID 1 itself) is not
  * watched: it never goes away while this process runs.
  */
-function stopSignal(parent: number | undefined): {
-  readonly signal: Promise<string>;
-  readonly received: string | undefined;
-  dispose(): void;
-} {
-  let received: string | undefined;
-  let resolve: (reason: string) => void = () => undefined;
-  const signal = new Promise<string>((r) => {
-    resolve = r;
-  });
-  const stop = (reason: string): void => {
-    received ??= reason;
-    resolve(received);
-  };
-  const handlers = (['SIGINT', 'SIGTERM'] as const).map((name) => {
-    const handler = (): void => stop(`${name} received`);
-    process.on(name, handler);
-    return [name, handler] as const;
-  });
+function stopSignal(parent: number | undefined): { readonly stopped: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  // Only the first reason counts: aborting an aborted signal changes nothing.
+  const stop = (reason: string): void => controller.abort(reason);
+  const offSignals = onStopSignals((name) => stop(`${name} received`));
   const watch =
     parent !== undefined && parent > 1
       ? setInterval(() => {
@@ -112,12 +90,9 @@ function stopSignal(parent: number | undefined): {
         }, parentPollMs).unref()
       : undefined;
   return {
-    signal,
-    get received() {
-      return received;
-    },
+    stopped: controller.signal,
     dispose: () => {
-      for (const [name, handler] of handlers) process.off(name, handler);
+      offSignals();
       clearInterval(watch);
     },
   };
@@ -135,4 +110,13 @@ function parentGone(parent: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ESRCH';
   }
+}
+
+/** Calls `handler` on SIGINT and SIGTERM until the function it returns is called. */
+export function onStopSignals(handler: (signal: NodeJS.Signals) => void): () => void {
+  const signals = ['SIGINT', 'SIGTERM'] as const;
+  for (const signal of signals) process.on(signal, handler);
+  return () => {
+    for (const signal of signals) process.off(signal, handler);
+  };
 }

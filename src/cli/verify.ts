@@ -3,7 +3,8 @@ import { dirname, resolve } from 'node:path';
 import type { PactModule } from '../contract/pactRun.js';
 import { product } from '../errors.js';
 import { type Settings, sharedOptions } from '../runtime/options.js';
-import { type Flags, flagHelpLines, flagsOf, readFlags } from './flags.js';
+import { commandHelp, commandLine, flagsOf, readFlags } from './flags.js';
+import { onStopSignals } from './runUntilStopped.js';
 import { exitCodesHelp, reportVerification, verifyExitCodes } from './verifyReport.js';
 
 const url = { kind: 'string', value: 'URL', env: '' } as const;
@@ -46,20 +47,17 @@ export const verifyOptions = {
 /** The flags of `verify`, from its settings. */
 export const verifyFlags = flagsOf(verifyOptions);
 
-export function verifyHelp(): string {
-  return `Usage: user-group-mock verify --provider-base-url URL [flags]
-
-Verifies an implementation of the User Group Service against the published Pact contract (contracts/*.json), or
+export const verifyHelp = (): string =>
+  commandHelp(
+    'verify --provider-base-url URL [flags]',
+    `Verifies an implementation of the User Group Service against the published Pact contract (contracts/*.json), or
 the pact files given with --pact, prints Pact's report, and ends with one summary line.
 The provider's data is left alone: the states are set up in a tenant made for the run (POST /__admin/tenants),
 with that tenant's own keys, and the tenant is removed afterwards, also when the run fails or is interrupted.
-A provider without that API is refused unless --allow-reset or --state-setup-url says how to set the states up.
-
-Flags (environment variable in brackets):
-${flagHelpLines(verifyOptions)}
-
-${exitCodesHelp()}`;
-}
+A provider without that API is refused unless --allow-reset or --state-setup-url says how to set the states up.`,
+    verifyOptions,
+    `\n${exitCodesHelp()}`,
+  );
 
 /** `user-group-mock verify`: verifies a provider against the published contract. Returns the exit code. */
 export async function runVerify(
@@ -67,23 +65,18 @@ export async function runVerify(
   env: Readonly<Record<string, string | undefined>>,
   dependencies: VerifyDependencies = {},
 ): Promise<number> {
-  let options: Flags<keyof typeof verifyOptions>['options'];
-  try {
-    options = readFlags('verify', verifyOptions, argv, env).options;
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n`);
-    return verifyExitCodes.refused.code;
-  }
-  if (options.help === true) {
-    process.stdout.write(verifyHelp());
-    return 0;
-  }
+  const options = commandLine(
+    () => readFlags('verify', verifyOptions, argv, env).options,
+    verifyHelp,
+    verifyExitCodes.refused.code,
+  );
+  if (typeof options === 'number') return options;
   const { providerBaseUrl, apiKey, testingApiKey, stateSetupUrl, adminKey } = options as Partial<
     Record<string, string>
   >;
   if (providerBaseUrl === undefined)
     return usage('--provider-base-url URL is required, e.g. --provider-base-url http://127.0.0.1:4010');
-  if (!/^https?:$/.test(protocolOf(providerBaseUrl)))
+  if (!/^https?:$/.test(URL.canParse(providerBaseUrl) ? new URL(providerBaseUrl).protocol : ''))
     return usage(
       `--provider-base-url "${providerBaseUrl}" is not an http or https URL; write it with its scheme, e.g. http://${providerBaseUrl.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '')}`,
     );
@@ -108,16 +101,17 @@ export async function runVerify(
       stateSetupUrl,
       adminKey,
       allowReset: options.allowReset === true,
-      ...(pacts === undefined || pacts.length === 0 ? {} : { contracts: pacts.map((file) => resolve(file)) }),
+      contracts: pacts === undefined || pacts.length === 0 ? undefined : pacts.map((file) => resolve(file)),
       signal: interruption.signal,
-      ...(dependencies.loadPact === undefined ? {} : { loadPact: dependencies.loadPact }),
+      loadPact: dependencies.loadPact,
     });
   } finally {
     interruption.release();
     restoreWarnings();
   }
-  if (result.outcome === 'interrupted' && interruption.caught !== undefined)
-    result = { ...result, reason: `interrupted by ${interruption.caught} before the end` };
+  const caught = interruption.signal.aborted ? (interruption.signal.reason as NodeJS.Signals) : undefined;
+  if (result.outcome === 'interrupted' && caught !== undefined)
+    result = { ...result, reason: `interrupted by ${caught} before the end` };
   const contract =
     pacts === undefined || pacts.length === 0
       ? 'the published contract'
@@ -129,7 +123,7 @@ export async function runVerify(
     err: (text) => process.stderr.write(text),
   });
   // Pact's native verifier may still be running: end the way the signal asked, now that the tenant is gone.
-  if (interruption.caught !== undefined) process.kill(process.pid, interruption.caught);
+  if (caught !== undefined) process.kill(process.pid, caught);
   return code;
 }
 
@@ -160,33 +154,23 @@ export interface VerifyDependencies {
 }
 
 /**
- * SIGINT and SIGTERM abort the run (so that its tenant is removed) instead of ending the process at once; a second
- * signal ends it at once. `release` restores the default handling.
+ * SIGINT and SIGTERM abort the run (so that its tenant is removed) instead of ending the process at once: `signal`
+ * aborts, the signal its reason; a second signal ends the process at once. `release` restores the default handling.
  */
-function interruptible(): { signal: AbortSignal; caught?: NodeJS.Signals; release: () => void } {
+function interruptible(): { signal: AbortSignal; release: () => void } {
   const controller = new AbortController();
-  const state: { signal: AbortSignal; caught?: NodeJS.Signals; release: () => void } = {
-    signal: controller.signal,
-    release: () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    },
-  };
-  function onSignal(signal: NodeJS.Signals): void {
-    if (state.caught !== undefined) {
-      state.release();
+  const release = onStopSignals((signal) => {
+    if (controller.signal.aborted) {
+      release();
       process.kill(process.pid, signal);
       return;
     }
-    state.caught = signal;
     process.stderr.write(
       `${product}: ${signal} received; stopping once the tenant made for the run is removed\n`,
     );
-    controller.abort();
-  }
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  return state;
+    controller.abort(signal);
+  });
+  return { signal: controller.signal, release };
 }
 
 /** Why a --pact file cannot be verified (missing, not JSON, no interactions), or undefined when it can. */
@@ -209,10 +193,6 @@ function pactFileProblem(file: string): string | undefined {
   if (!Array.isArray(pact?.interactions))
     return `--pact "${file}" has no "interactions" array, so it is not a pact file; give one as Pact's consumer tests write it`;
   return undefined;
-}
-
-function protocolOf(url: string): string {
-  return URL.canParse(url) ? new URL(url).protocol : '';
 }
 
 function usage(message: string): number {

@@ -9,21 +9,15 @@ export type ClientErrorCode = 'NETWORK_ERROR' | 'UNEXPECTED_RESPONSE';
  */
 export class UserGroupServiceError extends Error {
   override readonly name = 'UserGroupServiceError';
-  readonly status: number;
-  readonly code: ErrorCode | ClientErrorCode;
-  readonly diagnostics: readonly Diagnostic[];
 
   constructor(
-    status: number,
-    code: ErrorCode | ClientErrorCode,
+    readonly status: number,
+    readonly code: ErrorCode | ClientErrorCode,
     message: string,
-    diagnostics: readonly Diagnostic[] = [],
+    readonly diagnostics: readonly Diagnostic[] = [],
     options?: ErrorOptions,
   ) {
     super(message, options);
-    this.status = status;
-    this.code = code;
-    this.diagnostics = diagnostics;
   }
 }
 

@@ -1,7 +1,21 @@
 import { request } from 'undici';
 
-/** How long one `/__admin` call of a provider may take before it is given up. */
-export const adminTimeoutMs = 15_000;
+/** How long one call of a provider's `/__admin` API or state-change URL may take before it is given up. */
+const adminTimeoutMs = 15_000;
+
+/** What a provider without a route answers to it: no such path, method, or implementation. */
+export const routeMissing = new Set([404, 405, 501]);
+
+export const adminUrlOf = (baseUrl: string): string => `${baseUrl.replace(/\/+$/, '')}/__admin`;
+
+/** The headers of an admin call: the API key whose scope it acts in, and the admin key, each when given. */
+export const adminHeaders = (
+  apiKey: string | undefined,
+  adminKey: string | undefined,
+): Record<string, string> => ({
+  ...(apiKey === undefined ? {} : { authorization: `Token ${apiKey}` }),
+  ...(adminKey === undefined ? {} : { 'x-admin-key': adminKey }),
+});
 
 /** A provider's answer to an `/__admin` call: its status, its text, and the text parsed when it is JSON. */
 export interface AdminAnswer {
@@ -10,7 +24,7 @@ export interface AdminAnswer {
   readonly body: unknown;
 }
 
-/** Sends one `/__admin` call (a JSON body when given) and reads the whole answer; rejects on network errors. */
+/** Sends one `/__admin` or state-change call (a JSON body when given) and reads the whole answer; rejects on network errors. */
 export async function adminRequest(
   method: 'GET' | 'POST' | 'DELETE',
   url: string,

@@ -1,6 +1,13 @@
 import type { Environment } from '../domain/model.js';
 import { product } from '../errors.js';
-import { type AdminAnswer, adminRequest, reasonOf } from './adminRequest.js';
+import {
+  type AdminAnswer,
+  adminHeaders,
+  adminRequest,
+  adminUrlOf,
+  reasonOf,
+  routeMissing,
+} from './adminRequest.js';
 import { StateSetupError } from './stateFailure.js';
 
 /** The provider states the published contract uses; a provider with the `/__admin` API can set each up. */
@@ -44,25 +51,53 @@ export function contractStateHandlers(
   baseUrl: string,
   access: AdminAccess = {},
 ): Record<string, StateHandler> {
-  const admin = `${baseUrl.replace(/\/+$/, '')}/__admin`;
-  const headers: Record<string, string> = {
-    ...(access.apiKey === undefined ? {} : { authorization: `Token ${access.apiKey}` }),
-    ...(access.adminKey === undefined ? {} : { 'x-admin-key': access.adminKey }),
+  const admin = adminUrlOf(baseUrl);
+  const headers = adminHeaders(access.apiKey, access.adminKey);
+  /**
+   * One admin call that sets `state` up, and its answer: a `StateSetupError` naming the call when there is no answer,
+   * or one that is no success (but for a missing route when `orMissing`).
+   */
+  const call = async (
+    state: string,
+    method: 'POST' | 'DELETE',
+    path: string,
+    body?: unknown,
+    orMissing = false,
+  ) => {
+    const url = `${admin}${path}`;
+    let answer: AdminAnswer;
+    try {
+      answer = await adminRequest(method, url, headers, body);
+    } catch (error) {
+      const { message } = error as Error;
+      throw new StateSetupError(
+        `${product}: ${method} ${url} failed to set state "${state}" up (${message}); is the provider running?`,
+        state,
+        url,
+        undefined,
+        message,
+        method,
+      );
+    }
+    const { status } = answer;
+    if ((status >= 200 && status < 300) || (orMissing && routeMissing.has(status))) return answer;
+    const reason = reasonOf(answer);
+    throw new StateSetupError(
+      `${product}: ${method} ${url} answered ${status} (${reason}) to state "${state}"; provider states are set up through the /__admin API: check the API key and admin key, or give a state setup URL`,
+      state,
+      url,
+      status,
+      reason,
+      method,
+    );
   };
-  const call = (state: string, method: 'POST' | 'DELETE', path: string, body?: unknown) =>
-    adminCall(state, method, `${admin}${path}`, headers, body);
   /** Whether the provider has `DELETE /__admin/groups`; unknown until it is first asked. */
   let removes = true;
   const removeGroups = async (state: string): Promise<void> => {
-    if (removes) {
-      const removal = await call(state, 'DELETE', '/groups');
-      if (!routeMissing.has(removal.answer.status)) {
-        ensureSuccess(removal);
-        return;
-      }
-      removes = false;
-    }
-    ensureSuccess(await call(state, 'POST', '/reset'));
+    if (removes && !routeMissing.has((await call(state, 'DELETE', '/groups', undefined, true)).status))
+      return;
+    removes = false;
+    await call(state, 'POST', '/reset');
   };
   return {
     [providerStates.noGroups]: async () => {
@@ -72,60 +107,10 @@ export function contractStateHandlers(
     [providerStates.groupExists]: async (params) => {
       const seed = params as GroupStateParams;
       await removeGroups(providerStates.groupExists);
-      const created = ensureSuccess(await call(providerStates.groupExists, 'POST', '/groups', seed)) as
+      const created = (await call(providerStates.groupExists, 'POST', '/groups', seed)).body as
         | { token?: unknown }
         | undefined;
       return { token: typeof created?.token === 'string' ? created.token : seed.token };
     },
   };
-}
-
-/** What a provider without a route answers to it: no such path, method, or implementation. */
-const routeMissing = new Set([404, 405, 501]);
-
-/** One admin call and what it answered; a `StateSetupError` when there is no answer. */
-interface StateCall {
-  readonly state: string;
-  readonly method: 'POST' | 'DELETE';
-  readonly url: string;
-  readonly answer: AdminAnswer;
-}
-
-/** Calls the admin API; a `StateSetupError` when there is no answer. */
-async function adminCall(
-  state: string,
-  method: 'POST' | 'DELETE',
-  url: string,
-  headers: Record<string, string>,
-  body: unknown,
-): Promise<StateCall> {
-  try {
-    return { state, method, url, answer: await adminRequest(method, url, headers, body) };
-  } catch (error) {
-    const { message } = error as Error;
-    throw new StateSetupError(
-      `${product}: ${method} ${url} failed to set state "${state}" up (${message}); is the provider running?`,
-      state,
-      url,
-      undefined,
-      message,
-      method,
-    );
-  }
-}
-
-/** The answer's body when it is a success; a `StateSetupError` naming the call and its answer when not. */
-function ensureSuccess({ state, method, url, answer }: StateCall): unknown {
-  if (answer.status < 200 || answer.status >= 300) {
-    const reason = reasonOf(answer);
-    throw new StateSetupError(
-      `${product}: ${method} ${url} answered ${answer.status} (${reason}) to state "${state}"; provider states are set up through the /__admin API: check the API key and admin key, or give a state setup URL`,
-      state,
-      url,
-      answer.status,
-      reason,
-      method,
-    );
-  }
-  return answer.body;
 }

@@ -1,17 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { product } from '../errors.js';
-
-/** Error codes of a connection to the provider that failed or broke. */
-const connectionErrors = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-]);
+import { connectionFailures } from './reach.js';
 
 export interface ProxyGuard {
   /** Notes a response of Pact's proxy as in flight until it closes. */
@@ -37,7 +26,7 @@ export function guardProxy(): ProxyGuard {
   };
   function onUncaught(error: Error): void {
     const code = (error as NodeJS.ErrnoException).code ?? '';
-    if (!connectionErrors.has(code)) {
+    if (!Object.hasOwn(connectionFailures, code)) {
       if (process.listenerCount('uncaughtException') > 1) return;
       release();
       process.nextTick(() => {

@@ -44,13 +44,6 @@ export function contractStates(contracts: readonly string[]): Map<string, Record
  * `user-group-mock verify` replaces them with the provider's real keys; any other key in the contract (the
  * deliberately wrong one of the 401 interaction) is sent as is.
  */
-export const contractApiKeys: Readonly<Record<Environment, string>> = {
-  Customer: keyOf('Customer'),
-  Testing: keyOf('Testing'),
-};
-
-function keyOf(environment: Environment): string {
-  const found = defaultApiKeys.find((k) => k.environment === environment);
-  if (found === undefined) throw new Error(`no default API key for ${environment}`);
-  return found.key;
-}
+export const contractApiKeys = Object.fromEntries(
+  defaultApiKeys.map(({ key, environment }) => [environment, key]),
+) as Readonly<Record<Environment, string>>;

@@ -7,7 +7,8 @@ export const reachTimeoutMs = 5000;
 /** What `reach` found: the address accepts connections, or why it does not (`connection refused`). */
 export type Reach = Result<void, string>;
 
-const reasons: Readonly<Record<string, string>> = {
+/** The codes of a connection that failed or broke, each said in words. */
+export const connectionFailures: Readonly<Record<string, string>> = {
   ECONNREFUSED: 'connection refused',
   ECONNRESET: 'connection reset',
   ENOTFOUND: 'no such host',
@@ -15,6 +16,8 @@ const reasons: Readonly<Record<string, string>> = {
   EHOSTUNREACH: 'host unreachable',
   ENETUNREACH: 'network unreachable',
   EADDRNOTAVAIL: 'address not available',
+  EPIPE: 'connection closed',
+  ETIMEDOUT: 'connection timed out',
 };
 
 /**
@@ -34,7 +37,7 @@ export function reach(url: string, timeoutMs = reachTimeoutMs): Promise<Reach> {
     socket.setTimeout(timeoutMs, () => settle(failure(`no connection within ${timeoutMs / 1000} s`)));
     socket.once('connect', () => settle(ok(undefined)));
     socket.once('error', (error: NodeJS.ErrnoException) =>
-      settle(failure(reasons[error.code ?? ''] ?? error.code ?? error.message)),
+      settle(failure(connectionFailures[error.code ?? ''] ?? error.code ?? error.message)),
     );
   });
 }

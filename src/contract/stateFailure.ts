@@ -1,3 +1,4 @@
+import { routeMissing } from './adminRequest.js';
 import type { StateHandler } from './providerStates.js';
 import { contractStates } from './publishedContract.js';
 
@@ -71,7 +72,6 @@ export function watchStates(handlers: Readonly<Record<string, StateHandler>>): {
   return { handlers: watched, failure: () => first };
 }
 
-const missing = new Set([404, 405, 501]);
 const docs = 'docs/integrators.md shows how';
 
 /** Why the states could not be set up and what to do, in one sentence without a final full stop. */
@@ -85,7 +85,7 @@ export function stateFailureReason({ state, error }: StateFailure, source: State
     if (status === undefined)
       return `the state setup URL ${url} gave no answer for state "${state}"${said}; is it still running? Start it or correct --state-setup-url`;
     const answered = `the state setup URL ${url} answered ${status} for state "${state}"${said}`;
-    if (missing.has(status))
+    if (routeMissing.has(status))
       return `${answered}; point --state-setup-url at the provider's state-change endpoint, the one that sets a state up on POST { state, params, action }; ${docs}`;
     return `${answered}; it must answer 2xx once the state is set up: look at its log, or point --state-setup-url at the provider's state-change endpoint; ${docs}`;
   }
@@ -93,7 +93,7 @@ export function stateFailureReason({ state, error }: StateFailure, source: State
     return `${method} ${url} gave no answer for state "${state}"${said}; is the provider still running?`;
   const answered = `${method} ${url} answered ${status} for state "${state}"${said}`;
   const yourOwn = `give --state-setup-url URL${source.flag === 'tenant' ? ' and --api-key KEY' : ''} to set the states up through the provider's own state-change endpoint instead; ${docs}`;
-  if (missing.has(status)) {
+  if (routeMissing.has(status)) {
     const path = new URL(url).pathname.replace(/^.*(\/__admin\/)/, '$1');
     const user = source.flag === 'allow-reset' ? '--allow-reset' : 'verify';
     return `the provider has no ${path}, which ${user} sets the states up with: ${answered}; ${yourOwn}`;

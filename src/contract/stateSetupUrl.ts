@@ -1,6 +1,5 @@
-import { request } from 'undici';
 import { product } from '../errors.js';
-import { adminTimeoutMs, reasonOf } from './adminRequest.js';
+import { type AdminAnswer, adminRequest, reasonOf } from './adminRequest.js';
 import type { StateHandler } from './providerStates.js';
 import { contractStates } from './publishedContract.js';
 import { StateSetupError } from './stateFailure.js';
@@ -25,42 +24,21 @@ export function forwardingStateHandlers(
         detail,
       );
     handlers[state] = async (params) => {
-      const payload = JSON.stringify({ state, params: params ?? {}, action: 'setup' });
-      let statusCode: number;
-      let text: string;
+      let answer: AdminAnswer;
       try {
-        const response = await request(stateSetupUrl, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            'content-length': String(Buffer.byteLength(payload)),
-          },
-          body: payload,
-          signal: AbortSignal.timeout(adminTimeoutMs),
-        });
-        statusCode = response.statusCode;
-        text = await response.body.text();
+        answer = await adminRequest(
+          'POST',
+          stateSetupUrl,
+          {},
+          { state, params: params ?? {}, action: 'setup' },
+        );
       } catch (error) {
         throw fail(undefined, (error as Error).message, 'gave no answer');
       }
-      const answer: unknown = parsed(text);
-      if (statusCode < 200 || statusCode >= 300)
-        throw fail(
-          statusCode,
-          reasonOf({ status: statusCode, text, body: answer }),
-          `answered ${statusCode}`,
-        );
-      return answer !== null && typeof answer === 'object' ? (answer as Record<string, string | number>) : {};
+      const { status, body } = answer;
+      if (status < 200 || status >= 300) throw fail(status, reasonOf(answer), `answered ${status}`);
+      return body !== null && typeof body === 'object' ? (body as Record<string, string | number>) : {};
     };
   }
   return handlers;
-}
-
-/** The JSON text parsed; undefined when it is not JSON. */
-function parsed(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

@@ -11,27 +11,15 @@ import { type StateSource, setUpEachState, stateFailureReason, watchStates } fro
 import { forwardingStateHandlers } from './stateSetupUrl.js';
 import { createVerifyTenant, invalidRequestsOf, removeVerifyTenant } from './verifyTenant.js';
 
+/** What `verify` is given: its flags (their help is `verifyOptions` of src/cli/verify.ts), and what tests inject. */
 export interface ProviderVerificationOptions {
-  /** The implementation to verify, e.g. `http://127.0.0.1:4010` or a staging copy of the real service. */
   readonly providerBaseUrl: string;
-  /**
-   * The provider's Customer API key, for the runs that cannot use a tenant of their own (with `stateSetupUrl`
-   * or `stateHandlers`, or with `allowReset` on a provider without `POST /__admin/tenants`); it replaces the
-   * contract's Customer key in every request that carries it.
-   */
   readonly apiKey?: string;
-  /** The provider's Testing API key, in those runs; without it, interactions that need one are skipped. */
   readonly testingApiKey?: string;
-  /** A Pact state-change URL (POST `{ state, params, action }`); default: a tenant of the provider's own. */
   readonly stateSetupUrl?: string;
-  /** The `X-Admin-Key` for the provider's `/__admin` API, when it was started with one. */
   readonly adminKey?: string;
-  /**
-   * On a provider without `POST /__admin/tenants`, set the states up through `/__admin/reset` and `/__admin/groups`
-   * in the scope of `apiKey`, which removes that scope's groups. Without it, such a provider is refused.
-   */
   readonly allowReset?: boolean;
-  /** Handlers to use instead of either (tests inject these); the requests then carry `apiKey`. */
+  /** Handlers to use instead of a state-change URL or a tenant (tests inject these); the requests then carry `apiKey`. */
   readonly stateHandlers?: Record<string, StateHandler>;
   /** Contract files; default: the published `contracts/*.json`. */
   readonly contracts?: readonly string[];
@@ -123,18 +111,14 @@ export async function verifyProvider(options: ProviderVerificationOptions): Prom
       : [];
   const found = invalidRequests.length === 0 ? {} : { invalidRequests };
   const problem = await removeVerifyTenant(options.providerBaseUrl, setUp.tenant, options.adminKey);
-  if (problem === undefined)
-    return {
-      ...verification,
-      ...found,
-      setUp: `in tenant ${id}, made for the run and removed afterwards`,
-      warnings: [],
-    };
   return {
     ...verification,
     ...found,
-    setUp: `in tenant ${id}, made for the run and left behind`,
-    warnings: [`could not remove tenant ${id} (${problem}); remove it with DELETE /__admin/tenants/${id}`],
+    setUp: `in tenant ${id}, made for the run and ${problem === undefined ? 'removed afterwards' : 'left behind'}`,
+    warnings:
+      problem === undefined
+        ? []
+        : [`could not remove tenant ${id} (${problem}); remove it with DELETE /__admin/tenants/${id}`],
   };
 }
 
@@ -176,10 +160,7 @@ async function firstUnreachable(options: ProviderVerificationOptions): Promise<S
 
 /** Injected handlers, a state-change URL, a tenant of the run's own, or (allowed only) the scope of `apiKey`. */
 async function stateSetUp(options: ProviderVerificationOptions): Promise<StateSetUp | Stopped> {
-  const userKeys = (apiKey: string): ProviderKeys => ({
-    Customer: apiKey,
-    ...(options.testingApiKey === undefined ? {} : { Testing: options.testingApiKey }),
-  });
+  const userKeys = (apiKey: string): ProviderKeys => ({ Customer: apiKey, Testing: options.testingApiKey });
   if (options.stateHandlers !== undefined && options.apiKey !== undefined)
     return {
       handlers: options.stateHandlers,
@@ -194,13 +175,12 @@ async function stateSetUp(options: ProviderVerificationOptions): Promise<StateSe
       description: `states set up by ${options.stateSetupUrl}`,
       source: { kind: 'url' },
     };
-  const adminKey = options.adminKey === undefined ? {} : { adminKey: options.adminKey };
   const made = await createVerifyTenant(options.providerBaseUrl, options.adminKey);
   if (made.kind === 'created')
     return {
       handlers: contractStateHandlers(options.providerBaseUrl, {
         apiKey: made.tenant.api_keys.Customer,
-        ...adminKey,
+        adminKey: options.adminKey,
       }),
       keys: made.tenant.api_keys,
       tenant: made.tenant,
@@ -221,7 +201,7 @@ async function stateSetUp(options: ProviderVerificationOptions): Promise<StateSe
       reason: `--api-key KEY is required with --allow-reset: ${url} has no tenants API, so the requests carry your Customer API key`,
     };
   return {
-    handlers: contractStateHandlers(url, { apiKey: options.apiKey, ...adminKey }),
+    handlers: contractStateHandlers(url, { apiKey: options.apiKey, adminKey: options.adminKey }),
     keys: userKeys(options.apiKey),
     description: 'states set up by removing the groups of the scope of --api-key, as --allow-reset allows',
     source: { kind: 'admin', flag: 'allow-reset' },

@@ -1,5 +1,13 @@
 import type { Diagnostic, TenantHandle } from '../spec/types.js';
-import { type AdminAnswer, adminRequest, errorCodeOf, reasonOf } from './adminRequest.js';
+import {
+  type AdminAnswer,
+  adminHeaders,
+  adminRequest,
+  adminUrlOf,
+  errorCodeOf,
+  reasonOf,
+  routeMissing,
+} from './adminRequest.js';
 
 /**
  * What asking a provider for a tenant of verify's own gave: the tenant; no tenants API there (`unavailable`); a
@@ -11,21 +19,17 @@ export type VerifyTenant =
   | { readonly kind: 'refused'; readonly reason: string }
   | { readonly kind: 'failed'; readonly reason: string };
 
-const adminOf = (baseUrl: string): string => `${baseUrl.replace(/\/+$/, '')}/__admin`;
-const adminKeyHeader = (adminKey: string | undefined): Record<string, string> =>
-  adminKey === undefined ? {} : { 'x-admin-key': adminKey };
-
 /** `POST /__admin/tenants` on the provider, from the default scope: a fresh tenant with its own keys and groups. */
 export async function createVerifyTenant(baseUrl: string, adminKey?: string): Promise<VerifyTenant> {
-  const url = `${adminOf(baseUrl)}/tenants`;
+  const url = `${adminUrlOf(baseUrl)}/tenants`;
   let answer: AdminAnswer;
   try {
-    answer = await adminRequest('POST', url, adminKeyHeader(adminKey));
+    answer = await adminRequest('POST', url, adminHeaders(undefined, adminKey));
   } catch (error) {
     return { kind: 'failed', reason: `POST ${url} failed: ${(error as Error).message}` };
   }
   if (answer.status === 201 && isTenant(answer.body)) return { kind: 'created', tenant: answer.body };
-  if ([404, 405, 501].includes(answer.status)) return { kind: 'unavailable', status: answer.status };
+  if (routeMissing.has(answer.status)) return { kind: 'unavailable', status: answer.status };
   if (errorCodeOf(answer) === 'ADMIN_KEY_REQUIRED')
     return {
       kind: 'refused',
@@ -46,10 +50,9 @@ export async function removeVerifyTenant(
   tenant: TenantHandle,
   adminKey?: string,
 ): Promise<string | undefined> {
-  const url = `${adminOf(baseUrl)}/tenants/${encodeURIComponent(tenant.id)}`;
-  const headers = { ...adminKeyHeader(adminKey), authorization: `Token ${tenant.api_keys.Customer}` };
+  const url = `${adminUrlOf(baseUrl)}/tenants/${encodeURIComponent(tenant.id)}`;
   try {
-    const answer = await adminRequest('DELETE', url, headers);
+    const answer = await adminRequest('DELETE', url, adminHeaders(tenant.api_keys.Customer, adminKey));
     if (answer.status === 204) return undefined;
     return `DELETE ${url} answered ${answer.status} (${reasonOf(answer)})`;
   } catch (error) {
@@ -68,10 +71,9 @@ export async function invalidRequestsOf(
   tenant: TenantHandle,
   adminKey?: string,
 ): Promise<string[]> {
-  const url = `${adminOf(baseUrl)}/requests?invalid=true`;
-  const headers = { ...adminKeyHeader(adminKey), authorization: `Token ${tenant.api_keys.Customer}` };
+  const url = `${adminUrlOf(baseUrl)}/requests?invalid=true`;
   try {
-    const answer = await adminRequest('GET', url, headers);
+    const answer = await adminRequest('GET', url, adminHeaders(tenant.api_keys.Customer, adminKey));
     if (answer.status !== 200 || !Array.isArray(answer.body)) return [];
     return (answer.body as unknown[]).flatMap(invalidRequestLine);
   } catch {
@@ -80,13 +82,7 @@ export async function invalidRequestsOf(
 }
 
 function invalidRequestLine(entry: unknown): string[] {
-  const { method, path, status, diagnostics, fault } = (entry ?? {}) as {
-    method?: unknown;
-    path?: unknown;
-    status?: unknown;
-    diagnostics?: unknown;
-    fault?: unknown;
-  };
+  const { method, path, status, diagnostics, fault } = (entry ?? {}) as Record<string, unknown>;
   if (!Array.isArray(diagnostics) || diagnostics.length === 0) return [];
   const said = (diagnostics as Array<Partial<Diagnostic> | null>)
     .map((d) => `${d?.code ?? ''}${d?.path ? ` at ${d.path}` : ''}${d?.message ? `: ${d.message}` : ''}`)

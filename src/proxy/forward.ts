@@ -49,8 +49,10 @@ export function target(url: URL, timeout: number, bodyLimit: number, ca?: string
     keepAliveMaxTimeout: idleMs,
     keepAliveTimeoutThreshold: 1_000,
     maxHeaderSize: headLimit,
-    headersTimeout: timeout,
-    bodyTimeout: timeout,
+    // The exchange's own deadline (in forward) bounds the whole answer; undici's per-phase timers would only add
+    // two timers to re-arm on every exchange.
+    headersTimeout: 0,
+    bodyTimeout: 0,
     // undici completes an answer framed by the connection's end when the connection is reset: it may be cut short.
     // The socket's own listener, which runs before undici's, marks the reset for that turn.
     connect: (options, callback) =>
@@ -92,7 +94,10 @@ export interface TargetAnswer {
   readonly body: Buffer;
 }
 
-/** What to send: method, path with its query, end-to-end headers (flat), and the body bytes if one was sent. */
+/**
+ * What to send: method, path with its query, end-to-end headers (flat, without `Expect`: the proxy has the whole
+ * body before it forwards, and undici refuses the header), and the body bytes if one was sent.
+ */
 export interface Forwarded {
   readonly method: string;
   readonly pathAndQuery: string;
@@ -118,7 +123,7 @@ export function forward(
   const options: Dispatcher.DispatchOptions = {
     method: sent.method as Dispatcher.HttpMethod,
     path: `${to.url.pathname.replace(/\/$/, '')}${sent.pathAndQuery}`,
-    headers: withoutExpect(sent.headers),
+    headers: sent.headers as string[],
     body: sent.body ?? null,
     // undici closes the connection after a GET that carries a body unless told not to (decision 19); after a HEAD
     // it closes it to be safe from a target that sends a body anyway.
@@ -248,10 +253,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     }
     this.finish({
       ok: false,
-      error: failure(this.where, error, this.#status !== 0, {
-        timeout: this.to.timeout,
-        headBytes: headLimit,
-      }),
+      error: failure(this.where, error, this.#status !== 0, headLimit),
     });
   }
 
@@ -263,13 +265,4 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.#aborted = true;
     this.#abort?.(new TooLarge(why));
   }
-}
-
-/** Drops `Expect`: the proxy has the whole body before it forwards, and undici refuses the header. */
-function withoutExpect(headers: readonly string[]): string[] {
-  const kept: string[] = [];
-  for (let i = 0; i < headers.length; i += 2)
-    if ((headers[i] as string).toLowerCase() !== 'expect')
-      kept.push(headers[i] as string, headers[i + 1] as string);
-  return kept;
 }

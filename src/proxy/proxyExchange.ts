@@ -158,7 +158,7 @@ export function proxyExchange(
     const sent = {
       method,
       pathAndQuery: url.startsWith('/') ? url : path,
-      headers: endToEndHeaders(req.rawHeaders, ['host']),
+      headers: endToEndHeaders(req.rawHeaders, ['host', 'expect']),
       body: bytes,
     };
     let judged = proxy.blockInvalid;

@@ -50,24 +50,17 @@ export const bodyTooLarge = (limit: number): string =>
   `answered a body larger than the limit of ${limit} bytes, so it was not passed on (the service may have acted on the request); raise ${setting('bodyLimit', 'body-limit')} if the service really answers that much`;
 
 /** The 502 or 504 for an exchange that failed: `answering` when the answer's head had come. */
-export function failure(
-  where: string,
-  error: Error,
-  answering: boolean,
-  limits: { readonly timeout: number; readonly headBytes: number },
-): ApiError {
+export function failure(where: string, error: Error, answering: boolean, headBytes: number): ApiError {
   const code = (error as NodeJS.ErrnoException).code ?? '';
   // Stopped before this exchange was sent, or while it was in flight.
   if (error instanceof Stopping || code === 'UND_ERR_DESTROYED' || code === 'UND_ERR_CLOSED')
     return stopped(where);
   if (error instanceof TooLarge)
     return apiError('UPSTREAM_UNREACHABLE', `the target ${where} ${error.message}`);
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
-    return timedOut(where, limits.timeout);
   if (code === 'UND_ERR_HEADERS_OVERFLOW')
     return apiError(
       'UPSTREAM_UNREACHABLE',
-      `the target ${where} answered a head (status line and headers) over ${limits.headBytes} bytes, so it was not passed on (the service may have acted on the request)`,
+      `the target ${where} answered a head (status line and headers) over ${headBytes} bytes, so it was not passed on (the service may have acted on the request)`,
     );
   if (framingFault(error))
     return apiError(

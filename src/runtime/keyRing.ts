@@ -26,13 +26,15 @@ export class KeyRing {
   #generation = 0;
 
   constructor(
-    private readonly defaultKeys: readonly ApiKey[],
+    /** The keys given to the mock: the default tenant's. */
+    readonly defaults: readonly ApiKey[],
     world: World,
     /**
-     * Whether a credential is a group token a rotation replaced (the tenants' `RetiredTokens`): not a key, but
-     * recognised so that one sent in a key's place is refused as a group token rather than as an unknown key.
+     * Whether a credential that is no key is a group token a rotation replaced (the tenants' `RetiredTokens`), while
+     * that rotation is remembered: recognised so that one sent in a key's place is refused as a group token rather
+     * than as an unknown key.
      */
-    private readonly isRetiredToken: (credential: string) => boolean = () => false,
+    readonly retiredToken: (credential: string) => boolean = () => false,
   ) {
     this.rebuild(world);
   }
@@ -40,7 +42,7 @@ export class KeyRing {
   /** Re-reads tenant keys from the world (after tenants are created or removed). */
   rebuild(world: World): void {
     const owners = new Map<string, KeyOwner>();
-    for (const { key, environment } of this.defaultKeys)
+    for (const { key, environment } of this.defaults)
       owners.set(digest(key), { tenant: defaultTenantId, environment });
     for (const tenant of world.tenants.values()) {
       if (tenant.keys === null) continue;
@@ -68,16 +70,7 @@ export class KeyRing {
     this.#generation++;
   }
 
-  /** Whether a credential that is no key is a group token a rotation replaced, while that rotation is remembered. */
-  retiredToken(credential: string): boolean {
-    return this.isRetiredToken(credential);
-  }
-
   owner(key: string): KeyOwner | undefined {
     return this.#owners.get(digest(key));
-  }
-
-  get defaults(): readonly ApiKey[] {
-    return this.defaultKeys;
   }
 }

@@ -1,8 +1,6 @@
 import type { Logger } from 'pino';
 import { product } from '../errors.js';
 
-export type LogLevel = 'silent' | 'info' | 'debug';
-
 /** The part of pino the mock logs through. */
 export type Log = Pick<Logger, 'info' | 'error' | 'debug' | 'isLevelEnabled'>;
 
@@ -35,15 +33,9 @@ export function logExchange(
  * One JSON line per event on stderr, through pino. pino is loaded only when something will be logged, which keeps
  * it off the start-up path of a silent mock (CI fixtures, benchmarks).
  */
-export function createLog(level: LogLevel): Promise<Log> {
+export function createLog(level: 'silent' | 'info' | 'debug'): Promise<Log> {
   if (level === 'silent') return Promise.resolve(silent);
-  return import('pino').then(({ pino }): Log => {
-    const logger = pino({ level, base: { name: product } }, pino.destination({ dest: 2, sync: false }));
-    return {
-      info: logger.info.bind(logger),
-      error: logger.error.bind(logger),
-      debug: logger.debug.bind(logger),
-      isLevelEnabled: logger.isLevelEnabled.bind(logger),
-    };
-  });
+  return import('pino').then(({ pino }) =>
+    pino({ level, base: { name: product } }, pino.destination({ dest: 2, sync: false })),
+  );
 }

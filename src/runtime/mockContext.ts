@@ -6,7 +6,7 @@ import type { KeyRing } from './keyRing.js';
 import type { Log } from './log.js';
 import { PendingDelays } from './pendingDelays.js';
 import type { RateLimiter } from './rateLimiter.js';
-import { type RetiredToken, RetiredTokens } from './retiredTokens.js';
+import { RetiredTokens } from './retiredTokens.js';
 
 /**
  * Per-tenant state in this process: what the client sent (the journal watchers hear), the failures planned for it
@@ -38,18 +38,6 @@ export interface MockContext {
   readonly stopping: AbortSignal;
 }
 
-/** The group a token belonged to before a rotation replaced it, in any tenant's memory of its rotations. */
-export function retiredAnywhere(
-  runtimes: ReadonlyMap<string, TenantRuntime>,
-  token: string,
-): RetiredToken | undefined {
-  for (const runtime of runtimes.values()) {
-    const retired = runtime.retired.find(token);
-    if (retired !== undefined) return retired;
-  }
-  return undefined;
-}
-
 export function runtimeOf(context: MockContext, tenant: string): TenantRuntime {
   let runtime = context.runtimes.get(tenant);
   if (runtime === undefined) {
@@ -61,22 +49,9 @@ export function runtimeOf(context: MockContext, tenant: string): TenantRuntime {
       delays: new PendingDelays(context.stopping),
     };
     runtime.journal.subscribe(runtime.retired);
-    cancelDelaysOnStopping(context);
     context.runtimes.set(tenant, runtime);
   }
   return runtime;
-}
-
-/** The contexts whose `stopping` signal cancels their pending delays: one listener per mock, however many tenants. */
-const stoppingWatched = new WeakSet<MockContext>();
-
-function cancelDelaysOnStopping(context: MockContext): void {
-  if (stoppingWatched.has(context)) return;
-  stoppingWatched.add(context);
-  const cancel = (): void => {
-    for (const runtime of context.runtimes.values()) runtime.delays.cancelAll();
-  };
-  context.stopping.addEventListener('abort', cancel, { once: true });
 }
 
 /**

@@ -101,6 +101,27 @@ export const sharedOptions = {
   help: { kind: 'boolean', help: 'print this help', env: '', flagOnly: '' },
 } as const satisfies Settings;
 
+/** The value an option of `rule` takes, where its kind says it; `unknown` where `OptionsOf` is told the type. */
+type ValueOf<Rule> = Rule extends { readonly kind: 'integer' }
+  ? number
+  : Rule extends { readonly kind: 'string' }
+    ? string
+    : Rule extends { readonly kind: 'oneOf'; readonly values: readonly (infer V)[] }
+      ? V
+      : Rule extends { readonly kind: 'boolean' }
+        ? boolean
+        : unknown;
+
+/**
+ * The in-process options of a table, each optional (the flags of the command line alone left out): typed by its
+ * kind, or by `Typed` (the options of kind custom, object or function).
+ */
+export type OptionsOf<S extends Settings, Typed> = {
+  readonly [N in keyof S as S[N] extends { readonly flagOnly: string } ? never : N]?: N extends keyof Typed
+    ? Typed[N]
+    : ValueOf<S[N]>;
+};
+
 /** The settings that have a default. */
 type Defaulted<S> = { [N in keyof S]: S[N] extends { readonly default: unknown } ? N : never }[keyof S];
 

@@ -21,10 +21,6 @@ export class RateLimiter {
       : Math.max(1, Math.ceil((window.start + 60_000 - now) / 1000));
   }
 
-  clear(): void {
-    this.#windows.clear();
-  }
-
   /** Forgets the counts of one tenant's keys (its scope was reset or removed): its next request starts a window. */
   forgetTenant(tenant: string): void {
     const prefix = `${tenant}/`;

@@ -14,8 +14,6 @@ export type RetiredToken = RotatedAway;
 export class RetiredTokens implements JournalListener {
   /** In the order they were rotated away. */
   readonly #tokens = new Map<string, RetiredToken & { readonly group: string }>();
-  /** Group key to its old tokens, oldest first. */
-  readonly #byGroup = new Map<string, string[]>();
 
   constructor(
     private readonly capacity = 1000,
@@ -29,13 +27,12 @@ export class RetiredTokens implements JournalListener {
 
   remember(token: string, retired: RetiredToken): void {
     const group = groupKey(retired.environment, retired.provided_id);
-    this.#forget(token);
+    this.#tokens.delete(token);
     this.#tokens.set(token, { ...retired, group });
-    const tokens = this.#byGroup.get(group) ?? [];
-    tokens.push(token);
-    this.#byGroup.set(group, tokens);
-    if (tokens.length > this.perGroup) this.#forget(tokens[0] as string);
-    if (this.#tokens.size > this.capacity) this.#forget(this.#tokens.keys().next().value as string);
+    // A walk over at most `capacity` entries, once per rotation: no index to keep in step.
+    const ofGroup = [...this.#tokens].filter(([, held]) => held.group === group);
+    if (ofGroup.length > this.perGroup) this.#tokens.delete(ofGroup[0]?.[0] as string);
+    if (this.#tokens.size > this.capacity) this.#tokens.delete(this.#tokens.keys().next().value as string);
   }
 
   /** The group a token belonged to before a rotation replaced it, while it is remembered. */
@@ -48,14 +45,5 @@ export class RetiredTokens implements JournalListener {
 
   get size(): number {
     return this.#tokens.size;
-  }
-
-  #forget(token: string): void {
-    const found = this.#tokens.get(token);
-    if (found === undefined) return;
-    this.#tokens.delete(token);
-    const rest = (this.#byGroup.get(found.group) ?? []).filter((t) => t !== token);
-    if (rest.length === 0) this.#byGroup.delete(found.group);
-    else this.#byGroup.set(found.group, rest);
   }
 }

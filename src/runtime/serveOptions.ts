@@ -3,57 +3,29 @@ import { product } from '../errors.js';
 import type { FileSystem } from '../store/fileSystem.js';
 import { defaultJournalLimit, maxJournalLimit } from '../store/journal.js';
 import type { ApiKey } from './keyRing.js';
-import { type Settings, sharedOptions } from './options.js';
+import { type OptionsOf, type Settings, sharedOptions } from './options.js';
 import { parseRateLimit } from './rateLimiter.js';
 
-export interface MockServerOptions {
-  /** The address to listen on (default `127.0.0.1`, this machine only); beyond loopback it needs `adminKey`. */
-  readonly host?: string;
-  /** 0 (the default in-process) picks a free port. */
-  readonly port?: number;
-  /**
-   * A database file, or a PostgreSQL URL (`postgres://user@host:port/db`) whose database every replica pointed at
-   * it shares; without it the mock keeps everything in memory.
-   */
-  readonly db?: string;
-  /** Connections to PostgreSQL per replica (default 10). */
-  readonly poolSize?: number;
-  /**
-   * The keys of the default tenant, each `{ key, environment }` with the environment `Customer` (production groups)
-   * or `Testing` (test groups). Default `defaultApiKeys`: dev-customer-key (Customer) and dev-testing-key (Testing).
-   */
-  readonly apiKeys?: readonly ApiKey[];
-  /** A JSON file `{ "groups": [GroupSeed...] }` seeded at start (groups already present are kept). */
-  readonly fixtures?: string;
-  /** Makes tokens and ids deterministic (default: random ones). */
-  readonly seed?: number;
-  /** What the mock logs, on stderr: `silent` (the default in-process), `info` (the command line's) or `debug`. */
-  readonly logLevel?: 'silent' | 'info' | 'debug';
-  /** Largest accepted body in bytes (default 1 MiB). */
-  readonly bodyLimit?: number;
-  /** Milliseconds a client has to send the headers (default 10 s). */
-  readonly headersTimeout?: number;
-  /** Milliseconds a client has to send the whole request (default 30 s). */
-  readonly requestTimeout?: number;
-  /** Requests per minute per API key (a number, e.g. 180); over it, 429. Default: no limit. */
-  readonly rateLimit?: number;
-  /**
-   * How many entries each tenant's journal keeps (default 1000); older ones are dropped and counted
-   * (`droppedRequests()`, the `X-Journal-Dropped` header of `GET /__admin/requests`).
-   */
-  readonly journalLimit?: number;
-  /** Required on `/__admin` calls when set (default: none); must be set when `host` is not loopback. */
-  readonly adminKey?: string;
-  /** The store's file-system seam (tests inject disk faults here); default Node's `fs/promises`. */
-  readonly files?: FileSystem;
-  /** Compact the change log after this many records (default 20,000). */
-  readonly compactAfter?: number;
-  /**
-   * Receives the store's warnings about trouble it recovers from by itself (a failed compaction, retried later;
-   * nothing is lost). Default: a process warning on stderr.
-   */
-  readonly onWarning?: (message: string) => void;
-}
+/**
+ * The options of `createMockServer`: those of `serveOptions` below, typed by their kind; their help is the table's
+ * (and `--help`'s).
+ */
+export type MockServerOptions = OptionsOf<
+  typeof serveOptions,
+  {
+    /** Each `{ key, environment }`; default `defaultApiKeys` (dev-customer-key and dev-testing-key). */
+    readonly apiKeys: readonly ApiKey[];
+    /** Requests per minute per API key (a number, e.g. 180); over it, 429. */
+    readonly rateLimit: number;
+    /** The store's file-system seam (tests inject disk faults here); default Node's `fs/promises`. */
+    readonly files: FileSystem;
+    /**
+     * Receives the store's warnings about trouble it recovers from by itself (a failed compaction, retried later;
+     * nothing is lost). Default: a process warning on stderr.
+     */
+    readonly onWarning: (message: string) => void;
+  }
+>;
 
 const timeout = { kind: 'integer', min: 1, max: 3_600_000 } as const;
 
@@ -73,6 +45,7 @@ export const serveOptions = {
     help: 'keep everything in memory; nothing is written',
     flagOnly: 'the mock keeps everything in memory unless db is given: leave out db',
   },
+  // Connections to PostgreSQL per replica (default 10).
   poolSize: { kind: 'integer', min: 1, max: 1000 },
   apiKeys: {
     kind: 'custom',
@@ -110,6 +83,7 @@ export const serveOptions = {
   },
   adminKey: sharedOptions.adminKey,
   files: { kind: 'object' },
+  // Compact the change log after this many records (default 20,000).
   compactAfter: { kind: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER },
   onWarning: sharedOptions.onWarning,
   help: sharedOptions.help,

@@ -1,7 +1,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { type Change, isChange } from '../domain/changes.js';
-import { type FileSystem, isMissing, syncDirectory } from './fileSystem.js';
+import { type FileSystem, readIfPresent, syncDirectory } from './fileSystem.js';
 
 /**
  * An append-only log of changes, one JSON line each. `append` returns once the lines are fdatasynced; a failed
@@ -15,7 +15,6 @@ export class ChangeLog {
   #tailToCut = false;
 
   private constructor(
-    readonly path: string,
     private readonly handle: FileHandle,
     size: number,
     records: number,
@@ -43,7 +42,7 @@ export class ChangeLog {
       await handle.close().catch(() => undefined);
       throw error;
     }
-    return new ChangeLog(path, handle, replayed.bytes, replayed.records);
+    return new ChangeLog(handle, replayed.bytes, replayed.records);
   }
 
   get records(): number {
@@ -95,13 +94,8 @@ export async function readChangeLog(
   files: FileSystem,
   path: string,
 ): Promise<{ changes: Change[]; bytes: number; records: number; torn: number }> {
-  let buffer: Buffer;
-  try {
-    buffer = await files.readFile(path);
-  } catch (error) {
-    if (isMissing(error)) return { changes: [], bytes: 0, records: 0, torn: 0 };
-    throw error;
-  }
+  const buffer = await readIfPresent(files, path);
+  if (buffer === undefined) return { changes: [], bytes: 0, records: 0, torn: 0 };
   const end = buffer.lastIndexOf(0x0a) + 1;
   const changes: Change[] = [];
   let line = 0;

@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import type { Adapter } from 'lowdb';
-import { type FileSystem, isMissing, syncDirectory } from './fileSystem.js';
+import { aside, type FileSystem, readIfPresent, syncDirectory } from './fileSystem.js';
 
 /**
  * A lowdb adapter like lowdb's JSONFile, but crash-safe: each write goes to a uniquely named temp file, is
@@ -15,13 +14,8 @@ export class DurableJsonFile<T> implements Adapter<T> {
   ) {}
 
   async read(): Promise<T | null> {
-    let bytes: Buffer;
-    try {
-      bytes = await this.files.readFile(this.path);
-    } catch (error) {
-      if (isMissing(error)) return null;
-      throw error;
-    }
+    const bytes = await readIfPresent(this.files, this.path);
+    if (bytes === undefined) return null;
     let value: unknown;
     try {
       value = JSON.parse(bytes.toString('utf8'));
@@ -50,11 +44,7 @@ export class DurableJsonFile<T> implements Adapter<T> {
   }
 
   async write(data: T): Promise<void> {
-    const directory = dirname(this.path);
-    const temp = join(
-      directory,
-      `.${basename(this.path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
-    );
+    const temp = aside(this.path, 'tmp');
     const handle = await this.files.open(temp, 'wx');
     try {
       try {
@@ -68,6 +58,6 @@ export class DurableJsonFile<T> implements Adapter<T> {
       await this.files.unlink(temp).catch(() => undefined);
       throw error;
     }
-    await syncDirectory(this.files, directory);
+    await syncDirectory(this.files, dirname(this.path));
   }
 }

@@ -16,7 +16,7 @@ import { failure, ok, type Result } from '../result.js';
 import type { OperationId } from '../spec/operations.js';
 import type { Fault, FaultSpec } from './faults.js';
 import type { JournalEntry, JournalQuery } from './journal.js';
-import { type OnWarning, type Persistence, processWarning } from './persistence.js';
+import type { OnWarning, Persistence } from './persistence.js';
 import { type ServiceCall, type Store, StoreWriteError, type TenantMemory, type TenantRow } from './store.js';
 
 interface Entry {
@@ -43,7 +43,7 @@ export class EmbeddedStore implements Store {
     private readonly persistence: Persistence,
     readonly kind: 'memory' | 'file',
     private readonly ids: IdSource,
-    private readonly onWarning: OnWarning = processWarning,
+    private readonly onWarning: OnWarning,
   ) {}
 
   get world(): World {
@@ -176,7 +176,7 @@ export class EmbeddedStore implements Store {
   }
 
   commit(changes: readonly Change[]): Promise<void> {
-    if (changes.length === 0) return this.settled();
+    if (changes.length === 0) return this.#last;
     const undo = applyChanges(this.world, changes);
     const done = new Promise<void>((resolve, reject) =>
       this.#pending.push({ changes, undo, resolve, reject }),
@@ -190,11 +190,6 @@ export class EmbeddedStore implements Store {
   /** Whether every change applied so far is durable now (nothing queued or being written). */
   get settledNow(): boolean {
     return this.#flushing === undefined && this.#pending.length === 0;
-  }
-
-  /** Resolves once every change applied so far is durable (rejects if one of them was rolled back). */
-  settled(): Promise<void> {
-    return this.#last;
   }
 
   async #flush(): Promise<void> {
@@ -226,7 +221,6 @@ export class EmbeddedStore implements Store {
     this.#flushing = undefined;
   }
 
-  /** Waits for every commit, then closes the persistence (and releases its lock). */
   async close(): Promise<void> {
     await this.#flushing;
     await this.persistence.close();

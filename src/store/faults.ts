@@ -5,6 +5,15 @@ export type { Fault };
 /** A fault to plan, as `FaultRequest` in openapi/admin.yaml: at least one of `status`, `delay_ms`, `action`. */
 export type FaultSpec = FaultRequest;
 
+/** The fault `spec` plans, but for its id: what every store keeps of it. */
+export const plannedFault = (spec: FaultSpec): Omit<Fault, 'id'> => ({
+  operationId: spec.operationId ?? null,
+  status: spec.status ?? null,
+  delay_ms: spec.delay_ms ?? 0,
+  action: spec.action ?? null,
+  remaining: spec.times ?? 1,
+});
+
 /** The pending faults of one tenant, matched in the order planned; at most `capacity`, the oldest dropped first. */
 export class Faults {
   #faults: Fault[] = [];
@@ -13,14 +22,7 @@ export class Faults {
   constructor(private readonly capacity = 1000) {}
 
   add(spec: FaultSpec): Fault {
-    const fault: Fault = {
-      id: this.#nextId++,
-      operationId: spec.operationId ?? null,
-      status: spec.status ?? null,
-      delay_ms: spec.delay_ms ?? 0,
-      action: spec.action ?? null,
-      remaining: spec.times ?? 1,
-    };
+    const fault: Fault = { id: this.#nextId++, ...plannedFault(spec) };
     this.#faults.push(fault);
     if (this.#faults.length > this.capacity) this.#faults.splice(0, this.#faults.length - this.capacity);
     return { ...fault };

@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 
 /**
  * The store's whole view of the disk. Tests pass a wrapped copy to make the Nth write, fsync or rename fail;
@@ -15,19 +17,18 @@ export interface FileSystem {
   mkdir(path: string, options: { recursive: true }): Promise<unknown>;
 }
 
-export const nodeFileSystem: FileSystem = {
-  open: (path, flags) => fs.open(path, flags),
-  readFile: (path) => fs.readFile(path),
-  rename: (from, to) => fs.rename(from, to),
-  link: (from, to) => fs.link(from, to),
-  unlink: (path) => fs.unlink(path),
-  readdir: (path) => fs.readdir(path),
-  mkdir: (path, options) => fs.mkdir(path, options),
-};
+export const nodeFileSystem: FileSystem = fs;
 
 /** Whether an fs error says the file is not there. */
 export const isMissing = (error: unknown): boolean =>
   (error as NodeJS.ErrnoException | null)?.code === 'ENOENT';
+
+/** A file's bytes, or undefined when it is not there. */
+export const readIfPresent = (files: FileSystem, path: string): Promise<Buffer | undefined> =>
+  files.readFile(path).catch((error: unknown) => {
+    if (isMissing(error)) return undefined;
+    throw error;
+  });
 
 /** fsyncs a directory, so a rename or a new file in it survives a power cut. */
 export async function syncDirectory(files: FileSystem, directory: string): Promise<void> {
@@ -38,3 +39,7 @@ export async function syncDirectory(files: FileSystem, directory: string): Promi
     await handle.close();
   }
 }
+
+/** A new name beside `path` for a file written aside, naming this process (`.db.json.<pid>.<random>.<suffix>`). */
+export const aside = (path: string, suffix: string): string =>
+  join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.${suffix}`);

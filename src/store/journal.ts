@@ -69,6 +69,28 @@ export const defaultJournalLimit = 1000;
 /** The largest journal a tenant may keep: each entry holds its bodies, up to the body limit each. */
 export const maxJournalLimit = 100_000;
 
+/** The journal's columns, one slot per entry: numbers in typed arrays, the rest as the records gave them. */
+const columns = (capacity: number) => ({
+  method: new Array<string>(capacity),
+  path: new Array<string>(capacity),
+  operationId: new Array<JournalRecord['operationId']>(capacity),
+  keyEnvironment: new Array<JournalRecord['keyEnvironment']>(capacity),
+  status: new Float64Array(capacity),
+  durationMs: new Float64Array(capacity),
+  requestText: new Array<string | undefined>(capacity),
+  requestBody: new Array<JournalRecord['requestBody']>(capacity),
+  responseText: new Array<string | null>(capacity),
+  diagnostics: new Array<readonly Diagnostic[]>(capacity),
+  warnings: new Array<readonly Diagnostic[]>(capacity),
+  fault: new Array<JournalRecord['fault']>(capacity),
+  rawHeaders: new Array<readonly string[]>(capacity),
+  keyMatched: new Array<string | undefined>(capacity),
+  bodyNotKept: new Array<string | undefined>(capacity),
+  ids: new Float64Array(capacity),
+  times: new Float64Array(capacity),
+});
+type Columns = ReturnType<typeof columns>;
+
 /**
  * A bounded, in-memory journal (the newest `capacity` entries), newest last; it counts the older entries it drops
  * to make room (`dropped`), so that a check of the whole journal knows when it did not see every request. Recording is on every request's
@@ -81,23 +103,7 @@ export const maxJournalLimit = 100_000;
  * records the young generation would have dropped for free.)
  */
 export class Journal {
-  readonly #method: string[];
-  readonly #path: string[];
-  readonly #operationId: Array<JournalRecord['operationId']>;
-  readonly #keyEnvironment: Array<JournalRecord['keyEnvironment']>;
-  readonly #status: Float64Array;
-  readonly #durationMs: Float64Array;
-  readonly #requestText: Array<string | undefined>;
-  readonly #requestBody: Array<JournalRecord['requestBody']>;
-  readonly #responseText: Array<string | null>;
-  readonly #diagnostics: Array<readonly Diagnostic[]>;
-  readonly #warnings: Array<readonly Diagnostic[]>;
-  readonly #fault: Array<JournalRecord['fault']>;
-  readonly #rawHeaders: Array<readonly string[]>;
-  readonly #keyMatched: Array<string | undefined>;
-  readonly #bodyNotKept: Array<string | undefined>;
-  readonly #ids: Float64Array;
-  readonly #times: Float64Array;
+  #columns: Columns;
   /** How many slots hold an entry (up to `capacity`). */
   #size = 0;
   #next = 0;
@@ -106,70 +112,56 @@ export class Journal {
   readonly #listeners = new Set<JournalListener>();
 
   constructor(readonly capacity = defaultJournalLimit) {
-    this.#method = new Array(capacity);
-    this.#path = new Array(capacity);
-    this.#operationId = new Array(capacity);
-    this.#keyEnvironment = new Array(capacity);
-    this.#status = new Float64Array(capacity);
-    this.#durationMs = new Float64Array(capacity);
-    this.#requestText = new Array(capacity);
-    this.#requestBody = new Array(capacity);
-    this.#responseText = new Array(capacity);
-    this.#diagnostics = new Array(capacity);
-    this.#warnings = new Array(capacity);
-    this.#fault = new Array(capacity);
-    this.#rawHeaders = new Array(capacity);
-    this.#keyMatched = new Array(capacity);
-    this.#bodyNotKept = new Array(capacity);
-    this.#ids = new Float64Array(capacity);
-    this.#times = new Float64Array(capacity);
+    this.#columns = columns(capacity);
   }
 
   record(entry: JournalRecord): void {
+    const c = this.#columns;
     const slot = this.#next;
     const id = this.#nextId++;
     const at = Date.now();
     if (this.#size === this.capacity) this.#dropped++;
     else this.#size++;
-    this.#method[slot] = entry.method;
-    this.#path[slot] = entry.path;
-    this.#operationId[slot] = entry.operationId;
-    this.#keyEnvironment[slot] = entry.keyEnvironment;
-    this.#status[slot] = entry.status;
-    this.#durationMs[slot] = entry.durationMs;
-    this.#requestText[slot] = entry.requestText;
-    this.#requestBody[slot] = entry.requestBody;
-    this.#responseText[slot] = entry.responseText;
-    this.#diagnostics[slot] = entry.diagnostics;
-    this.#warnings[slot] = entry.warnings;
-    this.#fault[slot] = entry.fault;
-    this.#rawHeaders[slot] = entry.rawHeaders;
-    this.#keyMatched[slot] = entry.keyMatched;
-    this.#bodyNotKept[slot] = entry.requestBodyNotKept;
-    this.#ids[slot] = id;
-    this.#times[slot] = at;
+    c.method[slot] = entry.method;
+    c.path[slot] = entry.path;
+    c.operationId[slot] = entry.operationId;
+    c.keyEnvironment[slot] = entry.keyEnvironment;
+    c.status[slot] = entry.status;
+    c.durationMs[slot] = entry.durationMs;
+    c.requestText[slot] = entry.requestText;
+    c.requestBody[slot] = entry.requestBody;
+    c.responseText[slot] = entry.responseText;
+    c.diagnostics[slot] = entry.diagnostics;
+    c.warnings[slot] = entry.warnings;
+    c.fault[slot] = entry.fault;
+    c.rawHeaders[slot] = entry.rawHeaders;
+    c.keyMatched[slot] = entry.keyMatched;
+    c.bodyNotKept[slot] = entry.requestBodyNotKept;
+    c.ids[slot] = id;
+    c.times[slot] = at;
     this.#next = (slot + 1) % this.capacity;
     if (this.#listeners.size > 0) for (const listener of this.#listeners) listener.recorded(entry, id, at);
   }
 
   /** The record in `slot`, as it was given (with the same fields, in the same order). */
   #recordAt(slot: number): JournalRecord {
-    const fault = this.#fault[slot];
+    const c = this.#columns;
+    const fault = c.fault[slot];
     return {
-      method: this.#method[slot] as string,
-      path: this.#path[slot] as string,
-      operationId: this.#operationId[slot] ?? null,
-      keyEnvironment: this.#keyEnvironment[slot] ?? null,
-      status: this.#status[slot] as number,
-      durationMs: this.#durationMs[slot] as number,
-      rawHeaders: this.#rawHeaders[slot] ?? [],
-      keyMatched: this.#keyMatched[slot],
-      requestBodyNotKept: this.#bodyNotKept[slot],
-      requestText: this.#requestText[slot],
-      requestBody: this.#requestBody[slot] ?? null,
-      responseText: this.#responseText[slot] ?? null,
-      diagnostics: this.#diagnostics[slot] ?? [],
-      warnings: this.#warnings[slot] ?? [],
+      method: c.method[slot] as string,
+      path: c.path[slot] as string,
+      operationId: c.operationId[slot] ?? null,
+      keyEnvironment: c.keyEnvironment[slot] ?? null,
+      status: c.status[slot] as number,
+      durationMs: c.durationMs[slot] as number,
+      rawHeaders: c.rawHeaders[slot] ?? [],
+      keyMatched: c.keyMatched[slot],
+      requestBodyNotKept: c.bodyNotKept[slot],
+      requestText: c.requestText[slot],
+      requestBody: c.requestBody[slot] ?? null,
+      responseText: c.responseText[slot] ?? null,
+      diagnostics: c.diagnostics[slot] ?? [],
+      warnings: c.warnings[slot] ?? [],
       ...(fault === undefined ? {} : { fault }),
     };
   }
@@ -177,9 +169,10 @@ export class Journal {
   list(query: JournalQuery = {}): JournalEntry[] {
     // The oldest entry is at `#next` once the journal is full, else at 0.
     const first = this.#size === this.capacity ? this.#next : 0;
+    const { ids, times } = this.#columns;
     let entries = Array.from({ length: this.#size }, (_, i) => {
       const slot = (first + i) % this.capacity;
-      return { entry: this.#recordAt(slot), id: this.#ids[slot] as number, at: this.#times[slot] as number };
+      return { entry: this.#recordAt(slot), id: ids[slot] as number, at: times[slot] as number };
     });
     if (query.operationId !== undefined)
       entries = entries.filter(({ entry }) => entry.operationId === query.operationId);
@@ -208,22 +201,8 @@ export class Journal {
   }
 
   clear(): void {
-    for (const column of [
-      this.#method,
-      this.#path,
-      this.#operationId,
-      this.#keyEnvironment,
-      this.#requestText,
-      this.#requestBody,
-      this.#responseText,
-      this.#diagnostics,
-      this.#warnings,
-      this.#fault,
-      this.#rawHeaders,
-      this.#keyMatched,
-      this.#bodyNotKept,
-    ])
-      column.fill(undefined as never);
+    // New columns rather than emptied slots: the records' strings are let go at once.
+    this.#columns = columns(this.capacity);
     this.#size = 0;
     this.#next = 0;
     this.#dropped = 0;
@@ -244,15 +223,13 @@ export type RequestWatcher =
  * request. The entry is formatted only when someone listens.
  */
 export function watcherListener(watcher: RequestWatcher): JournalListener {
-  if (typeof watcher === 'function')
-    return { recorded: (record, id, at) => watcher(journalEntry(record, id, at)) };
-  if (typeof watcher === 'object' && watcher !== null && typeof watcher.entry === 'function') {
-    const { entry, cleared } = watcher;
+  const { entry, cleared } =
+    typeof watcher === 'function' ? { entry: watcher, cleared: undefined } : (watcher ?? {});
+  if (typeof entry === 'function')
     return {
       recorded: (record, id, at) => entry(journalEntry(record, id, at)),
       ...(typeof cleared === 'function' ? { cleared: () => cleared() } : {}),
     };
-  }
   throw new TypeError(
     'user-group-mock: watchRequests takes a function called with each journal entry, e.g. watchRequests((entry) => console.log(entry.status)), or { entry(entry) {}, cleared() {} }',
   );

@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
-import { type FileSystem, isMissing } from './fileSystem.js';
+import { aside, type FileSystem, isMissing, readIfPresent } from './fileSystem.js';
 import { isStillRunning, ownIdentity, type ProcessIdentity, pidIsAlive } from './processIdentity.js';
 
 /** The lock files this process holds: a second store on one of them is refused without reading the file. */
@@ -45,19 +44,11 @@ const busy = (pid: number, path: string): Error =>
     `user-group-mock: another server (pid ${pid}) is using this database (lock ${path}). Stop it, or give this one another --db path or --in-memory.`,
   );
 
-const aside = (path: string, suffix: string): string =>
-  join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.${suffix}`);
-
 /** Creates the lock with its whole text at once; false when a lock is already there. */
 async function create(files: FileSystem, path: string, text: string): Promise<boolean> {
   const temp = aside(path, 'new');
   // Not fsynced: after a power cut the machine has another boot id, so the lock is stale whatever it holds.
-  const handle = await files.open(temp, 'wx');
-  try {
-    await handle.writeFile(text);
-  } finally {
-    await handle.close();
-  }
+  await writeNew(files, temp, text);
   try {
     await files.link(temp, path);
     return true;
@@ -73,19 +64,23 @@ async function create(files: FileSystem, path: string, text: string): Promise<bo
 
 /** For a file system without hard links: a reader may see the file empty for a moment (see `readLock`). */
 async function createInPlace(files: FileSystem, path: string, text: string): Promise<boolean> {
-  let handle: Awaited<ReturnType<FileSystem['open']>>;
   try {
-    handle = await files.open(path, 'wx');
+    await writeNew(files, path, text);
+    return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;
   }
+}
+
+/** Creates `path` with `text`; fails with EEXIST when it is there. */
+async function writeNew(files: FileSystem, path: string, text: string): Promise<void> {
+  const handle = await files.open(path, 'wx');
   try {
     await handle.writeFile(text);
   } finally {
     await handle.close();
   }
-  return true;
 }
 
 /** Removes the files a lock taker killed half way left beside the lock (its pid is in their names). */
@@ -99,22 +94,16 @@ async function removeLeftovers(files: FileSystem, path: string): Promise<void> {
   }
 }
 
-interface FoundLock {
-  readonly text: string;
-  /** undefined when the text names nobody (a lock cut short by a crash). */
-  readonly holder: ProcessIdentity | undefined;
-}
-
-/** The lock's text and holder; undefined once it is gone. An empty lock is re-read for a while (being written). */
-async function readLock(files: FileSystem, path: string): Promise<FoundLock | undefined> {
+/**
+ * The lock's text and holder (undefined when the text names nobody: a lock cut short by a crash); undefined once
+ * the lock is gone. An empty lock is re-read for a while (being written).
+ */
+async function readLock(files: FileSystem, path: string) {
   let text = '';
   for (let read = 0; read < 10; read++) {
-    try {
-      text = (await files.readFile(path)).toString('utf8');
-    } catch (error) {
-      if (isMissing(error)) return undefined;
-      throw error;
-    }
+    const bytes = await readIfPresent(files, path);
+    if (bytes === undefined) return undefined;
+    text = bytes.toString('utf8');
     if (text !== '') break;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

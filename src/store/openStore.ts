@@ -1,7 +1,7 @@
 import type { IdSource } from '../domain/ids.js';
 import { EmbeddedStore } from './embeddedStore.js';
 import type { FileSystem } from './fileSystem.js';
-import { type OnWarning, openFilePersistence, openMemoryPersistence } from './persistence.js';
+import { memoryPersistence, type OnWarning, openFilePersistence, processWarning } from './persistence.js';
 import { PostgresStore } from './postgres/postgresStore.js';
 import { isPostgresUrl } from './postgres/postgresUrl.js';
 import type { Store } from './store.js';
@@ -18,21 +18,17 @@ export interface StoreOptions {
 
 /** The store `db` names: none, memory; a PostgreSQL URL, PostgreSQL; anything else, a database file. */
 export async function openStore(db: string | undefined, options: StoreOptions): Promise<Store> {
-  const { ids, onWarning } = options;
-  const warn = onWarning === undefined ? {} : { onWarning };
-  if (db === undefined) return new EmbeddedStore(await openMemoryPersistence(), 'memory', ids, onWarning);
+  const { ids } = options;
+  const onWarning = options.onWarning ?? processWarning;
+  if (db === undefined) return new EmbeddedStore(memoryPersistence(), 'memory', ids, onWarning);
   if (isPostgresUrl(db))
     return PostgresStore.open(db, {
       ids,
       capacity: options.journalLimit,
-      ...(options.poolSize ? { poolSize: options.poolSize } : {}),
-      ...warn,
+      poolSize: options.poolSize,
+      onWarning,
     });
-  const persistence = await openFilePersistence(db, {
-    ...(options.files ? { files: options.files } : {}),
-    ...(options.compactAfter ? { compactAfter: options.compactAfter } : {}),
-    ...warn,
-  });
+  const persistence = await openFilePersistence(db, { ...options, onWarning });
   return new EmbeddedStore(persistence, 'file', ids, onWarning);
 }
 

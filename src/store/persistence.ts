@@ -1,7 +1,6 @@
 import { basename, dirname, resolve } from 'node:path';
-import { Low, Memory } from 'lowdb';
-import type { Change } from '../domain/changes.js';
-import { applyChanges } from '../domain/changes.js';
+import { Low } from 'lowdb';
+import { applyChanges, type Change } from '../domain/changes.js';
 import { emptyWorld, type World } from '../domain/model.js';
 import { ChangeLog, readChangeLog } from './changeLog.js';
 import { DurableJsonFile } from './durableJsonFile.js';
@@ -21,18 +20,13 @@ export interface Persistence {
   close(): Promise<void>;
 }
 
-/** `--in-memory`: lowdb's Memory adapter; nothing outlives the process. */
-export async function openMemoryPersistence(): Promise<Persistence> {
-  const db = new Low<SnapshotFile | null>(new Memory(), null);
-  await db.read();
-  const world = db.data === null ? emptyWorld() : fromSnapshot(db.data, 'memory');
-  return {
-    world,
-    append: async () => undefined,
-    maybeCompact: async () => undefined,
-    close: async () => undefined,
-  };
-}
+/** `--in-memory`: nothing outlives the process. */
+export const memoryPersistence = (): Persistence => ({
+  world: emptyWorld(),
+  append: async () => undefined,
+  maybeCompact: async () => undefined,
+  close: async () => undefined,
+});
 
 /** Where the store reports trouble it recovers from by itself, such as a failed compaction. */
 export type OnWarning = (message: string) => void;

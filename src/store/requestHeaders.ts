@@ -5,7 +5,7 @@ import type { JournalEntry } from '../spec/types.js';
 export type RequestHeader = JournalEntry['requestHeaders'][number];
 
 /** What an `Authorization` matched when the journal does not say: no key of the mock. */
-export const noKeyMatched = 'matches no API key';
+const noKeyMatched = 'matches no API key';
 
 /** Headers that carry a credential after a scheme: the scheme is shown, the credential never. */
 const schemed = new Set(['authorization', 'proxy-authorization']);

@@ -8,8 +8,6 @@ import type { Health } from '../spec/types.js';
 import type { Fault, FaultSpec, Faults } from './faults.js';
 import type { Journal, JournalEntry, JournalQuery, JournalRecord } from './journal.js';
 
-export type { KeyOwner };
-
 /**
  * What a key is to the store: a tenant's key, a group token sent in its place (a group's current token, or one a
  * rotation the journal still lists replaced), or unknown.

@@ -7,7 +7,7 @@ import { gzipSync } from 'node:zlib';
  * Where `npm run build` writes the pages' scripts and styles (scripts/build-ui.mjs). The path is the same from
  * `src/ui/`, `dist/ui/` and the bundled command line in `dist/bin/`: each sits two levels below the package root.
  */
-export const assetsDirectory = new URL('../../dist/ui/public/', import.meta.url);
+const assetsDirectory = new URL('../../dist/ui/public/', import.meta.url);
 
 /** A file as served: its bytes, gzipped once, and an entity tag. */
 export interface Asset {

@@ -35,15 +35,11 @@ function exampleBody(operation: OpenAPIV3_1.OperationObject): unknown {
 
 const shellQuote = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
 
-/** Whether an operation is a GET that carries a body, which no browser can send. */
-export const isGetWithBody = (method: string, operation: OpenAPIV3_1.OperationObject): boolean =>
-  method === 'get' && operation.requestBody !== undefined;
-
 /**
  * curl and `undici.request` for one call of the mock, from the document's own example body: the samples the
  * reference shows instead of a "try it" button (a browser cannot send a GET with a body).
  */
-export function codeSamples(
+function codeSamples(
   method: string,
   path: string,
   headers: Readonly<Record<string, string>>,
@@ -114,7 +110,8 @@ export function referenceDocument(
     const item = document.paths?.[operation.path]?.[method] as OpenAPIV3_1.OperationObject;
     const samples = codeSamples(method, operation.path, headers, exampleBody(item), facts);
     Object.assign(item, { 'x-codeSamples': samples });
-    if (isGetWithBody(method, item)) item.description = getWithBodyNote + (item.description ?? '');
+    if (method === 'get' && item.requestBody !== undefined)
+      item.description = getWithBodyNote + (item.description ?? '');
   }
   return document;
 }

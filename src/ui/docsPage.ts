@@ -1,6 +1,6 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { listOperations } from '../spec/operations.js';
-import { codeSamples, isGetWithBody, type MockFacts, referenceDocument } from './codeSamples.js';
+import { type CodeSample, type MockFacts, referenceDocument } from './codeSamples.js';
 import { escapeHtml, jsonInScript, page } from './html.js';
 
 export type Reference = 'service' | 'admin';
@@ -49,21 +49,12 @@ function factsSection(which: Reference, facts: MockFacts): string {
   return `<section class="facts" aria-label="${proxy ? 'This proxy' : 'This mock'}">${fact('fact-url', label, facts.url)}${keys}</section>${admin}`;
 }
 
-/** Where the document has a GET with a body: why a browser cannot send it, and what to run instead. */
-function getWithBodySection(document: OpenAPIV3_1.Document, facts: MockFacts): string {
-  const operation = listOperations(document).find((o) => {
-    const item = document.paths?.[o.path]?.get;
-    return o.method === 'GET' && item !== undefined && isGetWithBody('get', item);
-  });
+/** Where the document has a GET with a body: why a browser cannot send it, and the samples to run instead. */
+function getWithBodySection(document: OpenAPIV3_1.Document): string {
+  const operation = listOperations(document).find((o) => o.method === 'GET' && o.requestSchema !== undefined);
   if (operation === undefined) return '';
-  const item = document.paths?.[operation.path]?.get as OpenAPIV3_1.OperationObject;
-  const media = (item.requestBody as OpenAPIV3_1.RequestBodyObject).content?.['application/json'] as {
-    examples?: Record<string, { value?: unknown }>;
-  };
-  const body = Object.values(media.examples ?? {})[0]?.value ?? {};
-  const key =
-    facts.keys?.find((k) => k.environment === 'Customer')?.key ?? facts.keys?.[0]?.key ?? '<API_KEY>';
-  const samples = codeSamples('get', operation.path, { authorization: `Token ${key}` }, body, facts);
+  const item = document.paths?.[operation.path]?.get as { 'x-codeSamples'?: CodeSample[] } | undefined;
+  const samples = item?.['x-codeSamples'] ?? [];
   return `<section class="get-body" aria-labelledby="get-body-title">
 <h2 id="get-body-title">Browsers cannot send a GET with a body</h2>
 <p>${escapeHtml(operation.shortName)} is <code>GET ${escapeHtml(operation.path)}</code> with a JSON body. <code>fetch</code> and <code>XMLHttpRequest</code> refuse or drop a GET body, so this reference offers no "try it" button. Send it from a terminal or from Node:</p>
@@ -87,7 +78,7 @@ export function docsPage(which: Reference, source: OpenAPIV3_1.Document, facts: 
 <nav aria-label="Pages">${link('/docs', 'Service API', which === 'service')}${link('/docs/admin', 'Admin API', which === 'admin')}${link('/__admin/ui', 'Inspector', false)}</nav></div>
 <h1>${escapeHtml(titles[which])}</h1>
 ${factsSection(which, facts)}
-${getWithBodySection(document, facts)}
+${getWithBodySection(document)}
 <p class="status" role="status" aria-live="polite" id="copy-status"></p>
 </header>
 <div id="reference" data-reference="${which}"><p class="loading">Rendering the reference…</p></div>

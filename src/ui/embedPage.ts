@@ -3,16 +3,15 @@ import { utcSecond } from '../domain/userGroups.js';
 import type { EmbedOutcome, EmbedRequest } from './embedToken.js';
 import { escapeHtml, page } from './html.js';
 
-export interface RenderedEmbed {
-  readonly status: number;
-  readonly html: string;
-}
-
 const code = (text: string): string => `<code>${escapeHtml(text)}</code>`;
 const shortToken = (token: string): string => (token.length > 12 ? `${token.slice(0, 8)}…` : token);
 
 /** The preview of dashboard `dashboard` for a resolved token: the group's card, or a card saying what is wrong. */
-export function embedPage(dashboard: string, request: EmbedRequest, outcome: EmbedOutcome): RenderedEmbed {
+export function embedPage(
+  dashboard: string,
+  request: EmbedRequest,
+  outcome: EmbedOutcome,
+): Omit<Card, 'title'> {
   const card = outcome.kind === 'viewing' ? viewingCard(outcome.group) : errorCard(request, outcome);
   const eyebrow = `Dashboard ${code(dashboard)} · ${escapeHtml(request.environment)} · preview by user-group-mock`;
   const body = `<main class="card card--${outcome.kind === 'viewing' ? 'ok' : 'error'}" data-outcome="${outcome.kind}" aria-labelledby="card-title">

@@ -8,9 +8,8 @@ export const jsonInScript = (value: unknown): string =>
     .replaceAll('\u2028', '\\u2028')
     .replaceAll('\u2029', '\\u2029');
 
-export interface PageParts {
+interface PageParts {
   readonly title: string;
-  /** Stylesheet URLs. */
   readonly styles: readonly string[];
   /** Classic script URLs, run in order at the end of the body. */
   readonly scripts?: readonly string[];

@@ -10,11 +10,12 @@ import { type ApiKey, defaultApiKeys } from '../runtime/keyRing.js';
 import type { MockContext } from '../runtime/mockContext.js';
 import { serviceDocument } from '../spec/loadDocument.js';
 import { operations } from '../spec/operations.js';
+import { pathTemplate } from '../spec/pathTemplate.js';
 import { type Asset, AssetStore, asset, sendAsset } from './assets.js';
 import type { MockFacts } from './codeSamples.js';
 import { docsPage, type Reference } from './docsPage.js';
 import { embedPage } from './embedPage.js';
-import { type EmbedOutcome, type EmbedRequest, resolveEmbed } from './embedToken.js';
+import { resolveEmbed } from './embedToken.js';
 import { contentSecurityPolicy, jsonInScript, page } from './html.js';
 import { inlineReferences } from './inlineReferences.js';
 
@@ -32,12 +33,11 @@ const ownPage = {
 };
 /** Redoc styles its elements inline (styled-components) and searches in a worker it makes from a blob. */
 const referencePage = {
-  ...common,
+  ...ownPage,
   'content-security-policy': contentSecurityPolicy({
     'style-src': "'self' 'unsafe-inline'",
     'worker-src': 'blob:',
   }),
-  'x-frame-options': 'DENY',
 };
 /** The embed preview is made to be framed by any page (the web component's iframe). */
 const framedPage = { ...common, 'content-security-policy': contentSecurityPolicy({ 'frame-ancestors': '' }) };
@@ -48,23 +48,21 @@ const crossOriginScript = {
   'cross-origin-resource-policy': 'cross-origin',
 };
 
-/** The built files each URL serves, with its headers. */
-const files: Readonly<Record<string, { readonly name: string; readonly headers: Record<string, string> }>> = {
-  '/__admin/ui/assets/inspector.js': { name: 'inspector.js', headers: common },
-  '/__admin/ui/assets/inspector.css': { name: 'inspector.css', headers: common },
-  '/docs/assets/docs.js': { name: 'docs.js', headers: common },
-  '/docs/assets/docs.css': { name: 'docs.css', headers: common },
-  '/docs/assets/redoc.standalone.js': { name: 'redoc.standalone.js', headers: common },
-  '/embed/component.js': { name: 'component.js', headers: crossOriginScript },
-  '/embed/assets/embed.js': { name: 'embed.js', headers: common },
-  '/embed/assets/embed.css': { name: 'embed.css', headers: common },
+const htmlType = 'text/html; charset=utf-8';
+
+/** The built files each URL serves (the file its last segment names), with its headers. */
+const files: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  '/__admin/ui/assets/inspector.js': common,
+  '/__admin/ui/assets/inspector.css': common,
+  '/docs/assets/docs.js': common,
+  '/docs/assets/docs.css': common,
+  '/docs/assets/redoc.standalone.js': common,
+  '/embed/component.js': crossOriginScript,
+  '/embed/assets/embed.js': common,
+  '/embed/assets/embed.css': common,
 };
 
-/**
- * What serves the pages: the mock, or a validating proxy (whose inspector shows its one journal of exchanges, with
- * whose fault each verdict is, and none of the mock's groups, tenants or faults).
- */
-export type PagesServer = MockFacts['server'];
+type PagesServer = MockFacts['server'];
 
 /**
  * The inspector's page; the service's operations (ids, short names) are written into it from the document, and
@@ -77,7 +75,7 @@ function inspectorPage(server: PagesServer): Asset {
     method,
   }));
   return asset(
-    'text/html; charset=utf-8',
+    htmlType,
     page({
       title: 'Inspector · user-group-mock',
       styles: ['/__admin/ui/assets/inspector.css'],
@@ -95,15 +93,11 @@ interface Served {
   readonly status?: number;
 }
 
-const isPagePath = (path: string): boolean =>
-  path === '/__admin/ui' ||
-  path.startsWith('/__admin/ui/') ||
-  path === '/docs' ||
-  path.startsWith('/docs/') ||
-  isEmbedPath(path);
+const isPagePath = (path: string): boolean => /^\/(__admin\/ui|docs|embed)(\/|$)/.test(path);
 
 /** The embed preview and its files: `/embed`, `/embed/{dashboard_id}`, `/embed/component.js`, `/embed/assets/…`. */
-const isEmbedPath = (path: string): boolean => path === '/embed' || path.startsWith('/embed/');
+const isEmbedPath = (path: string): boolean => /^\/embed(\/|$)/.test(path);
+const embedPath = pathTemplate('/embed/{dashboard_id}');
 
 /**
  * The three browser pages, served by the mock itself from the built files (nothing is fetched from elsewhere):
@@ -139,7 +133,7 @@ export function createPages(
               adminDocument(),
               new Map([[documentIds.service, { document: serviceDocument(), prefix: 'Service' }]]),
             );
-      found = asset('text/html; charset=utf-8', docsPage(which, document, facts));
+      found = asset(htmlType, docsPage(which, document, facts));
       if (references.size >= 8) references.clear();
       references.set(cacheKey, found);
     }
@@ -148,11 +142,14 @@ export function createPages(
 
   /** What a page path answers: a file with its headers (and status), or an error. */
   function answer(req: IncomingMessage, path: string): Served | ApiError | Promise<Served | ApiError> {
+    const method = req.method ?? 'GET';
+    if (method !== 'GET' && method !== 'HEAD') return notAllowed(method, path);
     if (server === 'proxy' && isEmbedPath(path)) return embedOnProxy(path);
-    const file = files[path];
-    if (file !== undefined) {
-      const built = assets.get(file.name);
-      return built === undefined ? notBuilt(file.name) : { file: built, headers: file.headers };
+    const headers = files[path];
+    if (headers !== undefined) {
+      const name = path.slice(path.lastIndexOf('/') + 1);
+      const built = assets.get(name);
+      return built === undefined ? notBuilt(name) : { file: built, headers };
     }
     if (path === '/__admin/ui' || path === '/__admin/ui/') {
       inspector ??= inspectorPage(server);
@@ -161,7 +158,7 @@ export function createPages(
     if (path === '/docs' || path === '/docs/')
       return { file: reference(req, 'service'), headers: referencePage };
     if (path === '/docs/admin') return { file: reference(req, 'admin'), headers: referencePage };
-    const dashboard = /^\/embed\/([^/]+)$/.exec(path)?.[1];
+    const dashboard = embedPath.match(path)?.dashboard_id;
     if (dashboard === undefined || dashboard === 'assets') return noPage(path, server);
     const query = new URLSearchParams((req.url ?? '').split('?')[1] ?? '');
     const request = {
@@ -169,9 +166,11 @@ export function createPages(
       tenant: query.get('tenant') || defaultTenantId,
       environment: query.get('environment') || 'Customer',
     };
-    const name = safeDecode(dashboard);
     return resolveEmbed(context, request).then(
-      (outcome) => embedAnswer(name, request, outcome),
+      (outcome) => {
+        const rendered = embedPage(dashboard, request, outcome);
+        return { file: asset(htmlType, rendered.html), headers: framedPage, status: rendered.status };
+      },
       (error: Error) => storeFailure(context, error),
     );
   }
@@ -183,47 +182,20 @@ export function createPages(
    */
   async function serve(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     try {
-      deliver(req, res, await answer(req, path));
+      const served = await answer(req, path);
+      if ('file' in served) sendAsset(req, res, served.file, served.headers, served.status);
+      else send(res, errorReply(served));
     } catch (error) {
       send(res, errorReply(internalError(context, error as Error)));
     }
+    const method = req.method ?? 'GET';
+    context.logger.info({ method, path, status: res.statusCode }, `${method} ${path} ${res.statusCode}`);
   }
 
   return (req, res, path) => {
     if (!isPagePath(path)) return false;
-    const method = req.method ?? 'GET';
-    if (method !== 'GET' && method !== 'HEAD') {
-      const message = `${method} is not allowed on ${path}: the browser pages answer GET and HEAD`;
-      const error = apiError(
-        'METHOD_NOT_ALLOWED',
-        message,
-        [{ code: 'METHOD_NOT_ALLOWED', path: '/method', message }],
-        {
-          headers: { allow: 'GET, HEAD' },
-        },
-      );
-      send(res, errorReply(error));
-      logged(context, method, path, res);
-    } else void serve(req, res, path).then(() => logged(context, method, path, res));
+    void serve(req, res, path);
     return true;
-  };
-}
-
-function logged(context: MockContext, method: string, path: string, res: ServerResponse): void {
-  context.logger.info({ method, path, status: res.statusCode }, `${method} ${path} ${res.statusCode}`);
-}
-
-function deliver(req: IncomingMessage, res: ServerResponse, served: Served | ApiError): void {
-  if ('file' in served) sendAsset(req, res, served.file, served.headers, served.status);
-  else send(res, errorReply(served));
-}
-
-function embedAnswer(dashboard: string, request: EmbedRequest, outcome: EmbedOutcome): Served {
-  const rendered = embedPage(dashboard, request, outcome);
-  return {
-    file: asset('text/html; charset=utf-8', rendered.html),
-    headers: framedPage,
-    status: rendered.status,
   };
 }
 
@@ -235,14 +207,6 @@ function hostOf(req: IncomingMessage): string {
   return `${address.includes(':') ? `[${address}]` : address}:${req.socket.localPort}`;
 }
 
-function safeDecode(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-}
-
 /** The browser pages a server has: a validating proxy has no embed preview (it keeps no groups to show). */
 export const pagePaths = (server: PagesServer): readonly string[] =>
   server === 'proxy'
@@ -251,6 +215,12 @@ export const pagePaths = (server: PagesServer): readonly string[] =>
 
 const notFound = (message: string): ApiError =>
   apiError('ROUTE_NOT_FOUND', message, [{ code: 'ROUTE_NOT_FOUND', path: '/path', message }]);
+
+function notAllowed(method: string, path: string): ApiError {
+  const message = `${method} is not allowed on ${path}: the browser pages answer GET and HEAD`;
+  const details = [{ code: 'METHOD_NOT_ALLOWED', path: '/method', message }];
+  return apiError('METHOD_NOT_ALLOWED', message, details, { headers: { allow: 'GET, HEAD' } });
+}
 
 function noPage(path: string, server: PagesServer): ApiError {
   return notFound(`no page at "${path}"; the browser pages are ${pagePaths(server).join(', ')}`);

@@ -9,7 +9,7 @@ export const toText = (text: string): string =>
     ? text.replace(/[\\\0]/g, (c) => (c === '\\' ? '\\\\' : '\\0'))
     : text;
 
-export const fromText = (text: string): string =>
+const fromText = (text: string): string =>
   text.includes('\\') ? text.replace(/\\([\\0])/g, (_, c: string) => (c === '0' ? '\0' : '\\')) : text;
 
 /** A row of `groups` as the driver returns it (bigint comes back as text). */

@@ -7,10 +7,7 @@ const migrationLock = 7_346_221_017;
 
 /** The database holds a schema this version of the mock does not know: it refuses to start rather than guess. */
 export class SchemaTooNewError extends Error {
-  constructor(
-    readonly found: number,
-    readonly known: number,
-  ) {
+  constructor(found: number, known: number) {
     super(
       `${product}: the database's schema is version ${found}, newer than the ${known} this version of user-group-mock knows; upgrade user-group-mock (every replica) or point --db at another database`,
     );
@@ -20,29 +17,24 @@ export class SchemaTooNewError extends Error {
 /**
  * Brings the schema to `target` (the latest by default): takes the advisory lock, so that replicas starting at once
  * migrate one after the other, reads `schema_version`, applies each missing migration in a transaction of its own,
- * and refuses a schema newer than it knows. Returns the version found before.
+ * and refuses a schema newer than it knows.
  */
-export async function migrate(client: pg.ClientBase, target = latestVersion): Promise<number> {
+export async function migrate(client: pg.ClientBase, target = latestVersion): Promise<void> {
   await client.query('SELECT pg_advisory_lock($1)', [migrationLock]);
   try {
     await client.query(
       'CREATE TABLE IF NOT EXISTS schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
     );
-    const found = await schemaVersion(client);
+    const { rows } = await client.query<{ version: number | null }>(
+      'SELECT max(version) AS version FROM schema_version',
+    );
+    const found = rows[0]?.version ?? 0;
     if (found > latestVersion) throw new SchemaTooNewError(found, latestVersion);
     for (const migration of migrations.filter((m) => m.version > found && m.version <= target))
       await apply(client, migration);
-    return found;
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [migrationLock]);
   }
-}
-
-export async function schemaVersion(client: pg.ClientBase): Promise<number> {
-  const { rows } = await client.query<{ version: number | null }>(
-    'SELECT max(version) AS version FROM schema_version',
-  );
-  return rows[0]?.version ?? 0;
 }
 
 async function apply(client: pg.ClientBase, migration: Migration): Promise<void> {

@@ -13,20 +13,7 @@ export class DatabaseUnreachableError extends Error {
  * PostgreSQL was reached but refused the URL's database, user or password (or the user may not create the
  * schema): the CLI prints this, with what the server said and what to do, and exits as for an unreachable one.
  */
-export class DatabaseRefusedError extends Error {
-  constructor(message: string, cause: Error) {
-    super(message, { cause });
-  }
-}
-
-/** Who connects, as the URL says: for the commands a message proposes. */
-interface Target {
-  readonly where: string;
-  readonly host: string;
-  readonly port: string;
-  readonly user: string | undefined;
-  readonly database: string | undefined;
-}
+export class DatabaseRefusedError extends Error {}
 
 /** The error to report for a failed start: refused (with the fix) when PostgreSQL said why, else unreachable. */
 export function startFailure(url: string, error: Error): Error {
@@ -36,7 +23,7 @@ export function startFailure(url: string, error: Error): Error {
     ? new DatabaseUnreachableError(target.where, error)
     : new DatabaseRefusedError(
         `${product}: PostgreSQL at ${target.where} refused the connection: ${error.message}. ${refusal}`,
-        error,
+        { cause: error },
       );
 }
 
@@ -60,10 +47,10 @@ function refusalAdvice(target: Target, error: Error): string | undefined {
   return undefined;
 }
 
-/** Where a PostgreSQL URL points, as the messages name it: `host:port`. */
-export const whereOf = (url: string): string => targetOf(url).where;
+/** Who connects, as the URL says: for the commands a message proposes. */
+type Target = ReturnType<typeof targetOf>;
 
-function targetOf(url: string): Target {
+function targetOf(url: string) {
   const parsed = new URL(url);
   const host = decodeURIComponent(parsed.hostname) || parsed.searchParams.get('host') || 'localhost';
   const port = parsed.port || '5432';

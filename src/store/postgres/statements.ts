@@ -1,26 +1,38 @@
-import type pg from 'pg';
-import type { Decision } from '../../domain/userGroups.js';
-import type { Result } from '../../result.js';
-import { claimFault, type FaultRow } from './faultRows.js';
+import type { Fault } from '../faults.js';
+import { type JournalRecord, storedRecord } from '../journal.js';
+import type { Client } from './database.js';
 import { type GroupRow, groupColumns } from './rows.js';
 
-type Client = pg.PoolClient;
-
-/** A journal entry as the table holds it. */
-export interface JournalLine {
-  readonly operationId: string | null;
-  readonly invalid: boolean;
-  /** The entry's record, as JSON text. */
-  readonly record: string;
-}
+/** A row of `faults` as a `Fault` (the id, a bigint, as a number: exact up to 2^53). */
+export const faultColumns =
+  'id::float8 AS id, operation_id AS "operationId", status, delay_ms, action, remaining';
 
 /**
- * What a request came to: a planned fault claimed (nothing else done), or the rule's result, with whether its
- * journal entry was written with the change (when it was not, the caller journals the answer).
+ * The common table expressions that claim the first fault of tenant `$tenant` due for operation `$operation`
+ * (none when `$operation` is NULL): the row is locked while it is counted, so of two replicas taking at once each
+ * takes one use, never the same one; a fault is removed with its last use. `claimed` holds the fault taken, if
+ * any; `next` is not empty when one was due.
  */
-export type Served =
-  | { readonly fault: FaultRow }
-  | { readonly fault?: undefined; readonly result: Result<Decision<unknown>>; readonly journaled: boolean };
+const claimFault = (tenant: string, operation: string): string => `
+  next AS (
+    SELECT id, remaining FROM faults
+    WHERE ${operation}::text IS NOT NULL AND tenant = ${tenant} AND (operation_id IS NULL OR operation_id = ${operation})
+    ORDER BY id LIMIT 1 FOR UPDATE
+  ),
+  gone AS (DELETE FROM faults f USING next WHERE f.id = next.id AND next.remaining <= 1 RETURNING f.*),
+  kept AS (
+    UPDATE faults f SET remaining = f.remaining - 1 FROM next WHERE f.id = next.id AND next.remaining > 1
+    RETURNING f.*
+  ),
+  claimed AS (SELECT ${faultColumns} FROM gone UNION ALL SELECT ${faultColumns} FROM kept)`;
+
+/** A journal record as the journal table holds it: the headers with their secrets hidden (the table outlives it). */
+export const journalLine = (record: JournalRecord) => ({
+  operationId: record.operationId,
+  invalid: record.diagnostics.length > 0,
+  record: JSON.stringify(storedRecord(record)),
+});
+export type JournalLine = ReturnType<typeof journalLine>;
 
 /**
  * Get-or-create in one statement, so one round trip and one commit: claims the fault due ($9), else inserts the
@@ -42,27 +54,28 @@ export const createStatement = `
     (SELECT row_to_json(g) FROM groups g WHERE tenant = $1 AND environment = $2 AND provided_id = $3) AS existing`;
 
 export interface CreateRow {
-  readonly claimed: FaultRow | null;
+  readonly claimed: Fault | null;
   readonly made: boolean;
   readonly existing: GroupRow | null;
 }
 
 /**
- * In a transaction: claims the fault due for operation $2 of tenant $1, else locks the group `where` names (held
- * until the commit: a concurrent update or rotation of it waits, then sees the committed row).
+ * In a transaction: claims the fault due for operation $2 of tenant $1, else locks the groups `where` names (held
+ * until the commit: a concurrent update or rotation of them waits, then sees the committed rows).
  */
 export async function claimAndLock(
   client: Client,
   where: string,
   values: unknown[],
-): Promise<{ claimed: FaultRow | null; target: GroupRow | null }> {
-  const { rows } = await client.query<{ claimed: FaultRow | null; target: GroupRow | null }>(
+): Promise<{ claimed: Fault | null; targets: GroupRow[] }> {
+  const { rows } = await client.query<{ claimed: Fault | null; targets: GroupRow[] | null }>(
     `WITH ${claimFault('$1', '$2')},
      target AS (SELECT * FROM groups WHERE ${where} AND NOT EXISTS (SELECT FROM next) FOR UPDATE)
-     SELECT (SELECT row_to_json(claimed) FROM claimed) AS claimed, (SELECT row_to_json(target) FROM target) AS target`,
+     SELECT (SELECT row_to_json(claimed) FROM claimed) AS claimed, (SELECT json_agg(target) FROM target) AS targets`,
     values,
   );
-  return rows[0] as { claimed: FaultRow | null; target: GroupRow | null };
+  const row = rows[0] as { claimed: Fault | null; targets: GroupRow[] | null };
+  return { claimed: row.claimed, targets: row.targets ?? [] };
 }
 
 /**

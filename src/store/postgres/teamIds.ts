@@ -1,7 +1,6 @@
-/** Where the team ids come from: the `team_ids` sequence, through any statement. */
-interface Sequence {
-  query<R extends { id: string }>(text: string, values: unknown[]): Promise<{ rows: R[] }>;
-}
+import type { Database } from './database.js';
+
+const blockSize = 32;
 
 /**
  * The team ids of one replica, drawn from the `team_ids` sequence a block at a time, so that a create decides its
@@ -14,10 +13,7 @@ export class TeamIds {
   #ids: number[] = [];
   #drawing: Promise<void> | undefined = undefined;
 
-  constructor(
-    private readonly sequence: Sequence,
-    private readonly block = 32,
-  ) {}
+  constructor(private readonly db: Database) {}
 
   async take(): Promise<number> {
     for (;;) {
@@ -36,9 +32,9 @@ export class TeamIds {
   }
 
   async #draw(): Promise<void> {
-    const { rows } = await this.sequence.query<{ id: string }>(
+    const { rows } = await this.db.query<{ id: string }>(
       "SELECT nextval('team_ids') AS id FROM generate_series(1, $1)",
-      [this.block],
+      [blockSize],
     );
     this.#ids.push(...rows.map((row) => Number(row.id)).sort((a, b) => a - b));
   }

@@ -1,9 +1,19 @@
+import { EventSourceParserStream } from 'eventsource-parser/stream';
+import { useEffect, useState } from 'preact/hooks';
 import type { Diagnostic, JournalEntry, TenantSummary } from '../../spec/types.js';
 
 /** Who the inspector is: the admin key it was given (if any) and the tenant it looks at. */
 export interface Session {
   readonly adminKey: string | undefined;
   readonly tenant: TenantSummary | undefined;
+}
+
+/** What the groups and faults views are given: the session, when to read again, and the status line. */
+export interface ViewProps {
+  readonly session: Session;
+  /** Changes whenever a request was journaled: the view reads its data again. */
+  readonly revision: number;
+  readonly announce: (text: string) => void;
 }
 
 export interface Answer {
@@ -21,49 +31,74 @@ export const saveAdminKey = (key: string | undefined): void => {
   else sessionStorage.setItem(adminKeyStore, key);
 };
 
-/** The key that puts an admin call in the tenant's scope: none for the default tenant. */
-const scopeKey = (tenant: TenantSummary | undefined): string | undefined =>
-  tenant === undefined || tenant.id === 'default'
-    ? undefined
-    : (tenant.api_keys.Customer ?? tenant.api_keys.Testing);
-
-function headers(session: Session, key: string | undefined, json: boolean): Record<string, string> {
+/** The admin key, and the key that puts an admin call in the tenant's scope (none for the default tenant). */
+function adminHeaders({ adminKey, tenant }: Session): Record<string, string> {
+  const key =
+    tenant === undefined || tenant.id === 'default'
+      ? undefined
+      : (tenant.api_keys.Customer ?? tenant.api_keys.Testing);
   return {
-    ...(session.adminKey === undefined ? {} : { 'x-admin-key': session.adminKey }),
+    ...(adminKey === undefined ? {} : { 'x-admin-key': adminKey }),
     ...(key === undefined ? {} : { authorization: `Token ${key}` }),
-    ...(json ? { 'content-type': 'application/json' } : {}),
   };
 }
 
-async function answerOf(response: Response): Promise<Answer> {
+/** A call with `sent` headers, its body as JSON; the answer's body parsed, kept as text when it is not JSON. */
+async function call(
+  method: string,
+  path: string,
+  sent: Record<string, string>,
+  body?: unknown,
+): Promise<Answer> {
+  const response = await fetch(path, {
+    method,
+    headers: body === undefined ? sent : { ...sent, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await response.text();
-  let body: unknown = text;
   try {
-    body = text === '' ? undefined : JSON.parse(text);
+    return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
   } catch {
-    // not JSON: kept as text
+    return { status: response.status, body: text };
   }
-  return { status: response.status, body };
 }
 
 /** An admin call in the session's scope. */
-export async function admin(session: Session, method: string, path: string, body?: unknown): Promise<Answer> {
-  const response = await fetch(path, {
-    method,
-    headers: headers(session, scopeKey(session.tenant), body !== undefined),
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return answerOf(response);
-}
+export const admin = (session: Session, method: string, path: string, body?: unknown): Promise<Answer> =>
+  call(method, path, adminHeaders(session), body);
 
 /** A call of the service itself with one of the tenant's API keys (journaled like any client's). */
-export async function service(method: string, key: string, body: unknown): Promise<Answer> {
-  const response = await fetch('/api/user', {
-    method,
-    headers: { authorization: `Token ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return answerOf(response);
+export const service = (method: string, key: string, body: unknown): Promise<Answer> =>
+  call(method, '/api/user', { authorization: `Token ${key}` }, body);
+
+/**
+ * What `GET path` answers in the session's scope (undefined until it has), read again when `revision` changes (a
+ * request was journaled) and when the function returned beside it is called. After the first read, each waits
+ * `settle` ms, so that a burst of requests makes one.
+ */
+export function useAdminGet<T>(
+  session: Session,
+  path: string,
+  revision: number,
+  settle = 0,
+): [T | undefined, () => void] {
+  const [value, setValue] = useState<T | undefined>(undefined);
+  const [reloads, setReloads] = useState(0);
+  useEffect(() => {
+    let current = true;
+    const timer = window.setTimeout(
+      async () => {
+        const answer = await admin(session, 'GET', path);
+        if (current && answer.status === 200) setValue(answer.body as T);
+      },
+      value === undefined ? 0 : settle,
+    );
+    return () => {
+      current = false;
+      window.clearTimeout(timer);
+    };
+  }, [session, path, revision, reloads]);
+  return [value, () => setReloads((n) => n + 1)];
 }
 
 /** The diagnostics of an error answer (the envelope's `details`), or one made of its message. */
@@ -79,7 +114,7 @@ export type StreamState = 'connecting' | 'live' | 'reconnecting' | 'refused';
 export interface JournalFeed {
   entries(entries: JournalEntry[]): void;
   cleared(): void;
-  state(state: StreamState, refusal?: Answer): void;
+  state(state: StreamState): void;
 }
 
 /**
@@ -105,52 +140,33 @@ export function followJournal(session: Session, feed: JournalFeed): () => void {
     }, 16);
   };
 
-  const handle = (block: string): void => {
-    let event = 'message';
-    const data: string[] = [];
-    for (const line of block.split('\n')) {
-      if (line.startsWith('event:')) event = line.slice(6).trim();
-      else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
-    }
-    if (event === 'request' && data.length > 0) deliver(JSON.parse(data.join('\n')) as JournalEntry);
-    else if (event === 'cleared') feed.cleared();
-  };
-
   const connect = async (): Promise<void> => {
     if (stopped) return;
     controller = new AbortController();
     feed.state(lastId === 0 ? 'connecting' : 'reconnecting');
     try {
       const response = await fetch(`/__admin/events?after=${lastId}`, {
-        headers: headers(session, scopeKey(session.tenant), false),
+        headers: adminHeaders(session),
         signal: controller.signal,
         cache: 'no-store',
       });
-      if (!response.ok || response.body === null) {
-        const answer = await answerOf(response);
-        if (response.status === 401) {
-          stopped = true;
-          feed.state('refused', answer);
-          return;
-        }
-        throw new Error(`events answered ${response.status}`);
+      if (response.status === 401) {
+        stopped = true;
+        feed.state('refused');
+        return;
       }
+      if (!response.ok || response.body === null) throw new Error(`events answered ${response.status}`);
       feed.state('live');
-      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-      let buffer = '';
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buffer += value.replaceAll('\r\n', '\n');
-        let end = buffer.indexOf('\n\n');
-        while (end !== -1) {
-          handle(buffer.slice(0, end));
-          buffer = buffer.slice(end + 2);
-          end = buffer.indexOf('\n\n');
-        }
+      const events = response.body
+        .pipeThrough(new TextDecoderStream())
+        .pipeThrough(new EventSourceParserStream());
+      const reader = events.getReader();
+      for (let read = await reader.read(); !read.done; read = await reader.read()) {
+        if (read.value.event === 'request') deliver(JSON.parse(read.value.data) as JournalEntry);
+        else if (read.value.event === 'cleared') feed.cleared();
       }
     } catch {
-      // the stream broke: reconnect below
+      controller.abort(); // the stream broke or never began: its connection goes, and a new one is made below
     }
     if (!stopped) {
       feed.state('reconnecting');

@@ -14,5 +14,8 @@ const diagnosticsOf = (check: Check, value: unknown): Diagnostic[] =>
 export const checkSeed = (value: unknown): Diagnostic[] => diagnosticsOf(SeedGroupRequest, value);
 export const checkFault = (value: unknown): Diagnostic[] => diagnosticsOf(FaultRequest, value);
 
+/** A number field's text as sent: a number when it is an integer, else the text (which the check refuses). */
+export const numberOrText = (text: string): unknown => (/^-?\d+$/.test(text.trim()) ? Number(text) : text);
+
 /** The form field a diagnostic points at (`/body/name` -> `name`), or '' for the body as a whole. */
 export const fieldOf = (diagnostic: Diagnostic): string => diagnostic.path.split('/')[2] ?? '';

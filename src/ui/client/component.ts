@@ -8,7 +8,6 @@
  * when the card is only resized).
  */
 const base = new URL('./', import.meta.url);
-const attributes = ['dashboard', 'token', 'environment', 'tenant'] as const;
 
 interface EmbedMessage {
   readonly type: 'user-group-mock:embed';
@@ -20,9 +19,7 @@ const isEmbedMessage = (data: unknown): data is EmbedMessage =>
   typeof data === 'object' && data !== null && (data as { type?: unknown }).type === 'user-group-mock:embed';
 
 class UserGroupDashboard extends HTMLElement {
-  static get observedAttributes(): readonly string[] {
-    return attributes;
-  }
+  static readonly observedAttributes = ['dashboard', 'token', 'environment', 'tenant'];
 
   readonly #frame: HTMLIFrameElement;
   #outcome: string | undefined;

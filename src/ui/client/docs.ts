@@ -1,7 +1,7 @@
 // Renders the OpenAPI document written into the page (#openapi) with Redoc's standalone bundle, loaded before this
 // script from the mock itself; wires the copy buttons of the mock's URL and keys.
 // A script of its own, bundled as an IIFE: nothing it declares reaches the page's global scope.
-export {};
+import { copyText } from './clipboard.js';
 
 declare const Redoc: {
   init(
@@ -70,25 +70,8 @@ Redoc.init(
 const status = document.getElementById('copy-status');
 for (const button of document.querySelectorAll<HTMLButtonElement>('button[data-copy]')) {
   button.addEventListener('click', async () => {
-    const text = document.getElementById(button.dataset.copy ?? '')?.textContent ?? '';
-    const label =
-      button.dataset.copyName ??
-      document.getElementById(`${button.dataset.copy}-label`)?.textContent ??
-      'value';
-    let copied = false;
-    try {
-      await navigator.clipboard.writeText(text);
-      copied = true;
-    } catch {
-      const range = document.createRange();
-      const node = document.getElementById(button.dataset.copy ?? '');
-      if (node !== null) {
-        range.selectNodeContents(node);
-        getSelection()?.removeAllRanges();
-        getSelection()?.addRange(range);
-        copied = document.execCommand('copy');
-      }
-    }
+    const copied = await copyText(document.getElementById(button.dataset.copy ?? '')?.textContent ?? '');
+    const label = button.dataset.copyName ?? 'value';
     if (status !== null)
       status.textContent = copied ? `Copied the ${label}.` : `Select the ${label} and copy it.`;
   });

@@ -1,22 +1,12 @@
 import { html } from 'htm/preact';
 import type { VNode } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
-import type { Diagnostic, Fault } from '../../spec/types.js';
-import { admin, problems, type Session } from './api.js';
-import { checkFault, fieldOf } from './checks.js';
-import { Field, FormProblems, operations, shortNameOf } from './ui.js';
+import type { Fault } from '../../spec/types.js';
+import { admin, problems, useAdminGet, type ViewProps } from './api.js';
+import { checkFault, numberOrText } from './checks.js';
+import { FormProblems, operations, shortNameOf, useCheckedForm } from './ui.js';
 
-interface FaultForm {
-  operationId: string;
-  status: string;
-  times: string;
-  delay_ms: string;
-  reset: boolean;
-}
-
-const emptyForm: FaultForm = { operationId: '', status: '503', times: '1', delay_ms: '', reset: false };
-
-const numberOrText = (text: string): unknown => (/^-?\d+$/.test(text.trim()) ? Number(text) : text);
+const emptyForm = { operationId: '', status: '503', times: '1', delay_ms: '', reset: false };
+type FaultForm = typeof emptyForm;
 
 function faultBody(form: FaultForm): Record<string, unknown> {
   return {
@@ -42,35 +32,17 @@ function plannedFault(fault: Fault): string {
   return `${calls} will answer ${fault.status}${after}`;
 }
 
-export interface FaultsProps {
-  readonly session: Session;
-  readonly revision: number;
-  readonly announce: (text: string) => void;
-}
-
 /** Plan a failure of the next matching calls, see the pending ones, clear them. */
-export function Faults(props: FaultsProps): VNode {
+export function Faults(props: ViewProps): VNode {
   const { session } = props;
-  const [faults, setFaults] = useState<Fault[] | undefined>(undefined);
-  const [form, setForm] = useState<FaultForm>(emptyForm);
-  const [formProblems, setFormProblems] = useState<Diagnostic[]>([]);
-  const [reload, setReload] = useState(0);
-
-  useEffect(() => {
-    let current = true;
-    void admin(session, 'GET', '/__admin/faults').then((answer) => {
-      if (current && answer.status === 200) setFaults(answer.body as Fault[]);
-    });
-    return () => {
-      current = false;
-    };
-  }, [session, props.revision, reload]);
+  const [faults, reload] = useAdminGet<Fault[]>(session, '/__admin/faults', props.revision);
+  const { form, set, show, field, others } = useCheckedForm(emptyForm, 'fault');
 
   const plan = async (event: Event): Promise<void> => {
     event.preventDefault();
     const body = faultBody(form);
     const found = checkFault(body);
-    setFormProblems(found);
+    show(found);
     if (found.length > 0) {
       props.announce(`The fault was not planned: ${found.map((d) => d.message).join('; ')}`);
       return;
@@ -79,27 +51,19 @@ export function Faults(props: FaultsProps): VNode {
     if (answer.status === 201) {
       const fault = answer.body as Fault;
       props.announce(`Planned fault ${fault.id}: ${plannedFault(fault)}.`);
-      setReload((n) => n + 1);
+      reload();
     } else {
-      setFormProblems(problems(answer));
+      show(problems(answer), true);
     }
   };
 
   const clear = async (): Promise<void> => {
     const answer = await admin(session, 'DELETE', '/__admin/faults');
-    if (answer.status === 204) setFormProblems([]);
+    if (answer.status === 204) show([]);
     props.announce(
       answer.status === 204 ? 'Cleared the pending faults.' : `Clearing refused (${answer.status}).`,
     );
-    setReload((n) => n + 1);
-  };
-
-  const errorsOf = (field: string): Diagnostic[] => formProblems.filter((d) => fieldOf(d) === field);
-  /** A change of the form makes the problems of what was checked or sent before stale: those of the fields changed go. */
-  const set = (change: Partial<FaultForm>): void => {
-    setForm({ ...form, ...change });
-    const changed = Object.keys(change).map((field) => (field === 'reset' ? 'action' : field));
-    setFormProblems(formProblems.filter((d) => fieldOf(d) !== '' && !changed.includes(fieldOf(d))));
+    reload();
   };
 
   return html`<div class="faults-view">
@@ -107,22 +71,17 @@ export function Faults(props: FaultsProps): VNode {
       <h2 id="plan-title">Plan a fault</h2>
       <p class="hint">The next matching calls to <code>/api/user</code> of this tenant that reach the rules wait, then answer the status or lose their connection. Checked against <code>FaultRequest</code> before it is sent.</p>
       <form id="fault-form" class="form-grid" noValidate onSubmit=${plan}>
-        ${Field({
-          id: 'fault-operation',
-          label: 'Operation',
-          value: form.operationId,
-          onInput: (v) => set({ operationId: v }),
+        ${field('operationId', 'Operation', {
           options: [['', 'any operation'], ...operations.map((o) => [o.operationId, o.shortName] as const)],
-          errors: errorsOf('operationId'),
         })}
-        ${Field({ id: 'fault-status', label: 'Status', value: form.status, type: 'number', onInput: (v) => set({ status: v }), hint: '400–599, answered with code INJECTED_FAULT', errors: errorsOf('status') })}
-        ${Field({ id: 'fault-times', label: 'Times', value: form.times, type: 'number', onInput: (v) => set({ times: v }), hint: 'how many matching calls', errors: errorsOf('times') })}
-        ${Field({ id: 'fault-delay', label: 'Delay (ms)', value: form.delay_ms, type: 'number', onInput: (v) => set({ delay_ms: v }), hint: '0–60000, before answering', errors: errorsOf('delay_ms') })}
+        ${field('status', 'Status', { type: 'number', hint: '400–599, answered with code INJECTED_FAULT' })}
+        ${field('times', 'Times', { type: 'number', hint: 'how many matching calls' })}
+        ${field('delay_ms', 'Delay (ms)', { type: 'number', hint: '0–60000, before answering' })}
         <div class="field check-field">
           <label class="check"><input type="checkbox" id="fault-reset" checked=${form.reset}
             onChange=${(e: Event) => set({ reset: (e.target as HTMLInputElement).checked })} /> Reset the connection (no answer)</label>
         </div>
-        ${FormProblems({ problems: formProblems.filter((d) => !['operationId', 'status', 'times', 'delay_ms'].includes(fieldOf(d))) })}
+        ${FormProblems({ problems: others })}
         <div class="form-actions"><button type="submit" class="primary">Plan fault</button></div>
       </form>
     </section>

@@ -1,32 +1,25 @@
 import { html } from 'htm/preact';
 import type { VNode } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { Diagnostic, StoredGroup } from '../../spec/types.js';
-import { admin, problems, type Session, service } from './api.js';
-import { checkSeed, fieldOf } from './checks.js';
-import { Confirm, compactJson, copyText, Field, FormProblems, focusSoon, shortToken } from './ui.js';
+import { admin, problems, service, useAdminGet, type ViewProps } from './api.js';
+import { checkSeed, numberOrText } from './checks.js';
+import { copyText } from './clipboard.js';
+import { Confirm, compactJson, FormProblems, shortToken, useCheckedForm } from './ui.js';
 
-type Environment = 'Customer' | 'Testing';
+const environments = ['Customer', 'Testing'] as const;
+type Environment = (typeof environments)[number];
 
-interface SeedForm {
-  environment: Environment;
-  user_group_id: string;
-  name: string;
-  token: string;
-  team_id: string;
-  mapping: string;
-  properties: string;
-}
-
-const emptyForm = (environment: Environment): SeedForm => ({
-  environment,
+const emptyForm = {
+  environment: 'Customer' as Environment,
   user_group_id: '',
   name: '',
   token: '',
   team_id: '',
   mapping: '',
   properties: '',
-});
+};
+type SeedForm = typeof emptyForm;
 
 /** The form as the body it sends; text that is not JSON where JSON is wanted is a problem of its own. */
 function seedBody(form: SeedForm): { body: Record<string, unknown>; problems: Diagnostic[] } {
@@ -37,8 +30,7 @@ function seedBody(form: SeedForm): { body: Record<string, unknown>; problems: Di
   };
   const found: Diagnostic[] = [];
   if (form.token.trim() !== '') body.token = form.token.trim();
-  if (form.team_id.trim() !== '')
-    body.team_id = /^-?\d+$/.test(form.team_id.trim()) ? Number(form.team_id) : form.team_id;
+  if (form.team_id.trim() !== '') body.team_id = numberOrText(form.team_id);
   for (const field of ['mapping', 'properties'] as const) {
     if (form[field].trim() === '') continue;
     try {
@@ -54,11 +46,7 @@ function seedBody(form: SeedForm): { body: Record<string, unknown>; problems: Di
   return { body, problems: found };
 }
 
-export interface GroupsProps {
-  readonly session: Session;
-  /** Changes whenever a request was journaled: the groups are read again. */
-  readonly revision: number;
-  readonly announce: (text: string) => void;
+export interface GroupsProps extends ViewProps {
   /** Called after the tenant's groups changed here (its group count changed). */
   readonly onChange: () => void;
 }
@@ -69,30 +57,12 @@ export function Groups(props: GroupsProps): VNode {
   const tenant = session.tenant;
   const [environment, setEnvironment] = useState<Environment>('Customer');
   const [search, setSearch] = useState('');
-  const [groups, setGroups] = useState<StoredGroup[] | undefined>(undefined);
-  const [form, setForm] = useState<SeedForm>(emptyForm('Customer'));
-  const [formProblems, setFormProblems] = useState<Diagnostic[]>([]);
-  /** Whether formProblems are the mock's answer to the form as it was sent (stale once anything in it changes). */
-  const [refused, setRefused] = useState(false);
+  const path = `/__admin/groups?environment=${environment}`;
+  const [groups, reload] = useAdminGet<StoredGroup[]>(session, path, props.revision, 150);
+  const { form, set, show, field, others } = useCheckedForm(emptyForm, 'seed');
   const [confirmReset, setConfirmReset] = useState(false);
   /** The group whose rotation waits for a yes (its provided_id). */
   const [confirmRotate, setConfirmRotate] = useState<string | undefined>(undefined);
-  const [reload, setReload] = useState(0);
-
-  useEffect(() => {
-    let current = true;
-    const timer = window.setTimeout(
-      async () => {
-        const answer = await admin(session, 'GET', `/__admin/groups?environment=${environment}`);
-        if (current && answer.status === 200) setGroups(answer.body as StoredGroup[]);
-      },
-      groups === undefined ? 0 : 150,
-    );
-    return () => {
-      current = false;
-      window.clearTimeout(timer);
-    };
-  }, [session, environment, props.revision, reload]);
 
   const query = search.trim().toLowerCase();
   const shown = (groups ?? []).filter(
@@ -106,23 +76,16 @@ export function Groups(props: GroupsProps): VNode {
 
   const rotateButton = (group: StoredGroup): string => `rotate-${group.provided_id}`;
   const rotate = async (group: StoredGroup): Promise<void> => {
-    setConfirmRotate(undefined);
-    focusSoon(rotateButton(group));
     const key = keyOf(group);
     if (key === undefined) return;
     const answer = await service('POST', key, { current_token: group.token });
-    if (answer.status === 200) clearFormProblems();
+    if (answer.status === 200) show([]);
     props.announce(
       answer.status === 200
         ? `Rotated the token of ${group.provided_id}: the old one now answers 404, and the embed preview says it was rotated.`
         : `Rotation refused (${answer.status}): ${problems(answer)[0]?.message ?? ''}`,
     );
-    setReload((n) => n + 1);
-  };
-
-  const clearFormProblems = (): void => {
-    setFormProblems([]);
-    setRefused(false);
+    reload();
   };
 
   const seed = async (event: Event): Promise<void> => {
@@ -132,8 +95,7 @@ export function Groups(props: GroupsProps): VNode {
       ...parseProblems,
       ...checkSeed(body).filter((d) => !parseProblems.some((p) => p.path === d.path)),
     ];
-    setFormProblems(found);
-    setRefused(false);
+    show(found);
     if (found.length > 0) {
       props.announce(
         `The group was not sent: ${found.length} problem${found.length > 1 ? 's' : ''} with the form.`,
@@ -145,48 +107,25 @@ export function Groups(props: GroupsProps): VNode {
     if (answer.status === 201) {
       const group = answer.body as StoredGroup;
       props.announce(`Seeded ${group.provided_id} in ${group.environment} (team_id ${group.team_id}).`);
-      setForm(emptyForm(form.environment));
+      set({ ...emptyForm, environment: form.environment });
       if (group.environment !== environment) setEnvironment(group.environment);
-      setReload((n) => n + 1);
+      reload();
       props.onChange();
     } else {
-      setFormProblems(problems(answer));
-      setRefused(true);
+      show(problems(answer), true);
       props.announce(`The mock refused the group (${answer.status}).`);
     }
   };
 
-  const errorsOf = (field: string): Diagnostic[] => formProblems.filter((d) => fieldOf(d) === field);
-  const field = (
-    name: keyof SeedForm,
-    label: string,
-    extra: Partial<Parameters<typeof Field>[0]> = {},
-  ): VNode =>
-    Field({
-      id: `seed-${name}`,
-      label,
-      value: form[name],
-      onInput: (value: string) => {
-        setForm({ ...form, [name]: value });
-        // The mock's refusal was of the form as sent; the checks' problems of this field, of the form as it was.
-        if (refused) clearFormProblems();
-        else setFormProblems(formProblems.filter((d) => fieldOf(d) !== name && fieldOf(d) in form));
-      },
-      errors: errorsOf(name),
-      ...extra,
-    });
-
   const reset = async (): Promise<void> => {
     const answer = await admin(session, 'POST', '/__admin/reset');
-    setConfirmReset(false);
-    focusSoon('reset-tenant');
-    if (answer.status === 204) clearFormProblems();
+    if (answer.status === 204) show([]);
     props.announce(
       answer.status === 204
         ? `Reset tenant ${tenant?.id}: no groups, journal or faults left.`
         : `Reset refused (${answer.status}).`,
     );
-    setReload((n) => n + 1);
+    reload();
     props.onChange();
   };
 
@@ -196,7 +135,7 @@ export function Groups(props: GroupsProps): VNode {
         <h2 id="groups-title">Groups <span class="muted">of ${tenant?.id ?? 'default'}</span></h2>
         <div class="toolbar">
           <fieldset class="segmented"><legend class="visually-hidden">Environment</legend>
-            ${(['Customer', 'Testing'] as const).map(
+            ${environments.map(
               (
                 env,
               ) => html`<label><input type="radio" name="environment" value=${env} checked=${environment === env}
@@ -233,10 +172,7 @@ export function Groups(props: GroupsProps): VNode {
                       ${
                         confirmRotate === g.provided_id
                           ? html`<${Confirm} yes=${`Yes, rotate ${g.provided_id}`} onYes=${() => rotate(g)}
-                              onCancel=${() => {
-                                setConfirmRotate(undefined);
-                                focusSoon(rotateButton(g));
-                              }}>
+                              onClose=${() => setConfirmRotate(undefined)} returnTo=${rotateButton(g)}>
                               Rotate the token of <code>${g.provided_id}</code>? The current one stops working at once; this cannot be undone.
                             </${Confirm}>`
                           : html`<button type="button" class="small" id=${rotateButton(g)} disabled=${keyOf(g) === undefined}
@@ -257,19 +193,14 @@ export function Groups(props: GroupsProps): VNode {
       <h2 id="seed-title">Seed a group</h2>
       <p class="hint">Checked against <code>SeedGroupRequest</code> of the admin document before it is sent to <code>POST /__admin/groups</code>.</p>
       <form id="seed-form" class="form-grid" noValidate onSubmit=${seed}>
-        ${field('environment', 'Environment', {
-          options: [
-            ['Customer', 'Customer'],
-            ['Testing', 'Testing'],
-          ],
-        })}
+        ${field('environment', 'Environment', { options: environments.map((env) => [env, env] as const) })}
         ${field('user_group_id', 'user_group_id', { required: true, placeholder: 'customer-b' })}
         ${field('name', 'Name', { required: true, placeholder: 'Customer B' })}
         ${field('token', 'Token', { hint: '64 lowercase hex characters; empty for a fresh one' })}
         ${field('team_id', 'team_id', { hint: 'empty for the next free one', type: 'text' })}
         ${field('mapping', 'Mapping (JSON)', { multiline: true, placeholder: '{"40": "213"}' })}
         ${field('properties', 'Properties (JSON)', { multiline: true, placeholder: '{"region": "EU"}' })}
-        ${FormProblems({ problems: formProblems.filter((d) => fieldOf(d) === '' || !(fieldOf(d) in form)) })}
+        ${FormProblems({ problems: others })}
         <div class="form-actions"><button type="submit" class="primary">Seed group</button></div>
       </form>
     </section>
@@ -280,10 +211,7 @@ export function Groups(props: GroupsProps): VNode {
       ${
         confirmReset
           ? html`<${Confirm} yes=${`Yes, reset ${tenant?.id}`} onYes=${reset}
-              onCancel=${() => {
-                setConfirmReset(false);
-                focusSoon('reset-tenant');
-              }}>
+              onClose=${() => setConfirmReset(false)} returnTo="reset-tenant">
               Reset <code>${tenant?.id}</code> now? This cannot be undone.
             </${Confirm}>`
           : html`<button type="button" class="danger" id="reset-tenant" onClick=${() => setConfirmReset(true)}>Reset tenant…</button>`

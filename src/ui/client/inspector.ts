@@ -1,5 +1,238 @@
 import { html, render } from 'htm/preact';
-import { App } from './app.js';
+import type { VNode } from 'preact';
+import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
+import type { JournalEntry, TenantSummary } from '../../spec/types.js';
+import { admin, followJournal, type Session, type StreamState, saveAdminKey, savedAdminKey } from './api.js';
+import { Faults } from './faults.js';
+import { Groups } from './groups.js';
+import { type Filters, filtersFrom, filtersTo, Requests } from './requests.js';
+import { onProxy } from './ui.js';
+
+type View = 'requests' | 'groups' | 'faults';
+/** The views; a proxy keeps no groups or faults, the service it is in front of does. */
+const views: readonly (readonly [View, string])[] = onProxy
+  ? [['requests', 'Requests']]
+  : [
+      ['requests', 'Requests'],
+      ['groups', 'Groups'],
+      ['faults', 'Faults'],
+    ];
+
+const server = onProxy ? 'proxy' : 'mock';
+
+/** The proxy's one scope: its journal, with no tenants or keys of its own. */
+const proxyScope: TenantSummary = { id: 'default', api_keys: {}, groups: 0 };
+
+/** What the page's address names: the view, the tenant, and on the requests the filters and the chosen one. */
+interface Route {
+  readonly view: View;
+  readonly tenant: string;
+  readonly filters: Filters;
+  /** The id of the request whose detail is open. */
+  readonly selected: number | undefined;
+}
+
+/** `#requests&tenant=t-1&status=4xx&id=12` -> the route it names. */
+function readHash(): Route {
+  const parts = new URLSearchParams(location.hash.slice(1).replace(/^([a-z]+)(&|$)/, 'view=$1$2'));
+  const view = parts.get('view');
+  const id = Number(parts.get('id'));
+  return {
+    view: views.some(([v]) => v === view) ? (view as View) : 'requests',
+    tenant: parts.get('tenant') ?? 'default',
+    filters: filtersFrom(parts),
+    selected: Number.isSafeInteger(id) && id > 0 ? id : undefined,
+  };
+}
+
+/** The address of a route: the view first, then only what differs from the defaults. */
+function hashOf(route: Route): string {
+  const parts = new URLSearchParams();
+  if (route.tenant !== 'default') parts.set('tenant', route.tenant);
+  if (route.view === 'requests') {
+    filtersTo(route.filters, parts);
+    if (route.selected !== undefined) parts.set('id', String(route.selected));
+  }
+  const rest = parts.toString();
+  return `#${route.view}${rest === '' ? '' : `&${rest}`}`;
+}
+
+const streamLabels: Readonly<Record<StreamState, string>> = {
+  connecting: 'Connecting…',
+  live: 'Live',
+  reconnecting: 'Reconnecting…',
+  refused: 'Not connected',
+};
+
+type Access = { state: 'checking' } | { state: 'locked'; rejected: boolean } | { state: 'open' };
+
+/** The inspector: a key prompt when the mock wants one, then the tenant's requests, groups and faults. */
+function App(): VNode {
+  const [adminKey, setAdminKey] = useState<string | undefined>(savedAdminKey());
+  const [access, setAccess] = useState<Access>({ state: 'checking' });
+  const [tenants, setTenants] = useState<TenantSummary[]>([]);
+  const [route, setRoute] = useState(readHash());
+  const [entries, setEntries] = useState<JournalEntry[]>([]);
+  const [stream, setStream] = useState<StreamState>('connecting');
+  const [revision, setRevision] = useState(0);
+  const [message, setMessage] = useState('');
+
+  const tenant = tenants.find((t) => t.id === route.tenant) ?? tenants[0];
+  const session = useMemo<Session>(
+    () => ({ adminKey, tenant }),
+    [adminKey, tenant?.id, tenant?.api_keys.Customer],
+  );
+
+  useEffect(() => saveAdminKey(adminKey), [adminKey]);
+
+  // A message is about the view it came from: another view starts without it.
+  useEffect(() => setMessage(''), [route.view, route.tenant]);
+
+  // Also on back and forward over the entries `go` pushed: each has a hash of its own.
+  useEffect(() => {
+    const changed = (): void => setRoute(readHash());
+    window.addEventListener('hashchange', changed);
+    return () => window.removeEventListener('hashchange', changed);
+  }, []);
+
+  /**
+   * Moves to a route: a new history entry (back returns to the one before), or with `replace` the same one (each
+   * letter typed in the text filter, a request gone with the journal cleared).
+   */
+  const go = (change: Partial<Route>, replace = false): void => {
+    const next = { ...readHash(), ...change };
+    const hash = hashOf(next);
+    if (hash !== location.hash) history[replace ? 'replaceState' : 'pushState'](null, '', hash);
+    setRoute(readHash());
+  };
+  const noFilters = filtersFrom(new URLSearchParams());
+  const navigate = (view: View, tenantId: string): void =>
+    go({ view, tenant: tenantId, filters: noFilters, selected: undefined });
+  const selected = route.selected;
+  const setSelected = (id: number | undefined, replace = false): void => go({ selected: id }, replace);
+
+  const loadTenants = useCallback(async (): Promise<void> => {
+    const path = onProxy ? '/__admin/health' : '/__admin/tenants';
+    const answer = await admin({ adminKey, tenant: undefined }, 'GET', path);
+    if (answer.status === 200) {
+      setTenants(onProxy ? [proxyScope] : (answer.body as TenantSummary[]));
+      setAccess({ state: 'open' });
+    } else if (answer.status === 401) {
+      setAccess({ state: 'locked', rejected: adminKey !== undefined });
+    } else {
+      setMessage(`The ${server} answered ${answer.status} to GET ${path}.`);
+    }
+  }, [adminKey]);
+
+  useEffect(() => {
+    void loadTenants();
+    if (onProxy) return;
+    const timer = window.setInterval(() => {
+      if (document.visibilityState === 'visible') void loadTenants();
+    }, 5000);
+    return () => window.clearInterval(timer);
+  }, [loadTenants]);
+
+  useEffect(() => {
+    if (access.state !== 'open' || tenant === undefined) return;
+    setEntries([]);
+    return followJournal(session, {
+      entries: (batch) => {
+        setEntries((previous) => [...batch.reverse(), ...previous].slice(0, 1000));
+        setRevision((n) => n + 1);
+        if (!onProxy) void loadTenants(); // a request may have made a group: the group counts change
+      },
+      cleared: () => {
+        setEntries([]);
+        if (readHash().selected !== undefined) go({ selected: undefined }, true);
+      },
+      state: (state) => {
+        setStream(state);
+        if (state === 'refused') setAccess({ state: 'locked', rejected: true });
+      },
+    });
+  }, [access.state, session]);
+
+  if (access.state === 'checking') return html`<p class="boot">Connecting to the ${server}…</p>`;
+  if (access.state === 'locked') return KeyPrompt({ rejected: access.rejected, onKey: setAdminKey });
+
+  const invalid = entries.filter((e) => e.diagnostics.length > 0).length;
+  const clearJournal = async (): Promise<void> => {
+    const answer = await admin(session, 'DELETE', '/__admin/requests');
+    setMessage(answer.status === 204 ? 'Cleared the journal.' : `Clearing refused (${answer.status}).`);
+  };
+
+  return html`<div class="shell">
+    <header class="top">
+      <h1 class="brand"><strong>user-group-mock</strong> <span>${onProxy ? 'Inspector · validating proxy' : 'Inspector'}</span></h1>
+      ${
+        onProxy
+          ? ''
+          : html`<div class="tenant-picker">
+              <label for="tenant">Tenant</label>
+              <select id="tenant" value=${tenant?.id} onChange=${(e: Event) => navigate(route.view, (e.target as HTMLSelectElement).value)}>
+                ${tenants.map((t) => html`<option value=${t.id}>${t.id} · ${t.groups} group${t.groups === 1 ? '' : 's'}</option>`)}
+              </select>
+            </div>`
+      }
+      <p class=${`stream stream-${stream}`} role="status"><span class="dot" aria-hidden="true"></span>${streamLabels[stream]}</p>
+      <nav class="links" aria-label="Other pages">
+        <a href="/docs">API reference</a>
+        ${
+          adminKey === undefined
+            ? ''
+            : html`<button type="button" class="quiet" onClick=${() => setAdminKey(undefined)}>Forget admin key</button>`
+        }
+      </nav>
+    </header>
+    <nav class="tabs" aria-label="Views">
+      ${views.map(
+        ([
+          view,
+          label,
+        ]) => html`<a href=${hashOf({ view, tenant: tenant?.id ?? 'default', filters: route.filters, selected })}
+          aria-current=${route.view === view ? 'page' : undefined}>${label}${
+            view === 'requests'
+              ? html` <span class="pill">${entries.length}</span>${invalid > 0 ? html` <span class="pill bad" title="broke the contract">${invalid} ✗</span>` : ''}`
+              : ''
+          }</a>`,
+      )}
+    </nav>
+    <main id="main">
+      ${
+        route.view === 'requests'
+          ? html`<${Requests} entries=${entries} selected=${selected} onSelect=${setSelected} onClear=${clearJournal}
+              filters=${route.filters} onFilters=${(filters: Filters, typing: boolean) => go({ filters }, typing)}
+              scope=${onProxy ? 'this proxy' : `tenant ${tenant?.id ?? 'default'}`} />`
+          : route.view === 'groups'
+            ? html`<${Groups} key=${tenant?.id} session=${session} revision=${revision} announce=${setMessage} onChange=${loadTenants} />`
+            : html`<${Faults} key=${tenant?.id} session=${session} revision=${revision} announce=${setMessage} />`
+      }
+    </main>
+    <div class=${`announce${message === '' ? ' quiet-now' : ''}`}>
+      <p role="status" aria-live="polite" aria-atomic="true">${message}</p>
+      ${message === '' ? '' : html`<button type="button" class="quiet" aria-label="Dismiss the message" onClick=${() => setMessage('')}>×</button>`}
+    </div>
+  </div>`;
+}
+
+function KeyPrompt(props: { rejected: boolean; onKey: (key: string) => void }): VNode {
+  return html`<main class="locked">
+    <form class="card key-form" onSubmit=${(e: Event) => {
+      e.preventDefault();
+      const input = (e.target as HTMLFormElement).elements.namedItem('admin-key') as HTMLInputElement;
+      if (input.value !== '') props.onKey(input.value);
+    }}>
+      <h1>Admin key</h1>
+      <p>This ${server} was started with <code>--admin-key</code>: its ${onProxy ? 'requests are' : 'requests, groups and faults are'} shown only with that key. It is sent as <code>X-Admin-Key</code> and kept in this tab only.</p>
+      ${props.rejected ? html`<p class="error" role="alert" id="key-error">The ${server} did not accept this key. Check the value given with --admin-key.</p>` : ''}
+      <label for="admin-key">Admin key</label>
+      <input id="admin-key" name="admin-key" type="password" autocomplete="off" required autofocus
+        aria-describedby=${props.rejected ? 'key-error' : undefined} aria-invalid=${props.rejected ? 'true' : undefined} />
+      <button type="submit" class="primary">Open the inspector</button>
+    </form>
+  </main>`;
+}
 
 const root = document.getElementById('app');
 if (root !== null) {

@@ -19,10 +19,6 @@ const maxLines = 3000;
 function layout(value: unknown): { lines: Line[]; nodes: Map<string, Node> } {
   const lines: Line[] = [];
   const nodes = new Map<string, Node>();
-  const scalar = (v: unknown): VNode => {
-    const kind = v === null ? 'null' : typeof v;
-    return html`<span class=${`j-${kind}`}>${JSON.stringify(v)}</span>`;
-  };
   const visit = (
     v: unknown,
     pointer: string,
@@ -34,17 +30,14 @@ function layout(value: unknown): { lines: Line[]; nodes: Map<string, Node> } {
     const label =
       key === undefined ? [] : [html`<span class="j-key">${JSON.stringify(key)}</span>`, html`: `];
     const tail = comma ? [html`,`] : [];
-    const container = v !== null && typeof v === 'object';
-    const entries = container
-      ? Array.isArray(v)
-        ? v.map((item, i) => [String(i), item] as const)
-        : Object.entries(v as Record<string, unknown>)
-      : [];
-    if (!container || entries.length === 0 || lines.length > maxLines) {
-      const text = container ? (Array.isArray(v) ? '[]' : '{}') : undefined;
-      lines.push({ depth, parts: [...label, text === undefined ? scalar(v) : html`${text}`, ...tail] });
+    const entries = v !== null && typeof v === 'object' ? Object.entries(v) : undefined;
+    const [open, close] = Array.isArray(v) ? ['[', ']'] : ['{', '}'];
+    if (entries === undefined) {
+      const scalar = html`<span class=${`j-${v === null ? 'null' : typeof v}`}>${JSON.stringify(v)}</span>`;
+      lines.push({ depth, parts: [...label, scalar, ...tail] });
+    } else if (entries.length === 0 || lines.length > maxLines) {
+      lines.push({ depth, parts: [...label, html`${open}${close}`, ...tail] });
     } else {
-      const [open, close] = Array.isArray(v) ? ['[', ']'] : ['{', '}'];
       lines.push({ depth, parts: [...label, html`${open}`] });
       for (const [i, [k, item]] of entries.entries()) {
         const child = `${pointer}/${escapePointer(k)}`;

@@ -3,35 +3,25 @@ import type { VNode } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Diagnostic, JournalEntry } from '../../spec/types.js';
 import { JsonBody, type Mark } from './json.js';
-import { Confirm, clock, dateAndClock, focusSoon, onProxy, operations, shortNameOf } from './ui.js';
+import { Confirm, clock, dateAndClock, onProxy, operations, shortNameOf } from './ui.js';
 
 type StatusClass = '' | '2xx' | '4xx' | '5xx' | 'none';
 type Fault = NonNullable<JournalEntry['fault']>;
 
-interface FaultWords {
-  readonly badge: string;
-  readonly label: string;
-  readonly verdict: string;
-  readonly explained: string;
-}
-
 /** Whose mistake a broken contract is, as the row, its label and the detail say it. */
-const faults: Readonly<Record<Fault, FaultWords>> = {
+const faults: Readonly<Record<Fault, Readonly<Record<'label' | 'verdict' | 'explained', string>>>> = {
   client: {
-    badge: '✗ client',
     label: "the client's mistake",
     verdict: 'This request broke the contract',
     explained: "The client's mistake: the request does not follow the document; fix the client.",
   },
   provider: {
-    badge: '✗ provider',
     label: "the provider's fault",
     verdict: "The provider's answer broke the contract",
     explained:
       "The provider's fault: the request kept the contract, the service's answer (or its failure to answer) did not; fix the service.",
   },
   both: {
-    badge: '✗ both',
     label: "both the client's and the provider's fault",
     verdict: 'The request and the provider’s answer both broke the contract',
     explained:
@@ -256,16 +246,8 @@ export function Requests(props: RequestsProps): VNode {
       </form>
       ${
         confirmClear
-          ? html`<${Confirm} yes="Yes, clear the journal"
-              onYes=${() => {
-                setConfirmClear(false);
-                focusSoon('clear-journal');
-                props.onClear();
-              }}
-              onCancel=${() => {
-                setConfirmClear(false);
-                focusSoon('clear-journal');
-              }}>
+          ? html`<${Confirm} yes="Yes, clear the journal" onYes=${props.onClear}
+              onClose=${() => setConfirmClear(false)} returnTo="clear-journal">
               Clear the journal of ${props.scope}? Its ${props.entries.length} request${props.entries.length === 1 ? '' : 's'} cannot be brought back.
             </${Confirm}>`
           : ''
@@ -318,7 +300,7 @@ function Row(props: { entry: JournalEntry; selected: boolean; onSelect: (id: num
       }
       <span class="contract">${
         broke
-          ? html`<span class=${`badge bad fault-${fault}`} title=${`broke the contract: ${faults[fault].label}`}>${faults[fault].badge}</span>`
+          ? html`<span class=${`badge bad fault-${fault}`} title=${`broke the contract: ${faults[fault].label}`}>✗ ${fault}</span>`
           : entry.warnings.length > 0
             ? html`<span class="badge warn">! warning</span>`
             : html`<span class="badge ok">✓</span>`
@@ -366,18 +348,9 @@ const inBody = (d: Diagnostic): boolean => d.path === '/body' || d.path.startsWi
 
 function Detail(props: { entry: JournalEntry }): VNode {
   const { entry } = props;
-  const all = [
-    ...entry.diagnostics.map((diagnostic, i) => ({
-      diagnostic,
-      tone: 'error' as const,
-      id: `d-${entry.id}-${i}`,
-    })),
-    ...entry.warnings.map((diagnostic, i) => ({
-      diagnostic,
-      tone: 'warning' as const,
-      id: `w-${entry.id}-${i}`,
-    })),
-  ];
+  const marks = (list: Diagnostic[], tone: Mark['tone'], prefix: string): Mark[] =>
+    list.map((diagnostic, i) => ({ diagnostic, tone, id: `${prefix}-${entry.id}-${i}` }));
+  const all = [...marks(entry.diagnostics, 'error', 'd'), ...marks(entry.warnings, 'warning', 'w')];
   const bodyMarks: Mark[] = all.filter((m) => inBody(m.diagnostic));
   const fault = faultOf(entry);
   // The provider's diagnostics point into the answer, the client's into the request. When both erred, a `/body`

@@ -1,25 +1,8 @@
 import { html } from 'htm/preact';
 import type { ComponentChildren, VNode } from 'preact';
-import { useId, useLayoutEffect, useRef } from 'preact/hooks';
+import { useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { Diagnostic } from '../../spec/types.js';
-
-/** Copies text to the clipboard; where the Clipboard API is missing (plain HTTP beyond loopback), by selection. */
-export async function copyText(text: string): Promise<boolean> {
-  try {
-    await navigator.clipboard.writeText(text);
-    return true;
-  } catch {
-    const area = document.createElement('textarea');
-    area.value = text;
-    area.setAttribute('readonly', '');
-    area.className = 'offscreen';
-    document.body.append(area);
-    area.select();
-    const copied = document.execCommand('copy');
-    area.remove();
-    return copied;
-  }
-}
+import { fieldOf } from './checks.js';
 
 export const shortToken = (token: string): string =>
   token.length > 14 ? `${token.slice(0, 6)}…${token.slice(-6)}` : token;
@@ -70,6 +53,33 @@ export function Field(props: FieldProps): VNode {
   </div>`;
 }
 
+/**
+ * A form checked against the admin document before it is sent: its values (a field's id is `${prefix}-${name}`), and
+ * the problems of what was last checked or sent, each at its field or, belonging to none, in `others`. A change makes
+ * problems stale: the checks' of the fields changed go, and a refusal of the mock's (`show(problems, true)`) all at
+ * once, since it was of the form as sent.
+ */
+export function useCheckedForm<F extends Record<string, string | boolean>>(empty: F, prefix: string) {
+  const [form, setForm] = useState(empty);
+  const [shown, setShown] = useState({ problems: [] as Diagnostic[], refused: false });
+  const show = (problems: Diagnostic[], refused = false): void => setShown({ problems, refused });
+  const set = (change: Partial<F>): void => {
+    setForm({ ...form, ...change });
+    const stale = (d: Diagnostic): boolean => shown.refused || !(fieldOf(d) in form) || fieldOf(d) in change;
+    show(shown.problems.filter((d) => !stale(d)));
+  };
+  const field = (name: keyof F & string, label: string, extra: Partial<FieldProps> = {}): VNode =>
+    Field({
+      id: `${prefix}-${name}`,
+      label,
+      value: String(form[name]),
+      onInput: (value) => set({ [name]: value } as Partial<F>),
+      errors: shown.problems.filter((d) => fieldOf(d) === name),
+      ...extra,
+    });
+  return { form, set, show, field, others: shown.problems.filter((d) => !(fieldOf(d) in form)) };
+}
+
 /** Problems that belong to no field of a form. */
 export function FormProblems(props: { problems: readonly Diagnostic[] }): VNode | null {
   if (props.problems.length === 0) return null;
@@ -79,17 +89,10 @@ export function FormProblems(props: { problems: readonly Diagnostic[] }): VNode 
   </div>`;
 }
 
-/** An operation of the service document, as the server describes it in the page (`#operations`). */
-export interface OperationInfo {
-  readonly operationId: string;
-  readonly shortName: string;
-  readonly method: string;
-}
-
-/** The service's operations, from the document the mock serves (written into the page by the server). */
-export const operations: readonly OperationInfo[] = JSON.parse(
+/** The service's operations, written into the page (`#operations`) by the server from its document. */
+export const operations: readonly { operationId: string; shortName: string; method: string }[] = JSON.parse(
   document.getElementById('operations')?.textContent ?? '[]',
-) as OperationInfo[];
+);
 
 export const shortNameOf = (operationId: string | null): string =>
   operationId === null
@@ -109,7 +112,10 @@ export interface ConfirmProps {
   /** The confirming button's text ("Yes, rotate customer-a"). */
   readonly yes: string;
   readonly onYes: () => void;
-  readonly onCancel: () => void;
+  /** Hides the question, after Yes as after Cancel. */
+  readonly onClose: () => void;
+  /** The id of the button that asked: focus goes back to it once the question is gone. */
+  readonly returnTo: string;
 }
 
 /**
@@ -119,17 +125,24 @@ export interface ConfirmProps {
 export function Confirm(props: ConfirmProps): VNode {
   const cancel = useRef<HTMLButtonElement>(null);
   const question = useId();
+  const close = (): void => {
+    props.onClose();
+    focusSoon(props.returnTo);
+  };
   // Before the browser paints, so that no key pressed right after the click reaches the page behind the question.
   useLayoutEffect(() => cancel.current?.focus(), []);
   // A group named by its question: moving focus to Cancel reads the question out first.
   return html`<div class="confirm" role="group" aria-labelledby=${question}
     onKeyDown=${(e: KeyboardEvent) => {
-      if (e.key === 'Escape') props.onCancel();
+      if (e.key === 'Escape') close();
     }}>
     <p id=${question}>${props.children}</p>
     <div class="confirm-actions">
-      <button type="button" class="danger" onClick=${props.onYes}>${props.yes}</button>
-      <button type="button" ref=${cancel} onClick=${props.onCancel}>Cancel</button>
+      <button type="button" class="danger" onClick=${() => {
+        close();
+        props.onYes();
+      }}>${props.yes}</button>
+      <button type="button" ref=${cancel} onClick=${close}>Cancel</button>
     </div>
   </div>`;
 }
@@ -153,6 +166,6 @@ export const dateAndClock = (time: string): string => {
  * Preact renders in a microtask, so a task queued now runs after it; an animation frame would wait for a paint, which
  * a hidden or throttled page may not do.
  */
-export const focusSoon = (id: string): void => {
+const focusSoon = (id: string): void => {
   setTimeout(() => document.getElementById(id)?.focus(), 0);
 };

@@ -1,0 +1,161 @@
+import type pg from 'pg';
+import { product } from '../../errors.js';
+import { StoreUnavailableError } from '../store.js';
+import { postgresUrlForm, postgresUrlProblem, withoutPassword } from './postgresUrl.js';
+import { migrate } from './schema.js';
+import { DatabaseRefusedError, startFailure } from './startErrors.js';
+
+export type Client = pg.PoolClient;
+
+/** The connections of one replica: the pool, its statements and transactions, out of reach told apart. */
+export class Database {
+  private constructor(private readonly pool: pg.Pool) {}
+
+  /** Connects, migrates the schema (under an advisory lock), and opens the pool. */
+  static async open(
+    url: string,
+    options: { readonly poolSize?: number | undefined; readonly onWarning: (message: string) => void },
+  ): Promise<Database> {
+    const problem = postgresUrlProblem(url);
+    if (problem !== undefined)
+      throw new Error(
+        `${product}: the PostgreSQL URL "${withoutPassword(url)}" ${problem}; write it as ${postgresUrlForm}`,
+      );
+    // Loaded only when PostgreSQL is the store: the file and memory stores start without it.
+    const { default: driver } = await import('pg');
+    // The schema is checked on a connection of its own, ended whatever happens: one the driver gave up on itself
+    // (a password the server asks for and the URL lacks) would otherwise stay open and keep the process alive.
+    const first = new driver.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+    // A connection lost while no statement runs is an 'error' event; the next statement fails and says why.
+    first.on('error', () => undefined);
+    let connected = false;
+    try {
+      await first.connect();
+      connected = true;
+      await migrate(first);
+    } catch (error) {
+      const failed = startFailure(url, error as Error);
+      throw !connected || failed instanceof DatabaseRefusedError || isUnavailable(error) ? failed : error;
+    } finally {
+      await first.end().catch(() => undefined);
+    }
+    const pool = new driver.Pool({
+      connectionString: url,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: 5_000,
+      idleTimeoutMillis: 30_000,
+    });
+    // A pooled, idle connection the server dropped: the pool discards it and makes a new one when next needed.
+    // Without a listener, the 'error' event would end the process.
+    pool.on('error', (error) =>
+      options.onWarning(
+        `${product}: a PostgreSQL connection was lost (${error.message}); a new one is made when needed`,
+      ),
+    );
+    return new Database(pool);
+  }
+
+  /** One statement outside a transaction; a lost connection becomes `StoreUnavailableError`. */
+  async query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
+    try {
+      return await this.pool.query<R>(text, values);
+    } catch (error) {
+      throw classified(error);
+    }
+  }
+
+  /** Runs `work` in one transaction: committed when it returns, rolled back when it throws. */
+  async transaction<T>(work: (client: Client) => Promise<T>): Promise<T> {
+    let client: Client;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw classified(error);
+    }
+    let broken: Error | undefined;
+    // A checked-out client is this code's to watch: a connection lost between two statements is an 'error' event
+    // (the pool listens only to idle clients), which unheard would end the process. The next statement fails too,
+    // and the client is released as broken.
+    const lost = (error: Error): void => {
+      broken ??= error;
+    };
+    client.on('error', lost);
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      if (isUnavailable(error)) broken = error as Error;
+      else await client.query('ROLLBACK').catch((e: Error) => (broken = e));
+      throw classified(error);
+    } finally {
+      client.off('error', lost);
+      client.release(broken);
+    }
+  }
+
+  /**
+   * Keeps the newest `keep` rows of a tenant in `journal` or `faults` (each replica trims now and then: the table
+   * may hold more for a while); returns how many it deleted.
+   */
+  async trim(table: 'journal' | 'faults', tenant: string, keep: number): Promise<number> {
+    const { rowCount } = await this.query(
+      `DELETE FROM ${table} WHERE tenant = $1 AND id < (SELECT id FROM ${table} WHERE tenant = $1 ORDER BY id DESC OFFSET $2 LIMIT 1)`,
+      [tenant, keep - 1],
+    );
+    return rowCount ?? 0;
+  }
+
+  async reachable(): Promise<boolean> {
+    return this.pool.query('SELECT 1').then(
+      () => true,
+      () => false,
+    );
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}
+
+const connectionErrors = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+]);
+
+/**
+ * Whether an error from the driver means the database is out of reach rather than a mistake in a statement:
+ * a socket error, a connection that ended or timed out, a SQLSTATE of class 08 (connection exception) or 57P
+ * (the server shutting down or starting up), or a new connection refused while serving: class 28 (the user or
+ * password no longer accepted), 3D000 (the database dropped) or 53300 (too many connections).
+ */
+function isUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (
+    typeof code === 'string' &&
+    (connectionErrors.has(code) ||
+      code.startsWith('08') ||
+      code.startsWith('57P') ||
+      code.startsWith('28') ||
+      code === '3D000' ||
+      code === '53300')
+  )
+    return true;
+  return /Connection terminated|connection timeout|timeout exceeded|Client has encountered a connection error|not queryable/i.test(
+    error.message,
+  );
+}
+
+/** The error to throw for what the driver threw: unavailable as `StoreUnavailableError`, anything else as it is. */
+const classified = (error: unknown): unknown =>
+  isUnavailable(error) ? new StoreUnavailableError(error as Error) : error;
+
+/** Whether the database refused a statement by this constraint (a unique key or a tenant's removal). */
+export const violates = (error: unknown, ...constraints: readonly string[]): boolean =>
+  constraints.includes((error as { constraint?: string }).constraint as string);

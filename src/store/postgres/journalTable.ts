@@ -1,0 +1,101 @@
+import type { RotatedAway } from '../../domain/userGroups.js';
+import {
+  isFaultOf,
+  type JournalEntry,
+  type JournalQuery,
+  type JournalRecord,
+  journalEntry,
+  rotatedAway,
+  type StoredRecord,
+} from '../journal.js';
+import type { Database } from './database.js';
+import { journalLine } from './statements.js';
+
+/**
+ * Every tenant's journal, shared by every replica, bounded as the in-memory one is: a listing shows the newest
+ * `capacity` entries, and each replica trims the table every hundredth entry it writes, so that it holds at most
+ * about capacity + 100 per tenant.
+ */
+export class JournalTable {
+  #recorded = 0;
+  /** Per tenant, the entries this replica's trims deleted since this replica last emptied the journal. */
+  readonly #trimmed = new Map<string, number>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly capacity: number,
+  ) {}
+
+  async record(tenant: string, record: JournalRecord): Promise<void> {
+    const { operationId, invalid, record: text } = journalLine(record);
+    await this.db.query(
+      'INSERT INTO journal (tenant, operation_id, invalid, record) VALUES ($1, $2, $3, $4)',
+      [tenant, operationId, invalid, text],
+    );
+    await this.counted(tenant);
+  }
+
+  /** Counts an entry written (by `record`, or with the change it journals), trimming every hundredth. */
+  async counted(tenant: string): Promise<void> {
+    if (++this.#recorded % 100 !== 0) return;
+    const trimmed = await this.db.trim('journal', tenant, this.capacity);
+    if (trimmed > 0) this.#trimmed.set(tenant, (this.#trimmed.get(tenant) ?? 0) + trimmed);
+  }
+
+  async list(tenant: string, query: JournalQuery): Promise<JournalEntry[]> {
+    const { rows } = await this.db.query<{ id: string; at: Date; record: string }>(
+      `SELECT id, at, record FROM (
+         SELECT id, at, record, operation_id, invalid FROM journal WHERE tenant = $1 ORDER BY id DESC LIMIT $2
+       ) newest
+       WHERE ($3::text IS NULL OR operation_id = $3) AND (NOT $4 OR invalid) AND ($5::bigint IS NULL OR id > $5)
+       ORDER BY id DESC LIMIT $6`,
+      [
+        tenant,
+        this.capacity,
+        query.operationId ?? null,
+        query.invalid === true || query.fault !== undefined,
+        query.after ?? null,
+        query.limit ?? this.capacity,
+      ],
+    );
+    // The mock judges requests only, so an invalid entry is the client's: a `fault` filter keeps that side's.
+    const entries = rows
+      .reverse()
+      .map((row) => journalEntry(JSON.parse(row.record) as StoredRecord, Number(row.id), row.at.getTime()));
+    const { fault } = query;
+    return fault === undefined ? entries : entries.filter((entry) => isFaultOf(entry, fault));
+  }
+
+  async clear(tenant: string): Promise<void> {
+    await this.db.query('DELETE FROM journal WHERE tenant = $1', [tenant]);
+    this.forget(tenant);
+  }
+
+  /** The tenant's journal is gone (emptied, or removed with the tenant): its count of dropped entries too. */
+  forget(tenant: string): void {
+    this.#trimmed.delete(tenant);
+  }
+
+  /**
+   * The entries dropped past the limit: those kept but beyond the newest `capacity` (awaiting a trim), and those
+   * this replica's trims deleted since it last emptied the journal (a trim by another replica is counted there).
+   */
+  async dropped(tenant: string): Promise<number> {
+    const { rows } = await this.db.query<{ kept: string }>(
+      'SELECT count(*) AS kept FROM journal WHERE tenant = $1',
+      [tenant],
+    );
+    const beyond = Math.max(0, Number(rows[0]?.kept ?? 0) - this.capacity);
+    return beyond + (this.#trimmed.get(tenant) ?? 0);
+  }
+
+  /** The newest journaled rotation that replaced `token` in the tenant (every replica's), by its index. */
+  async rotatedAway(tenant: string, token: string): Promise<RotatedAway | undefined> {
+    const { rows } = await this.db.query<{ at: Date; record: string }>(
+      'SELECT at, record FROM journal WHERE retired_token = $2 AND tenant = $1 ORDER BY id DESC LIMIT 1',
+      [tenant, token],
+    );
+    const row = rows[0];
+    return row && rotatedAway(JSON.parse(row.record) as StoredRecord, row.at.getTime())?.[1];
+  }
+}

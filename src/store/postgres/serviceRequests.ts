@@ -1,0 +1,185 @@
+import type { IdSource } from '../../domain/ids.js';
+import type { Group, KeyOwner, Tenant, World } from '../../domain/model.js';
+import { type Caller, type Decision, getOrCreate, rotate, update } from '../../domain/userGroups.js';
+import { tenantRemoved } from '../../errors.js';
+import { failure, type Result } from '../../result.js';
+import type { OperationId } from '../../spec/operations.js';
+import type { RequestBodies } from '../../spec/types.js';
+import type { Fault } from '../faults.js';
+import { type Database, violates } from './database.js';
+import { type GroupRow, groupValues, partialWorld, toText } from './rows.js';
+import {
+  type CreateRow,
+  changeAndJournal,
+  claimAndLock,
+  createStatement,
+  type JournalLine,
+} from './statements.js';
+import { TeamIds } from './teamIds.js';
+
+/**
+ * What a request came to: a planned fault claimed (nothing else done), or the rule's result, with whether its
+ * journal entry was written with the change (when it was not, the caller journals the answer).
+ */
+type Served =
+  | { readonly fault: Fault }
+  | { readonly fault?: undefined; readonly result: Result<Decision<unknown>>; readonly journaled: boolean };
+
+/** One service request to serve: whose key, the operation whose planned fault to claim (null: none), its entry. */
+interface Asked {
+  readonly owner: KeyOwner;
+  readonly claim: OperationId | null;
+  /** How the answer's journal entry is made, for the statement that writes it with the change. */
+  readonly journal: (decision: Decision<unknown>) => JournalLine;
+}
+
+/**
+ * The service operations on PostgreSQL: the planned fault due claimed first (when asked), else the rule of the
+ * operation over the rows it needs, its change and its journal entry written in one commit. A get-or-create is one
+ * statement (one round trip); an update or a rotation one transaction of two.
+ */
+export class ServiceRequests {
+  readonly #teamIds: TeamIds;
+
+  constructor(
+    private readonly db: Database,
+    private readonly ids: IdSource,
+  ) {
+    this.#teamIds = new TeamIds(db);
+  }
+
+  serve(operationId: OperationId, body: unknown, asked: Asked): Promise<Served> {
+    if (operationId === 'getOrCreateUserGroup')
+      return this.#getOrCreate(asked, body as RequestBodies['getOrCreateUserGroup']);
+    if (operationId === 'updateUserGroup')
+      return this.#update(asked, body as RequestBodies['updateUserGroup']);
+    return this.#rotate(asked, body as RequestBodies['rotateUserGroupToken']);
+  }
+
+  async #getOrCreate(asked: Asked, request: RequestBodies['getOrCreateUserGroup']): Promise<Served> {
+    const { owner, journal } = asked;
+    let faultFor = asked.claim;
+    for (;;) {
+      // The answer to a new group is decided before the statement, so that its journal entry goes in with it.
+      const teamId = await this.#teamIds.take();
+      const decision = getOrCreate(...over([], owner, teamId), request, this.ids);
+      const change = decision.ok ? decision.value.changes[0] : undefined;
+      if (!decision.ok || change?.op !== 'putGroup') return { result: decision, journaled: false };
+      const line = journal(decision.value);
+      let row: CreateRow;
+      try {
+        const { rows } = await this.db.query<CreateRow>(createStatement, [
+          ...groupValues(owner.tenant, change.group),
+          faultFor,
+          line.operationId,
+          line.invalid,
+          line.record,
+        ]);
+        row = rows[0] as CreateRow;
+      } catch (error) {
+        if (violates(error, 'groups_tenant_fkey'))
+          return { result: failure(tenantRemoved()), journaled: false };
+        // A team_id a seeded group took ahead of the sequence, or a token drawn twice: draw again.
+        if (violates(error, 'groups_team_id_key', 'groups_token_key')) continue;
+        // Refused (the database out of reach, say): the team id goes to the next create. Were the group stored
+        // after all (a commit whose answer was lost), the unique team_id sends that create on to another id.
+        this.#teamIds.giveBack(teamId);
+        throw error;
+      }
+      if (row.made) return { result: decision, journaled: true };
+      this.#teamIds.giveBack(teamId);
+      if (row.claimed !== null) return { fault: row.claimed };
+      // The group was there (made before this statement, or by a request committed during it): answered unchanged.
+      const existing = row.existing ?? (await groupById(this.db, owner, toText(request.user_group_id)));
+      if (existing !== undefined)
+        return { result: getOrCreate(...over([existing], owner), request, this.ids), journaled: false };
+      faultFor = null; // removed again in between (a reset): no fault was due, so none is claimed twice
+    }
+  }
+
+  #update(asked: Asked, request: RequestBodies['updateUserGroup']): Promise<Served> {
+    const { owner } = asked;
+    const id = toText(request.user_group_id);
+    // The id's group in either environment: the rule names the other one when the group is there.
+    return this.#changeLocked(
+      asked,
+      { where: 'tenant = $1 AND provided_id = $3', values: [id] },
+      (rows) => update(over(rows, owner)[1], request),
+      (group) => {
+        const [, , , , , name, mapping, properties] = groupValues(owner.tenant, group);
+        return {
+          sql: 'UPDATE groups SET name = $4, mapping = $5, properties = $6 WHERE tenant = $1 AND environment = $2 AND provided_id = $3',
+          values: [owner.tenant, owner.environment, id, name, mapping, properties],
+        };
+      },
+    );
+  }
+
+  #rotate(asked: Asked, request: RequestBodies['rotateUserGroupToken']): Promise<Served> {
+    // Of concurrent rotations, the first to lock the row wins; the others find no row holding the old token once
+    // it commits (READ COMMITTED re-checks the condition on the updated row).
+    return this.#changeLocked(
+      asked,
+      { where: 'token = $3', values: [request.current_token] },
+      (rows) => rotate(...over(rows, asked.owner), request, this.ids),
+      (group) => ({
+        sql: 'UPDATE groups SET token = $2 WHERE token = $1',
+        values: [request.current_token, group.token],
+        retired: request.current_token,
+      }),
+    );
+  }
+
+  /**
+   * An update or a rotation, in one transaction: the planned fault due claimed, else the groups matching `lock`
+   * locked, the rule applied to them (`decide`), and the changed group written (`write`) with the journal entry.
+   */
+  async #changeLocked(
+    { owner, claim, journal }: Asked,
+    lock: { readonly where: string; readonly values: readonly unknown[] },
+    decide: (rows: readonly GroupRow[]) => Result<Decision<unknown>>,
+    write: (group: Group) => { readonly sql: string; readonly values: unknown[]; readonly retired?: string },
+  ): Promise<Served> {
+    const served = await this.db.transaction(async (client): Promise<Served> => {
+      const { claimed, targets } = await claimAndLock(client, lock.where, [
+        owner.tenant,
+        claim,
+        ...lock.values,
+      ]);
+      if (claimed !== null) return { fault: claimed };
+      const result = decide(targets);
+      const change = result.ok ? result.value.changes[0] : undefined;
+      if (!result.ok || change?.op !== 'putGroup') return { result, journaled: false };
+      const { sql, values, retired } = write(change.group);
+      await changeAndJournal(client, sql, values, owner.tenant, journal(result.value), retired ?? null);
+      return { result, journaled: true };
+    });
+    // A refusal because the tenant was removed through another replica meanwhile answers as such.
+    if (served.fault !== undefined || served.result.ok || (await tenantExists(this.db, owner.tenant)))
+      return served;
+    return { result: failure(tenantRemoved()), journaled: false };
+  }
+}
+
+export async function groupById(
+  db: Database,
+  owner: KeyOwner,
+  storedId: string,
+): Promise<GroupRow | undefined> {
+  const { rows } = await db.query<GroupRow>(
+    'SELECT * FROM groups WHERE tenant = $1 AND environment = $2 AND provided_id = $3',
+    [owner.tenant, owner.environment, storedId],
+  );
+  return rows[0];
+}
+
+export async function tenantExists(db: Database, tenant: string): Promise<boolean> {
+  const { rowCount } = await db.query('SELECT 1 FROM tenants WHERE id = $1', [tenant]);
+  return rowCount === 1;
+}
+
+/** The world a rule runs on for one request (the rows read), and the caller in it. */
+function over(rows: readonly GroupRow[], owner: KeyOwner, nextTeamId?: number): [World, Caller] {
+  const world = partialWorld(rows, [owner.tenant], nextTeamId);
+  return [world, { tenant: world.tenants.get(owner.tenant) as Tenant, environment: owner.environment }];
+}
