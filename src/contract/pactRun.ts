@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { StateHandler } from './providerStates.js';
 import { guardProxy } from './proxyGuard.js';
 import { contractApiKeys } from './publishedContract.js';
+import type { StateHandler } from './stateFailure.js';
 
 /** The part of `@pact-foundation/pact` verify uses (loaded on demand: it is an optional dependency). */
 export type PactModule = Pick<typeof import('@pact-foundation/pact'), 'Verifier'>;

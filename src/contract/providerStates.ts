@@ -8,7 +8,7 @@ import {
   reasonOf,
   routeMissing,
 } from './adminRequest.js';
-import { StateSetupError } from './stateFailure.js';
+import { type StateHandler, StateSetupError } from './stateFailure.js';
 
 /** The provider states the published contract uses; a provider with the `/__admin` API can set each up. */
 export const providerStates = {
@@ -25,9 +25,6 @@ export interface GroupStateParams {
   readonly name: string;
   readonly token: string;
 }
-
-/** A state handler as the Pact Verifier calls it; what it resolves with is injected into the request. */
-export type StateHandler = (params?: unknown) => Promise<Record<string, string | number>>;
 
 export interface AdminAccess {
   /** Sent as `Authorization: Token <apiKey>`, so the admin calls act on that key's tenant (the default tenant for

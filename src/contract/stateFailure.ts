@@ -1,6 +1,8 @@
 import { routeMissing } from './adminRequest.js';
-import type { StateHandler } from './providerStates.js';
 import { contractStates } from './publishedContract.js';
+
+/** A state handler as the Pact Verifier calls it; what it resolves with is injected into the request. */
+export type StateHandler = (params?: unknown) => Promise<Record<string, string | number>>;
 
 /**
  * A provider state that could not be set up: the state, the request that was to set it up (`method url`), the status

@@ -1,7 +1,7 @@
 import { product } from '../errors.js';
 import { type AdminAnswer, adminRequest, reasonOf } from './adminRequest.js';
-import type { StateHandler } from './providerStates.js';
 import { contractStates } from './publishedContract.js';
+import type { StateHandler } from './stateFailure.js';
 import { StateSetupError } from './stateFailure.js';
 
 /**

@@ -1,8 +1,18 @@
-import type { Logger } from 'pino';
 import { product } from '../errors.js';
 
-/** The part of pino the mock logs through. */
-export type Log = Pick<Logger, 'info' | 'error' | 'debug' | 'isLevelEnabled'>;
+/** One log call: the event's fields, then its message. */
+type LogCall = (fields: object, message?: string) => void;
+
+/**
+ * The part of pino the mock logs through, written out rather than picked from pino's types: the published
+ * declarations must type-check in a project that has pino's types without `esModuleInterop`.
+ */
+export interface Log {
+  readonly info: LogCall;
+  readonly error: LogCall;
+  readonly debug: LogCall;
+  isLevelEnabled(level: string): boolean;
+}
 
 const silent: Log = {
   info: () => undefined,
