@@ -1,6 +1,7 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { errorFromDiagnostics } from '../errors.js';
 import { failure, ok, type Result } from '../result.js';
+import { atPointer } from '../spec/loadDocument.js';
 import type { Operation } from '../spec/operations.js';
 import { diagnosticsFromAjv } from '../validate/ajvDiagnostics.js';
 import type { Diagnostic } from '../validate/diagnostic.js';
@@ -119,22 +120,13 @@ function declaredType(pointer: string): unknown {
   let document = documentIds.admin as string;
   let at = pointer;
   for (let hop = 0; hop < 16; hop++) {
-    const node = resolvePointer(documents.get(document), at) as { type?: unknown; $ref?: string } | undefined;
+    const node = atPointer(documents.get(document), at) as { type?: unknown; $ref?: string } | undefined;
     if (node?.$ref === undefined) return node?.type;
     const [file, fragment = ''] = node.$ref.split('#');
     if (file !== undefined && file !== '') document = file;
     at = fragment;
   }
   return undefined;
-}
-
-function resolvePointer(root: unknown, pointer: string): unknown {
-  let node = root;
-  for (const segment of pointer.split('/').slice(1)) {
-    const key = segment.replaceAll('~1', '/').replaceAll('~0', '~');
-    node = node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined;
-  }
-  return node;
 }
 
 /** A query or path text as the type its schema declares, when it reads as one; else the text itself. */

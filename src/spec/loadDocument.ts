@@ -50,3 +50,16 @@ export function parseYaml(text: string): unknown {
 }
 
 export const serviceDocument = (): OpenAPIV3_1.Document => loadDocument(serviceDocumentUrl);
+
+/**
+ * The node at a JSON pointer (`/paths/~1api~1user/post`, RFC 6901: `~1` reads as `/`, `~0` as `~`) within `root`,
+ * or undefined where the path leads nowhere.
+ */
+export function atPointer(root: unknown, pointer: string): unknown {
+  let node = root;
+  for (const segment of pointer.split('/').slice(1)) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<string, unknown>)[segment.replaceAll('~1', '/').replaceAll('~0', '~')];
+  }
+  return node;
+}

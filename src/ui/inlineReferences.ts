@@ -1,15 +1,9 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
+import { atPointer } from '../spec/loadDocument.js';
 
 type Json = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Json => value !== null && typeof value === 'object';
-
-function resolve(root: unknown, pointer: string): unknown {
-  let node = root;
-  for (const segment of pointer.split('/').slice(1))
-    node = isObject(node) ? node[segment.replaceAll('~1', '/').replaceAll('~0', '~')] : undefined;
-  return node;
-}
 
 /**
  * A copy of `document` in which every `$ref` into another document (`user-group-service.yaml#/components/schemas/X`)
@@ -33,7 +27,7 @@ export function inlineReferences(
     let name = names.get(key);
     if (name !== undefined) return name;
     const other = others.get(file);
-    const target = resolve(other?.document, pointer);
+    const target = atPointer(other?.document, pointer);
     if (other === undefined || target === undefined || !pointer.startsWith('/components/schemas/'))
       throw new Error(`user-group-mock: cannot inline the reference ${key}`);
     const own = pointer.split('/').at(-1) as string;

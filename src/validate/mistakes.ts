@@ -1,4 +1,4 @@
-import { serviceDocument } from '../spec/loadDocument.js';
+import { atPointer, serviceDocument } from '../spec/loadDocument.js';
 import { type Operation, operations } from '../spec/operations.js';
 import { type Diagnostic, diagnostic, pointer } from './diagnostic.js';
 
@@ -166,9 +166,5 @@ function resolve(node: Node | undefined): Node | undefined {
 
 /** The node at a JSON pointer of the service document. */
 function at(path: string | undefined): Node | undefined {
-  if (path === undefined) return undefined;
-  let node = serviceDocument() as unknown as Node | undefined;
-  for (const segment of path.split('/').slice(1))
-    node = node?.[segment.replaceAll('~1', '/').replaceAll('~0', '~')] as Node | undefined;
-  return node;
+  return path === undefined ? undefined : (atPointer(serviceDocument(), path) as Node | undefined);
 }
