@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { product } from '../errors.js';
-import { envOf, flagOf, type Setting, type Settings } from '../runtime/options.js';
+import { envOf, flagOf, problemOf, type Setting, type Settings } from '../runtime/options.js';
 import { unknownFlag } from './suggest.js';
 
 /** The environment variables a command reads its settings from. */
@@ -120,15 +120,9 @@ export function readFlags<Name extends string>(
 function fromText(entry: Setting, flag: string, texts: readonly string[]): unknown {
   if (entry.fromText !== undefined) return entry.fromText(texts);
   const [text = ''] = texts;
-  if (entry.kind === 'integer') {
-    const n = Number(text);
-    if (!/^\d+$/.test(text.trim()) || n < entry.min || n > entry.max)
-      throw new Error(
-        `${product}: --${flag} must be an integer from ${entry.min} to ${entry.max}, not "${text}"`,
-      );
-    return n;
-  }
-  if (entry.kind === 'oneOf' && !entry.values.includes(text))
-    throw new Error(`${product}: --${flag} must be ${entry.values.join(', ')}, not "${text}"`);
-  return text;
+  if (entry.kind !== 'integer' && entry.kind !== 'oneOf') return text;
+  const value = entry.kind === 'integer' && /^\d+$/.test(text.trim()) ? Number(text) : text;
+  const problem = problemOf(entry, value, text);
+  if (problem !== undefined) throw new Error(`${product}: --${flag} ${problem}`);
+  return value;
 }

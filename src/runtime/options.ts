@@ -139,9 +139,9 @@ export function withDefaults<O extends object, S extends Settings>(
   return values as WithDefaults<O, S>;
 }
 
-/** Why `value` breaks `rule`, or undefined. */
-export function problemOf(rule: OptionRule, value: unknown): string | undefined {
-  const was = `not ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`;
+/** Why `value` breaks `rule`, or undefined; `given` is how the message quotes it (a flag's text, as typed). */
+export function problemOf(rule: OptionRule, value: unknown, given = value): string | undefined {
+  const was = `not ${typeof given === 'string' ? JSON.stringify(given) : String(given)}`;
   switch (rule.kind) {
     case 'integer':
       return Number.isSafeInteger(value) && (value as number) >= rule.min && (value as number) <= rule.max

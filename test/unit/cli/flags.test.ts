@@ -119,4 +119,10 @@ describe('readFlags', () => {
   ])('refuses %j, naming the flag and the fix', (argv, message) => {
     expect(() => readFlags('serve', serveOptions, argv, {})).toThrow(message);
   });
+
+  it('names the word a mistyped flag value most likely meant, as the in-process option does', () => {
+    expect(() => readFlags('serve', serveOptions, ['--log-level', 'debgu'], {})).toThrow(
+      'user-group-mock: --log-level must be silent, info, debug, not "debgu"; did you mean "debug"?',
+    );
+  });
 });
