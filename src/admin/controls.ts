@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { defaultTenantId, type Environment, type TenantKeys } from '../domain/model.js';
 import type { GroupSeed } from '../domain/seed.js';
 import { type ApiError, apiError, errorFromDiagnostics, product } from '../errors.js';
@@ -14,12 +14,8 @@ import { checkJournalQuery } from './journalQuery.js';
 export type { Controls } from './controlsApi.js';
 
 /** The package's own `package.json`, two levels up from this module in the sources and in `dist/` alike. */
-const packageJsonUrl = new URL('../../package.json', import.meta.url);
-let version: string | undefined;
-export const packageVersion = (): string => {
-  version ??= (JSON.parse(readFileSync(packageJsonUrl, 'utf8')) as { version: string }).version;
-  return version;
-};
+export const packageVersion = (): string =>
+  (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 
 /** A tenant id no control knows; the fix named for both ways of calling the controls. */
 const tenantMissing = (id: string): ApiError =>

@@ -57,9 +57,7 @@ export function createAdminHandler(context: MockContext, controls: Controls, lim
     const scope = access.scope && limits.tenants !== false ? await scopeOf(req, head, context) : noScope;
     if (!scope.ok) return errorReply(scope.error);
     const { operation } = found;
-    const url = req.url ?? '';
-    const query = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
-    const params = checkParameters(operation, found.params, query);
+    const params = checkParameters(operation, found.params, new URLSearchParams(head.query));
     if (!params.ok) return errorReply(params.error);
     const body = await readAdminBody(req, head, context, operation);
     if (!body.ok) return 'gone' in body ? undefined : errorReply(body.error);

@@ -84,8 +84,8 @@ export async function runVerify(
     return usage("--api-key KEY is empty: give the provider's Customer API key, or leave the flag out");
   if (stateSetupUrl !== undefined && !URL.canParse(stateSetupUrl))
     return usage(`--state-setup-url "${stateSetupUrl}" is not a URL`);
-  const pacts = options.pact as string[] | undefined;
-  const pactProblem = pacts?.map(pactFileProblem).find((problem) => problem !== undefined);
+  const pacts = (options.pact as string[] | undefined) ?? [];
+  const pactProblem = pacts.map(pactFileProblem).find((problem) => problem !== undefined);
   if (pactProblem !== undefined) return usage(pactProblem);
 
   if (dependencies.colourless !== undefined) return dependencies.colourless();
@@ -101,7 +101,7 @@ export async function runVerify(
       stateSetupUrl,
       adminKey,
       allowReset: options.allowReset === true,
-      contracts: pacts === undefined || pacts.length === 0 ? undefined : pacts.map((file) => resolve(file)),
+      contracts: pacts.length === 0 ? undefined : pacts.map((file) => resolve(file)),
       signal: interruption.signal,
       loadPact: dependencies.loadPact,
     });
@@ -113,11 +113,9 @@ export async function runVerify(
   if (result.outcome === 'interrupted' && caught !== undefined)
     result = { ...result, reason: `interrupted by ${caught} before the end` };
   const contract =
-    pacts === undefined || pacts.length === 0
+    pacts.length === 0
       ? 'the published contract'
-      : pacts.length === 1
-        ? `the pact ${pacts[0]}`
-        : `the pacts ${pacts.join(', ')}`;
+      : `the pact${pacts.length === 1 ? '' : 's'} ${pacts.join(', ')}`;
   const code = reportVerification(result, providerBaseUrl, contract, {
     out: (text) => process.stdout.write(text),
     err: (text) => process.stderr.write(text),

@@ -22,7 +22,7 @@ const digest = (key: string): string => hash('sha256', key, 'base64');
  * lookup takes does not depend on how much of a guessed key matches a real one.
  */
 export class KeyRing {
-  #owners = new Map<string, KeyOwner>();
+  readonly #owners = new Map<string, KeyOwner>();
   #generation = 0;
 
   constructor(
@@ -36,22 +36,12 @@ export class KeyRing {
      */
     readonly retiredToken: (credential: string) => boolean = () => false,
   ) {
-    this.rebuild(world);
-  }
-
-  /** Re-reads tenant keys from the world (after tenants are created or removed). */
-  rebuild(world: World): void {
-    const owners = new Map<string, KeyOwner>();
-    for (const { key, environment } of this.defaults)
-      owners.set(digest(key), { tenant: defaultTenantId, environment });
+    for (const { key, environment } of defaults) this.learn(key, { tenant: defaultTenantId, environment });
     for (const tenant of world.tenants.values()) {
       if (tenant.keys === null) continue;
-      for (const environment of ['Customer', 'Testing'] as const) {
-        owners.set(digest(tenant.keys[environment]), { tenant: tenant.id, environment });
-      }
+      for (const environment of ['Customer', 'Testing'] as const)
+        this.learn(tenant.keys[environment], { tenant: tenant.id, environment });
     }
-    this.#owners = owners;
-    this.#generation++;
   }
 
   /** Changes whenever the keys change: an owner found under an earlier generation may be stale. */
@@ -59,7 +49,7 @@ export class KeyRing {
     return this.#generation;
   }
 
-  /** Remembers a key found in a shared store (a tenant made through another replica), until the next rebuild. */
+  /** Remembers a key's owner: the mock's own, and those found in a shared store (another replica's tenant). */
   learn(key: string, owner: KeyOwner): void {
     this.#owners.set(digest(key), owner);
   }

@@ -177,14 +177,14 @@ export function checkOptions(
   settings: Settings,
   Refusal: new (message: string) => TypeError = TypeError,
 ): void {
-  const refuse = (message: string): never => {
+  function refuse(message: string): never {
     throw new Refusal(`${product}: ${entry}: ${message}`);
-  };
+  }
   if (options === undefined) return;
   if (options === null || typeof options !== 'object' || Array.isArray(options))
     refuse(`the options are an object, e.g. ${entry}({ port: 0 }), not ${JSON.stringify(options)}`);
   const known = Object.keys(settings).filter((name) => settings[name]?.flagOnly === undefined);
-  for (const [name, value] of Object.entries(options as object)) {
+  for (const [name, value] of Object.entries(options)) {
     const rule = known.includes(name) ? settings[name] : undefined;
     if (rule === undefined) {
       const instead = settings[name]?.flagOnly || undefined;
@@ -192,7 +192,6 @@ export function checkOptions(
       refuse(
         `there is no option "${name}"${instead !== undefined ? `; ${instead}` : meant === undefined ? '' : `; did you mean "${meant}"?`} (the options: ${known.join(', ')})`,
       );
-      continue;
     }
     if (value === undefined) continue;
     const problem = problemOf(rule, value);
