@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { product } from '../errors.js';
+import { pidIsAlive } from '../store/processIdentity.js';
 import { commandLine, type Env } from './flags.js';
 
 /** A command that serves until SIGINT or SIGTERM (serve, proxy): the parts in which they differ. */
@@ -102,15 +103,7 @@ function stopSignal(parent: number | undefined): { readonly stopped: AbortSignal
  * Whether the parent has ended: this process was handed to another (an init or a subreaper), or no process has
  * its id any more (where the parent id is not updated, as on Windows).
  */
-function parentGone(parent: number): boolean {
-  if (process.ppid !== parent) return true;
-  try {
-    process.kill(parent, 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
-  }
-}
+const parentGone = (parent: number): boolean => process.ppid !== parent || !pidIsAlive(parent);
 
 /** Calls `handler` on SIGINT and SIGTERM until the function it returns is called. */
 export function onStopSignals(handler: (signal: NodeJS.Signals) => void): () => void {
