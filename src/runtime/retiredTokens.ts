@@ -13,7 +13,7 @@ export type RetiredToken = RotatedAway;
  */
 export class RetiredTokens implements JournalListener {
   /** In the order they were rotated away. */
-  readonly #tokens = new Map<string, RetiredToken & { readonly group: string }>();
+  readonly #tokens = new Map<string, { readonly retired: RetiredToken; readonly group: string }>();
 
   constructor(
     private readonly capacity = 1000,
@@ -28,7 +28,7 @@ export class RetiredTokens implements JournalListener {
   remember(token: string, retired: RetiredToken): void {
     const group = groupKey(retired.environment, retired.provided_id);
     this.#tokens.delete(token);
-    this.#tokens.set(token, { ...retired, group });
+    this.#tokens.set(token, { retired, group });
     // A walk over at most `capacity` entries, once per rotation: no index to keep in step.
     const ofGroup = [...this.#tokens].filter(([, held]) => held.group === group);
     if (ofGroup.length > this.perGroup) this.#tokens.delete(ofGroup[0]?.[0] as string);
@@ -37,10 +37,7 @@ export class RetiredTokens implements JournalListener {
 
   /** The group a token belonged to before a rotation replaced it, while it is remembered. */
   find(token: string): RetiredToken | undefined {
-    const found = this.#tokens.get(token);
-    if (found === undefined) return undefined;
-    const { environment, provided_id, rotatedAt } = found;
-    return { environment, provided_id, rotatedAt };
+    return this.#tokens.get(token)?.retired;
   }
 
   get size(): number {
