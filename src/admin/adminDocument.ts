@@ -51,21 +51,15 @@ export const adminOperations = (): readonly Operation[] => {
   return operations;
 };
 
-const securities = new WeakMap<Operation, readonly string[][]>();
 /**
  * The security requirements of an admin operation (its own, else the document's), each as the names of the schemes
  * it combines: `[[]]` for an operation anyone may call, `[[], ['AdminKey']]` for one that takes the admin key.
  */
 export function securityOf(operation: Operation): readonly string[][] {
-  let found = securities.get(operation);
-  if (found === undefined) {
-    const document = adminDocument();
-    const method = operation.method.toLowerCase() as OpenAPIV3_1.HttpMethods;
-    const own = document.paths?.[operation.path]?.[method]?.security;
-    found = (own ?? document.security ?? []).map((requirement) => Object.keys(requirement));
-    securities.set(operation, found);
-  }
-  return found;
+  const document = adminDocument();
+  const method = operation.method.toLowerCase() as OpenAPIV3_1.HttpMethods;
+  const own = document.paths?.[operation.path]?.[method]?.security;
+  return (own ?? document.security ?? []).map((requirement) => Object.keys(requirement));
 }
 
 let router: ((method: string, path: string) => Route) | undefined;

@@ -132,11 +132,10 @@ export async function runVerify(
  */
 function withoutDependencyDeprecations(): () => void {
   const emit = process.emitWarning;
-  const held = new Set(['DEP0060']);
   process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
     const [second, third] = rest;
     const code = typeof second === 'object' && second !== null ? (second as { code?: unknown }).code : third;
-    if (typeof code === 'string' && held.has(code)) return;
+    if (code === 'DEP0060') return;
     (emit as (...args: unknown[]) => void).call(process, warning, ...rest);
   }) as typeof process.emitWarning;
   return () => {
