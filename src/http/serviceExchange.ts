@@ -68,10 +68,9 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
     readonly req: IncomingMessage,
     private readonly res: ServerResponse,
     method: string,
-    path: string,
     head: RequestHead,
   ) {
-    super(method, path, head);
+    super(method, head.path, head);
     this.#started = performance.now();
   }
 
