@@ -57,8 +57,11 @@ export function readApiKey(value: HeaderValue): Result<string> {
   return ok(credential);
 }
 
-const fail = (code: ApiError['code'], message: string): Result<never> =>
-  failure(errorAt(code, authPath, message, code === 'AUTH_DUPLICATE' ? {} : { 'www-authenticate': 'Token' }));
+/** A refusal of the `Authorization` header, with the `WWW-Authenticate: Token` challenge (except for a repeated header). */
+export const authError = (code: ApiError['code'], message: string): ApiError =>
+  errorAt(code, authPath, message, code === 'AUTH_DUPLICATE' ? {} : { 'www-authenticate': 'Token' });
+
+const fail = (code: ApiError['code'], message: string): Result<never> => failure(authError(code, message));
 
 /** `undefined` when the Content-Type is JSON in UTF-8, else the diagnostic. */
 export function checkContentType(value: HeaderValue): Diagnostic | undefined {
