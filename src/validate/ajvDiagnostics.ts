@@ -88,6 +88,7 @@ function foldCombinator(
   voice: Voice,
   inside: boolean,
 ): Diagnostic[] {
+  if (children.length === 0) return [];
   const path = base + error.instancePath;
   const at = placeFor(voice, path);
   // A value that is not null failed inside the other branch (mapping {"40": 213}): the errors inside say what is
@@ -96,8 +97,8 @@ function foldCombinator(
     c.keyword === 'type' &&
     (c.params as { type: unknown }).type === 'null' &&
     c.instancePath === error.instancePath;
-  if (inside && error.data !== null && children.length > 0 && children.every(orNull)) return [];
-  if (children.length > 0 && children.every((c) => c.keyword === 'required')) {
+  if (inside && error.data !== null && children.every(orNull)) return [];
+  if (children.every((c) => c.keyword === 'required')) {
     const fields = children.map((c) => `"${(c.params as { missingProperty: string }).missingProperty}"`);
     return [
       diagnostic(
@@ -107,10 +108,7 @@ function foldCombinator(
       ),
     ];
   }
-  if (
-    children.length > 0 &&
-    children.every((c) => c.keyword === 'type' && c.instancePath === error.instancePath)
-  ) {
+  if (children.every((c) => c.keyword === 'type' && c.instancePath === error.instancePath)) {
     const types = children.flatMap((c) => typeNames((c.params as { type: string | string[] }).type));
     return [
       diagnostic(
