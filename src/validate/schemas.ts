@@ -68,10 +68,12 @@ export class SchemaRegistry {
 
   /** The Ajv over every document registered, made on first use; lenient, over copies without closed objects. */
   #ajv(lenient: boolean): Ajv2020 {
-    if (!lenient) return (this.#strict ??= ajvOver(this.#documents));
-    return (this.#lenient ??= ajvOver(
-      new Map([...this.#documents].map(([id, d]) => [id, withoutClosedObjects(d)])),
-    ));
+    if (!lenient) {
+      this.#strict ??= ajvOver(this.#documents);
+      return this.#strict;
+    }
+    this.#lenient ??= ajvOver(new Map([...this.#documents].map(([id, d]) => [id, withoutClosedObjects(d)])));
+    return this.#lenient;
   }
 }
 
