@@ -9,7 +9,7 @@ import { type Filters, filtersFrom, filtersTo, Requests } from './requests.js';
 import { onProxy } from './ui.js';
 
 type View = 'requests' | 'groups' | 'faults';
-/** The views, each tab named after its own (`Requests`); a proxy keeps no groups or faults, its target does. */
+/** The views, whose tabs show their names capitalised; a proxy keeps no groups or faults, its target does. */
 const views: readonly View[] = onProxy ? ['requests'] : ['requests', 'groups', 'faults'];
 
 const server = onProxy ? 'proxy' : 'mock';
@@ -101,8 +101,6 @@ function App(): VNode {
   };
   const navigate = (tenantId: string): void =>
     go({ tenant: tenantId, filters: filtersFrom(new URLSearchParams()), selected: undefined });
-  const selected = route.selected;
-  const setSelected = (id: number | undefined, replace = false): void => go({ selected: id }, replace);
 
   const loadTenants = useCallback(async (): Promise<void> => {
     const path = onProxy ? '/__admin/health' : '/__admin/tenants';
@@ -179,9 +177,7 @@ function App(): VNode {
     </header>
     <nav class="tabs" aria-label="Views">
       ${views.map(
-        (
-          view,
-        ) => html`<a href=${hashOf({ view, tenant: tenant?.id ?? 'default', filters: route.filters, selected })}
+        (view) => html`<a href=${hashOf({ ...route, view, tenant: tenant?.id ?? 'default' })}
           aria-current=${route.view === view ? 'page' : undefined}>${view.charAt(0).toUpperCase()}${view.slice(1)}${
             view === 'requests'
               ? html` <span class="pill">${entries.length}</span>${invalid > 0 ? html` <span class="pill bad" title="broke the contract">${invalid} ✗</span>` : ''}`
@@ -192,7 +188,8 @@ function App(): VNode {
     <main id="main">
       ${
         route.view === 'requests'
-          ? html`<${Requests} entries=${entries} selected=${selected} onSelect=${setSelected} onClear=${clearJournal}
+          ? html`<${Requests} entries=${entries} selected=${route.selected}
+              onSelect=${(id: number) => go({ selected: id })} onClear=${clearJournal}
               filters=${route.filters} onFilters=${(filters: Filters, typing: boolean) => go({ filters }, typing)}
               scope=${onProxy ? 'this proxy' : `tenant ${tenant?.id ?? 'default'}`} />`
           : route.view === 'groups'

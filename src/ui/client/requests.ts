@@ -158,7 +158,7 @@ const describeEntry = (entry: JournalEntry): string =>
 export interface RequestsProps {
   readonly entries: readonly JournalEntry[];
   readonly selected: number | undefined;
-  readonly onSelect: (id: number | undefined) => void;
+  readonly onSelect: (id: number) => void;
   /** The filters, kept in the page's address by the caller. */
   readonly filters: Filters;
   /** Changes the filters; `typing` when the text is being typed (one history entry for the whole word). */
