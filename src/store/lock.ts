@@ -1,5 +1,5 @@
 import { basename, dirname, join } from 'node:path';
-import { aside, type FileSystem, isMissing, readIfPresent } from './fileSystem.js';
+import { aside, type FileSystem, isMissing, readIfPresent, writeNew } from './fileSystem.js';
 import { isStillRunning, ownIdentity, type ProcessIdentity, pidIsAlive } from './processIdentity.js';
 
 /** The lock files this process holds: a second store on one of them is refused without reading the file. */
@@ -63,16 +63,6 @@ async function create(files: FileSystem, path: string, text: string): Promise<bo
     throw error;
   } finally {
     await files.unlink(temp).catch(() => undefined);
-  }
-}
-
-/** Creates `path` with `text`; fails with EEXIST when it is there. */
-async function writeNew(files: FileSystem, path: string, text: string): Promise<void> {
-  const handle = await files.open(path, 'wx');
-  try {
-    await handle.writeFile(text);
-  } finally {
-    await handle.close();
   }
 }
 
