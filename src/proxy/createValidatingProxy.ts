@@ -31,7 +31,6 @@ import {
   readCa,
   type ValidatingProxyOptions,
 } from './proxyOptions.js';
-import { Recording } from './recording.js';
 import { RecordingFile } from './recordingFile.js';
 import { TrafficRules } from './trafficRules.js';
 
@@ -99,7 +98,6 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
     options.record === undefined
       ? undefined
       : new RecordingFile(
-          new Recording(),
           options.record,
           { consumer: settings.pactConsumer, provider: settings.pactProvider },
           (scope) => rules.environmentOf(scope),

@@ -37,12 +37,12 @@ export interface RecordingReport {
 interface KeptGroup {
   readonly id: string;
   /** The newest answer within the contract, undefined while none was. */
-  seed: GroupSeed | undefined;
-  keyScope: string | undefined;
-  tagged: boolean;
-  seen: number;
+  readonly seed: GroupSeed | undefined;
+  readonly keyScope: string | undefined;
+  readonly tagged: boolean;
+  readonly seen: number;
   /** Why the newest answer about it was not recorded, while it was not. */
-  refused: string | undefined;
+  readonly refused: string | undefined;
 }
 
 /** The placeholder that stands for the API key everywhere in a recording. */
@@ -133,16 +133,8 @@ export class Recording {
     const slot = `${exchange.apiKey ?? ''}\0${id}`;
     const earlier = this.#groups.get(slot);
     const refuse = (why: string): void => {
-      if (earlier === undefined)
-        this.#groups.set(slot, {
-          id,
-          seed: undefined,
-          keyScope: exchange.keyScope,
-          tagged: false,
-          seen: 0,
-          refused: why,
-        });
-      else earlier.refused = why;
+      const kept = earlier ?? { id, seed: undefined, keyScope: exchange.keyScope, tagged: false, seen: 0 };
+      this.#groups.set(slot, { ...kept, refused: why });
     };
     const broken = providerDiagnostics[0];
     if (broken !== undefined) {
