@@ -5,8 +5,6 @@ import { dirname, resolve } from 'node:path';
 import { product } from '../errors.js';
 import { type OptionsOf, type Settings, setting, sharedOptions } from '../runtime/options.js';
 
-export { setting };
-
 /**
  * The options of `createValidatingProxy`: those of `proxyOptions` below, typed by their kind; their help is the
  * table's (and `--help`'s). `target` is required.
@@ -43,6 +41,7 @@ export const proxyOptions = {
     help: 'answers may carry extra fields (a real service may add some)',
     flagOnly: "give mode: 'lenient'",
   },
+  /** `strict`: answers may carry no field the document does not name; `lenient` allows them. */
   mode: { kind: 'oneOf', values: ['strict', 'lenient'], default: 'strict' },
   blockInvalid: {
     kind: 'boolean',

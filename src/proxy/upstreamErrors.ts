@@ -1,6 +1,6 @@
 import { errors } from 'undici';
 import { type ApiError, apiError } from '../errors.js';
-import { setting } from './proxyOptions.js';
+import { setting } from '../runtime/options.js';
 
 /**
  * What went wrong on the way to the target, as the 502 or 504 the client gets: each message names the target and
