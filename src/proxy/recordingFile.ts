@@ -66,8 +66,16 @@ export class RecordingFile {
     await this.#writing;
     await this.#write();
     if (this.#failure !== undefined) throw new RecordingLostError(this.#lost(this.#failure));
-    if (this.#report.guessed.length > 0) this.onWarning(this.#guesses());
-    if (this.#report.adjusted.length > 0) this.onWarning(this.#adjustments());
+    const { guessed, adjusted } = this.#report;
+    const ids = guessed.map((id) => JSON.stringify(id));
+    if (guessed.length > 0)
+      this.onWarning(
+        `${product}: ${this.path} records ${guessed.length} group(s) as Customer without knowing their environment (${firstFive(ids, ', ')}): their API key was seen only in get-or-create, whose answer does not say it. Where they are Testing groups, change "environment" in the file, or let the client update or rotate once through the proxy before it stops.`,
+      );
+    if (adjusted.length > 0)
+      this.onWarning(
+        `${product}: ${this.path} differs from the traffic in ${adjusted.length} place(s), so that serve --fixtures accepts it: ${firstFive(adjusted, '; ')}. The answers that broke the contract are in the journal (/__admin/requests?invalid=true).`,
+      );
   }
 
   #schedule(): void {
@@ -107,19 +115,6 @@ export class RecordingFile {
       this.#failure = error as Error;
     }
     this.#lastWriteMs = performance.now() - started;
-  }
-
-  #guesses(): string {
-    const guessed = this.#report.guessed;
-    return `${product}: ${this.path} records ${guessed.length} group(s) as Customer without knowing their environment (${firstFive(
-      guessed.map((id) => JSON.stringify(id)),
-      ', ',
-    )}): their API key was seen only in get-or-create, whose answer does not say it. Where they are Testing groups, change "environment" in the file, or let the client update or rotate once through the proxy before it stops.`;
-  }
-
-  #adjustments(): string {
-    const adjusted = this.#report.adjusted;
-    return `${product}: ${this.path} differs from the traffic in ${adjusted.length} place(s), so that serve --fixtures accepts it: ${firstFive(adjusted, '; ')}. The answers that broke the contract are in the journal (/__admin/requests?invalid=true).`;
   }
 
   #lost(error: Error): string {
