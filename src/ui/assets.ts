@@ -20,8 +20,6 @@ export interface Asset {
 const contentTypes: Readonly<Record<string, string>> = {
   js: 'text/javascript; charset=utf-8',
   css: 'text/css; charset=utf-8',
-  html: 'text/html; charset=utf-8',
-  txt: 'text/plain; charset=utf-8',
 };
 
 export function asset(type: string, body: Buffer | string): Asset {

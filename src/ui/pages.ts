@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isDeepStrictEqual } from 'node:util';
 import { adminDocument, documentIds } from '../admin/adminDocument.js';
 import { defaultTenantId } from '../domain/model.js';
 import { type ApiError, apiError } from '../errors.js';
@@ -11,6 +12,7 @@ import type { MockContext } from '../runtime/mockContext.js';
 import { serviceDocument } from '../spec/loadDocument.js';
 import { operations } from '../spec/operations.js';
 import { pathTemplate } from '../spec/pathTemplate.js';
+import { errorAt } from '../validate/diagnostic.js';
 import { type Asset, AssetStore, asset, sendAsset } from './assets.js';
 import type { MockFacts } from './codeSamples.js';
 import { docsPage, type Reference } from './docsPage.js';
@@ -213,13 +215,11 @@ export const pagePaths = (server: PagesServer): readonly string[] =>
     ? ['/__admin/ui', '/docs', '/docs/admin']
     : ['/__admin/ui', '/docs', '/docs/admin', '/embed/{dashboard_id}?token=…', '/embed/component.js'];
 
-const notFound = (message: string): ApiError =>
-  apiError('ROUTE_NOT_FOUND', message, [{ code: 'ROUTE_NOT_FOUND', path: '/path', message }]);
+const notFound = (message: string): ApiError => errorAt('ROUTE_NOT_FOUND', '/path', message);
 
 function notAllowed(method: string, path: string): ApiError {
   const message = `${method} is not allowed on ${path}: the browser pages answer GET and HEAD`;
-  const details = [{ code: 'METHOD_NOT_ALLOWED', path: '/method', message }];
-  return apiError('METHOD_NOT_ALLOWED', message, details, { headers: { allow: 'GET, HEAD' } });
+  return errorAt('METHOD_NOT_ALLOWED', '/method', message, { allow: 'GET, HEAD' });
 }
 
 function noPage(path: string, server: PagesServer): ApiError {
@@ -244,11 +244,7 @@ function notBuilt(name: string): ApiError {
 }
 
 /** Whether two key lists hold the same keys for the same environments, in any order. */
-function sameKeys(a: readonly ApiKey[], b: readonly ApiKey[]): boolean {
-  const text = (keys: readonly ApiKey[]) =>
-    keys
-      .map((k) => `${k.environment} ${k.key}`)
-      .sort()
-      .join('\n');
-  return text(a) === text(b);
-}
+const sameKeys = (a: readonly ApiKey[], b: readonly ApiKey[]): boolean =>
+  isDeepStrictEqual(new Set(a.map(keyText)), new Set(b.map(keyText)));
+
+const keyText = (k: ApiKey): string => `${k.environment} ${k.key}`;

@@ -25,8 +25,7 @@ const lightTheme = {
 
 const darkTheme = {
   typography: {
-    fontFamily: system,
-    headings: { fontFamily: system },
+    ...lightTheme.typography,
     code: { fontFamily: mono, color: '#ffb4a9', backgroundColor: '#2a2f37' },
     links: { color: '#8ab4ff' },
   },

@@ -5,7 +5,7 @@ import type { Diagnostic, StoredGroup } from '../../spec/types.js';
 import { admin, problems, service, useAdminGet, type ViewProps } from './api.js';
 import { checkSeed, numberOrText } from './checks.js';
 import { copyText } from './clipboard.js';
-import { Confirm, compactJson, FormProblems, shortToken, useCheckedForm } from './ui.js';
+import { AskFirst, compactJson, FormProblems, shortToken, useCheckedForm } from './ui.js';
 
 const environments = ['Customer', 'Testing'] as const;
 type Environment = (typeof environments)[number];
@@ -60,9 +60,6 @@ export function Groups(props: GroupsProps): VNode {
   const path = `/__admin/groups?environment=${environment}`;
   const [groups, reload] = useAdminGet<StoredGroup[]>(session, path, props.revision, 150);
   const { form, set, show, field, others } = useCheckedForm(emptyForm, 'seed');
-  const [confirmReset, setConfirmReset] = useState(false);
-  /** The group whose rotation waits for a yes (its provided_id). */
-  const [confirmRotate, setConfirmRotate] = useState<string | undefined>(undefined);
 
   const query = search.trim().toLowerCase();
   const shown = (groups ?? []).filter(
@@ -74,7 +71,6 @@ export function Groups(props: GroupsProps): VNode {
   );
   const keyOf = (g: StoredGroup): string | undefined => tenant?.api_keys[g.environment];
 
-  const rotateButton = (group: StoredGroup): string => `rotate-${group.provided_id}`;
   const rotate = async (group: StoredGroup): Promise<void> => {
     const key = keyOf(group);
     if (key === undefined) return;
@@ -169,16 +165,18 @@ export function Groups(props: GroupsProps): VNode {
                     <td data-label="Mapping"><code class="compact">${compactJson(g.mapping)}</code></td>
                     <td data-label="Properties"><code class="compact">${compactJson(g.properties)}</code></td>
                     <td data-label="Actions" class="actions">
-                      ${
-                        confirmRotate === g.provided_id
-                          ? html`<${Confirm} yes=${`Yes, rotate ${g.provided_id}`} onYes=${() => rotate(g)}
-                              onClose=${() => setConfirmRotate(undefined)} returnTo=${rotateButton(g)}>
-                              Rotate the token of <code>${g.provided_id}</code>? The current one stops working at once; this cannot be undone.
-                            </${Confirm}>`
-                          : html`<button type="button" class="small" id=${rotateButton(g)} disabled=${keyOf(g) === undefined}
-                              title=${keyOf(g) === undefined ? `no ${g.environment} API key in this tenant` : 'POST /api/user with the current token'}
-                              aria-label=${`Rotate the token of ${g.provided_id}…`} onClick=${() => setConfirmRotate(g.provided_id)}>Rotate…</button>`
-                      }
+                      <${AskFirst} id=${`rotate-${g.provided_id}`} ask="Rotate…"
+                        yes=${`Yes, rotate ${g.provided_id}`} onYes=${() => rotate(g)} button=${{
+                          class: 'small',
+                          disabled: keyOf(g) === undefined,
+                          title:
+                            keyOf(g) === undefined
+                              ? `no ${g.environment} API key in this tenant`
+                              : 'POST /api/user with the current token',
+                          'aria-label': `Rotate the token of ${g.provided_id}…`,
+                        }}>
+                        Rotate the token of <code>${g.provided_id}</code>? The current one stops working at once; this cannot be undone.
+                      </${AskFirst}>
                       <a class="small-link" target="_blank" rel="noopener"
                         href=${`/embed/preview?${new URLSearchParams({ token: g.token, environment: g.environment, tenant: tenant?.id ?? 'default' })}`}
                         aria-label=${`Preview the embed as ${g.provided_id} (new tab)`}>Preview</a>
@@ -208,14 +206,8 @@ export function Groups(props: GroupsProps): VNode {
     <section class="card danger" aria-labelledby="reset-title">
       <h2 id="reset-title">Reset</h2>
       <p>Empties the groups (both environments), the journal and the faults of tenant <code>${tenant?.id}</code>.</p>
-      ${
-        confirmReset
-          ? html`<${Confirm} yes=${`Yes, reset ${tenant?.id}`} onYes=${reset}
-              onClose=${() => setConfirmReset(false)} returnTo="reset-tenant">
-              Reset <code>${tenant?.id}</code> now? This cannot be undone.
-            </${Confirm}>`
-          : html`<button type="button" class="danger" id="reset-tenant" onClick=${() => setConfirmReset(true)}>Reset tenant…</button>`
-      }
+      <${AskFirst} id="reset-tenant" ask="Reset tenant…" button=${{ class: 'danger' }}
+        yes=${`Yes, reset ${tenant?.id}`} onYes=${reset}>Reset <code>${tenant?.id}</code> now? This cannot be undone.</${AskFirst}>
     </section>
   </div>`;
 }

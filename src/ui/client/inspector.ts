@@ -9,14 +9,8 @@ import { type Filters, filtersFrom, filtersTo, Requests } from './requests.js';
 import { onProxy } from './ui.js';
 
 type View = 'requests' | 'groups' | 'faults';
-/** The views; a proxy keeps no groups or faults, the service it is in front of does. */
-const views: readonly (readonly [View, string])[] = onProxy
-  ? [['requests', 'Requests']]
-  : [
-      ['requests', 'Requests'],
-      ['groups', 'Groups'],
-      ['faults', 'Faults'],
-    ];
+/** The views, whose tabs show their names capitalised; a proxy keeps no groups or faults, its target does. */
+const views: readonly View[] = onProxy ? ['requests'] : ['requests', 'groups', 'faults'];
 
 const server = onProxy ? 'proxy' : 'mock';
 
@@ -38,7 +32,7 @@ function readHash(): Route {
   const view = parts.get('view');
   const id = Number(parts.get('id'));
   return {
-    view: views.some(([v]) => v === view) ? (view as View) : 'requests',
+    view: views.includes(view as View) ? (view as View) : 'requests',
     tenant: parts.get('tenant') ?? 'default',
     filters: filtersFrom(parts),
     selected: Number.isSafeInteger(id) && id > 0 ? id : undefined,
@@ -74,8 +68,8 @@ function App(): VNode {
   const [route, setRoute] = useState(readHash());
   const [entries, setEntries] = useState<JournalEntry[]>([]);
   const [stream, setStream] = useState<StreamState>('connecting');
-  const [revision, setRevision] = useState(0);
   const [message, setMessage] = useState('');
+  const revision = entries[0]?.id ?? 0;
 
   const tenant = tenants.find((t) => t.id === route.tenant) ?? tenants[0];
   const session = useMemo<Session>(
@@ -105,11 +99,8 @@ function App(): VNode {
     if (hash !== location.hash) history[replace ? 'replaceState' : 'pushState'](null, '', hash);
     setRoute(readHash());
   };
-  const noFilters = filtersFrom(new URLSearchParams());
-  const navigate = (view: View, tenantId: string): void =>
-    go({ view, tenant: tenantId, filters: noFilters, selected: undefined });
-  const selected = route.selected;
-  const setSelected = (id: number | undefined, replace = false): void => go({ selected: id }, replace);
+  const navigate = (tenantId: string): void =>
+    go({ tenant: tenantId, filters: filtersFrom(new URLSearchParams()), selected: undefined });
 
   const loadTenants = useCallback(async (): Promise<void> => {
     const path = onProxy ? '/__admin/health' : '/__admin/tenants';
@@ -139,7 +130,6 @@ function App(): VNode {
     return followJournal(session, {
       entries: (batch) => {
         setEntries((previous) => [...batch.reverse(), ...previous].slice(0, 1000));
-        setRevision((n) => n + 1);
         if (!onProxy) void loadTenants(); // a request may have made a group: the group counts change
       },
       cleared: () => {
@@ -170,7 +160,7 @@ function App(): VNode {
           ? ''
           : html`<div class="tenant-picker">
               <label for="tenant">Tenant</label>
-              <select id="tenant" value=${tenant?.id} onChange=${(e: Event) => navigate(route.view, (e.target as HTMLSelectElement).value)}>
+              <select id="tenant" value=${tenant?.id} onChange=${(e: Event) => navigate((e.target as HTMLSelectElement).value)}>
                 ${tenants.map((t) => html`<option value=${t.id}>${t.id} · ${t.groups} group${t.groups === 1 ? '' : 's'}</option>`)}
               </select>
             </div>`
@@ -187,11 +177,8 @@ function App(): VNode {
     </header>
     <nav class="tabs" aria-label="Views">
       ${views.map(
-        ([
-          view,
-          label,
-        ]) => html`<a href=${hashOf({ view, tenant: tenant?.id ?? 'default', filters: route.filters, selected })}
-          aria-current=${route.view === view ? 'page' : undefined}>${label}${
+        (view) => html`<a href=${hashOf({ ...route, view, tenant: tenant?.id ?? 'default' })}
+          aria-current=${route.view === view ? 'page' : undefined}>${view.charAt(0).toUpperCase()}${view.slice(1)}${
             view === 'requests'
               ? html` <span class="pill">${entries.length}</span>${invalid > 0 ? html` <span class="pill bad" title="broke the contract">${invalid} ✗</span>` : ''}`
               : ''
@@ -201,7 +188,8 @@ function App(): VNode {
     <main id="main">
       ${
         route.view === 'requests'
-          ? html`<${Requests} entries=${entries} selected=${selected} onSelect=${setSelected} onClear=${clearJournal}
+          ? html`<${Requests} entries=${entries} selected=${route.selected}
+              onSelect=${(id: number) => go({ selected: id })} onClear=${clearJournal}
               filters=${route.filters} onFilters=${(filters: Filters, typing: boolean) => go({ filters }, typing)}
               scope=${onProxy ? 'this proxy' : `tenant ${tenant?.id ?? 'default'}`} />`
           : route.view === 'groups'

@@ -1,6 +1,7 @@
 import { html } from 'htm/preact';
 import type { VNode } from 'preact';
 import type { Diagnostic } from '../../spec/types.js';
+import { pointer as below } from '../../validate/diagnostic.js';
 
 interface Line {
   readonly depth: number;
@@ -12,7 +13,6 @@ interface Node {
   readonly last: number;
 }
 
-const escapePointer = (segment: string): string => segment.replaceAll('~', '~0').replaceAll('/', '~1');
 const maxLines = 3000;
 
 /** Pretty JSON as lines, and the line range of every node by its JSON pointer. */
@@ -39,10 +39,8 @@ function layout(value: unknown): { lines: Line[]; nodes: Map<string, Node> } {
       lines.push({ depth, parts: [...label, html`${open}${close}`, ...tail] });
     } else {
       lines.push({ depth, parts: [...label, html`${open}`] });
-      for (const [i, [k, item]] of entries.entries()) {
-        const child = `${pointer}/${escapePointer(k)}`;
-        visit(item, child, Array.isArray(v) ? undefined : k, depth + 1, i < entries.length - 1);
-      }
+      for (const [i, [k, item]] of entries.entries())
+        visit(item, below(pointer, k), Array.isArray(v) ? undefined : k, depth + 1, i < entries.length - 1);
       lines.push({ depth, parts: [html`${close}`, ...tail] });
     }
     nodes.set(pointer, { first, last: lines.length - 1 });

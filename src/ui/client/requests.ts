@@ -3,7 +3,7 @@ import type { VNode } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Diagnostic, JournalEntry } from '../../spec/types.js';
 import { JsonBody, type Mark } from './json.js';
-import { Confirm, clock, dateAndClock, onProxy, operations, shortNameOf } from './ui.js';
+import { AskFirst, clock, dateAndClock, onProxy, operations, shortNameOf } from './ui.js';
 
 type StatusClass = '' | '2xx' | '4xx' | '5xx' | 'none';
 type Fault = NonNullable<JournalEntry['fault']>;
@@ -76,24 +76,19 @@ export function filtersTo(filters: Filters, params: URLSearchParams): void {
   if (filters.text !== '') params.set('q', filters.text);
 }
 
+/** A body read for the fields a row shows: any other JSON value (a string, an array) reads as holding none. */
+type Fields = { readonly [name: string]: Fields } | null | undefined;
+
+const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
 /** The group a request names: its `user_group_id`, else the `provided_id` of the group answered. */
-function groupIdOf(entry: JournalEntry): string | undefined {
-  const sent = field(entry.requestBody, 'user_group_id');
-  if (typeof sent === 'string') return sent;
-  const answered = field(field(entry.responseBody, 'user_group'), 'provided_id');
-  return typeof answered === 'string' ? answered : undefined;
-}
+const groupIdOf = (entry: JournalEntry): string | undefined =>
+  text((entry.requestBody as Fields)?.user_group_id) ??
+  text((entry.responseBody as Fields)?.user_group?.provided_id);
 
 /** The error code of a refusal (the envelope's `error.code`), if the answer is one. */
-function errorCodeOf(entry: JournalEntry): string | undefined {
-  const code = field(field(entry.responseBody, 'error'), 'code');
-  return typeof code === 'string' ? code : undefined;
-}
-
-const field = (value: unknown, name: string): unknown =>
-  value !== null && typeof value === 'object' && !Array.isArray(value)
-    ? (value as Record<string, unknown>)[name]
-    : undefined;
+const errorCodeOf = (entry: JournalEntry): string | undefined =>
+  text((entry.responseBody as Fields)?.error?.code);
 
 /**
  * Behind the proxy, a request with an API key whose environment no answer has shown yet: a get-or-create's answer
@@ -163,7 +158,7 @@ const describeEntry = (entry: JournalEntry): string =>
 export interface RequestsProps {
   readonly entries: readonly JournalEntry[];
   readonly selected: number | undefined;
-  readonly onSelect: (id: number | undefined) => void;
+  readonly onSelect: (id: number) => void;
   /** The filters, kept in the page's address by the caller. */
   readonly filters: Filters;
   /** Changes the filters; `typing` when the text is being typed (one history entry for the whole word). */
@@ -181,7 +176,6 @@ export function Requests(props: RequestsProps): VNode {
   const set = (change: Partial<Filters>, typing = false): void =>
     props.onFilters({ ...filters, ...change }, typing);
   const selected = props.entries.find((e) => e.id === props.selected);
-  const [confirmClear, setConfirmClear] = useState(false);
   /** A row was chosen here (not kept selected from before): on a narrow layout the detail is brought to it. */
   const [chosen, setChosen] = useState(0);
   const detail = useRef<HTMLElement>(null);
@@ -242,16 +236,11 @@ export function Requests(props: RequestsProps): VNode {
           <input type="search" id="filter-text" value=${filters.text} placeholder="id, name, token, message…"
             onInput=${(e: Event) => set({ text: (e.target as HTMLInputElement).value }, true)} />
         </div>
-        ${confirmClear ? '' : html`<button type="button" class="quiet" id="clear-journal" onClick=${() => setConfirmClear(true)}>Clear journal…</button>`}
+        <${AskFirst} id="clear-journal" ask="Clear journal…" button=${{ class: 'quiet' }}
+          yes="Yes, clear the journal" onYes=${props.onClear}>
+          Clear the journal of ${props.scope}? Its ${props.entries.length} request${props.entries.length === 1 ? '' : 's'} cannot be brought back.
+        </${AskFirst}>
       </form>
-      ${
-        confirmClear
-          ? html`<${Confirm} yes="Yes, clear the journal" onYes=${props.onClear}
-              onClose=${() => setConfirmClear(false)} returnTo="clear-journal">
-              Clear the journal of ${props.scope}? Its ${props.entries.length} request${props.entries.length === 1 ? '' : 's'} cannot be brought back.
-            </${Confirm}>`
-          : ''
-      }
       <p class="count" aria-live="polite">${shown.length} of ${props.entries.length} requests</p>
       ${
         onProxy && props.entries.some(keyNotPlaced)

@@ -29,22 +29,15 @@ export function Field(props: FieldProps): VNode {
   const described = [props.hint ? `${props.id}-hint` : '', errors.length > 0 ? `${props.id}-error` : '']
     .filter(Boolean)
     .join(' ');
-  const common = {
-    id: props.id,
-    name: props.id,
-    'aria-describedby': described || undefined,
-    'aria-invalid': errors.length > 0 ? 'true' : undefined,
-    required: props.required,
-  };
-  const input = props.options
-    ? html`<select ...${common} value=${props.value} onChange=${(e: Event) => props.onInput((e.target as HTMLSelectElement).value)}>
-        ${props.options.map(([value, text]) => html`<option value=${value}>${text}</option>`)}
-      </select>`
-    : props.multiline
-      ? html`<textarea ...${common} rows="3" spellcheck="false" placeholder=${props.placeholder} value=${props.value}
-          onInput=${(e: Event) => props.onInput((e.target as HTMLTextAreaElement).value)}></textarea>`
-      : html`<input ...${common} type=${props.type ?? 'text'} placeholder=${props.placeholder} value=${props.value}
-          autocomplete="off" spellcheck="false" onInput=${(e: Event) => props.onInput((e.target as HTMLInputElement).value)} />`;
+  const tag = props.options ? 'select' : props.multiline ? 'textarea' : 'input';
+  const input = html`<${tag} id=${props.id} name=${props.id} aria-describedby=${described || undefined}
+      aria-invalid=${errors.length > 0 ? 'true' : undefined} required=${props.required} value=${props.value}
+      type=${tag === 'input' ? (props.type ?? 'text') : undefined} rows=${tag === 'textarea' ? 3 : undefined}
+      placeholder=${props.placeholder} autocomplete=${tag === 'input' ? 'off' : undefined}
+      spellcheck=${tag === 'select' ? undefined : 'false'}
+      onInput=${(e: Event) => props.onInput((e.target as HTMLInputElement).value)}>
+    ${props.options?.map(([value, text]) => html`<option value=${value}>${text}</option>`)}
+  </${tag}>`;
   return html`<div class=${`field${errors.length > 0 ? ' invalid' : ''}`}>
     <label for=${props.id}>${props.label}${props.required ? html` <span class="req">(required)</span>` : ''}</label>
     ${input}
@@ -106,31 +99,39 @@ export const shortNameOf = (operationId: string | null): string =>
 export const onProxy: boolean =
   (JSON.parse(document.getElementById('server')?.textContent ?? '{}') as { kind?: string }).kind === 'proxy';
 
-export interface ConfirmProps {
+export interface AskFirstProps {
+  /** The asking button's id: focus goes back to it once the question is gone. */
+  readonly id: string;
+  /** The asking button's text ("Reset tenant…") and its other attributes (class, title, disabled…). */
+  readonly ask: string;
+  readonly button?: Readonly<Record<string, unknown>>;
   /** The question, naming what is lost. */
   readonly children: ComponentChildren;
   /** The confirming button's text ("Yes, rotate customer-a"). */
   readonly yes: string;
   readonly onYes: () => void;
-  /** Hides the question, after Yes as after Cancel. */
-  readonly onClose: () => void;
-  /** The id of the button that asked: focus goes back to it once the question is gone. */
-  readonly returnTo: string;
 }
 
 /**
- * The question asked before an action that cannot be undone (reset, rotate, clear the journal), with the confirming
- * button and Cancel. Focus moves to Cancel when it appears, so that Enter does not confirm by accident; Escape cancels.
+ * A button for an action that cannot be undone (reset, rotate, clear the journal): clicked, it gives way to
+ * the question, with the confirming button and Cancel. Focus moves to Cancel when it appears, so that Enter
+ * does not confirm by accident; Escape cancels.
  */
-export function Confirm(props: ConfirmProps): VNode {
+export function AskFirst(props: AskFirstProps): VNode {
+  const [asking, setAsking] = useState(false);
   const cancel = useRef<HTMLButtonElement>(null);
   const question = useId();
-  const close = (): void => {
-    props.onClose();
-    focusSoon(props.returnTo);
-  };
   // Before the browser paints, so that no key pressed right after the click reaches the page behind the question.
-  useLayoutEffect(() => cancel.current?.focus(), []);
+  useLayoutEffect(() => {
+    if (asking) cancel.current?.focus();
+  }, [asking]);
+  const close = (): void => {
+    setAsking(false);
+    focusSoon(props.id);
+  };
+  if (!asking)
+    return html`<button type="button" id=${props.id} ...${props.button}
+      onClick=${() => setAsking(true)}>${props.ask}</button>`;
   // A group named by its question: moving focus to Cancel reads the question out first.
   return html`<div class="confirm" role="group" aria-labelledby=${question}
     onKeyDown=${(e: KeyboardEvent) => {
@@ -147,19 +148,17 @@ export function Confirm(props: ConfirmProps): VNode {
   </div>`;
 }
 
-const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
-
-/** A journal time as the list shows it, local: `20:21:02.654`. */
-export const clock = (time: string): string => {
-  const date = new Date(time);
-  return `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}.${pad(date.getMilliseconds(), 3)}`;
-};
-
-/** A journal time with its date, in the same format: `2026-11-23 20:21:02.654`. */
+/** A journal time with its date, local: `2026-11-23 20:21:02.654` (ISO's layout, in the local zone). */
 export const dateAndClock = (time: string): string => {
   const date = new Date(time);
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${clock(time)}`;
+  return new Date(date.getTime() - date.getTimezoneOffset() * 60_000)
+    .toISOString()
+    .slice(0, 23)
+    .replace('T', ' ');
 };
+
+/** A journal time as the list shows it, local: `20:21:02.654`. */
+export const clock = (time: string): string => dateAndClock(time).slice(11);
 
 /**
  * Moves focus to the element `id` once the page has rendered the change just made (a trigger back after Cancel).
