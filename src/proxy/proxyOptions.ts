@@ -99,12 +99,7 @@ export class ProxyOptionError extends TypeError {
 
 /** The target's base URL, or a ProxyOptionError naming it. */
 export function parseTarget(text: string): URL {
-  let url: URL | undefined;
-  try {
-    url = new URL(text);
-  } catch {
-    url = undefined;
-  }
+  const url = URL.canParse(text) ? new URL(text) : undefined;
   if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '')
     throw new ProxyOptionError(
       `${product}: ${setting('target')} "${text}" is not an http(s) base URL; give the service's base, e.g. https://staging.example.com`,
