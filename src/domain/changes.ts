@@ -73,23 +73,20 @@ export function applyChange(world: World, change: Change): Change[] {
       world.tenants.set(change.tenant, { id: change.tenant, keys: change.keys, groups: new Map() });
       return [{ op: 'deleteTenant', tenant: change.tenant }];
     }
-    case 'deleteTenant': {
-      const previous = world.tenants.get(change.tenant);
-      if (previous === undefined) return [];
-      const undo = [
-        { op: 'putTenant', tenant: previous.id, keys: previous.keys } as const,
-        ...restoreGroups(previous),
-      ];
-      clearGroups(world, previous);
-      world.tenants.delete(change.tenant);
-      return undo;
-    }
+    case 'deleteTenant':
     case 'clearTenant': {
       const tenant = world.tenants.get(change.tenant);
       if (tenant === undefined) return [];
-      const undo = restoreGroups(tenant);
-      clearGroups(world, tenant);
-      return undo;
+      const undo: Change[] = [...tenant.groups.values()].map((group) => ({
+        op: 'putGroup',
+        tenant: tenant.id,
+        group,
+      }));
+      for (const group of tenant.groups.values()) world.tokens.delete(group.token);
+      tenant.groups.clear();
+      if (change.op === 'clearTenant') return undo;
+      world.tenants.delete(change.tenant);
+      return [{ op: 'putTenant', tenant: tenant.id, keys: tenant.keys }, ...undo];
     }
   }
 }
@@ -105,12 +102,4 @@ function requireTenant(world: World, id: string): Tenant {
   const tenant = world.tenants.get(id);
   if (tenant === undefined) throw new Error(`user-group-mock: change for unknown tenant "${id}"`);
   return tenant;
-}
-
-const restoreGroups = (tenant: Tenant): Change[] =>
-  [...tenant.groups.values()].map((group) => ({ op: 'putGroup', tenant: tenant.id, group }));
-
-function clearGroups(world: World, tenant: Tenant): void {
-  for (const group of tenant.groups.values()) world.tokens.delete(group.token);
-  tenant.groups.clear();
 }

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { type ApiError, apiError } from '../errors.js';
+import { type ApiError, apiError, type ErrorCode } from '../errors.js';
 import { failure, ok, type Result } from '../result.js';
 import type { RequestBodies, SuccessBodies } from '../spec/types.js';
 import type { Change } from './changes.js';
@@ -70,17 +70,8 @@ export function update(
     const message = elsewhere
       ? `no group with user_group_id ${id} in the ${caller.environment} environment of this API key, but the ${other} environment has one: the API key decides the environment, so update it with this tenant's ${other} key (a GET /api/user with this key would create a second group in ${caller.environment})`
       : `no group with user_group_id ${id} in the ${caller.environment} environment of this API key; create it first with GET /api/user`;
-    return failure(
-      apiError('GROUP_NOT_FOUND', message, [
-        {
-          code: 'GROUP_NOT_FOUND',
-          path: '/body/user_group_id',
-          message: elsewhere
-            ? `no group ${id} in ${caller.environment}; it is in ${other}`
-            : `no group ${id} in ${caller.environment}`,
-        },
-      ]),
-    );
+    const brief = `no group ${id} in ${caller.environment}${elsewhere ? `; it is in ${other}` : ''}`;
+    return failure(refusal('GROUP_NOT_FOUND', message, '/body/user_group_id', brief));
   }
   const group: Group = {
     ...existing,
@@ -112,18 +103,11 @@ export function rotate(
       other !== undefined
         ? `current_token is the token of group ${JSON.stringify(other.provided_id)} in the ${other.environment} environment, not in the ${caller.environment} environment of this API key: the API key decides the environment, so rotate it with this tenant's ${other.environment} key`
         : `no group in the ${caller.environment} environment of this API key holds current_token; it may have been rotated already: use the token from the latest response`;
-    return failure(
-      apiError('TOKEN_NOT_FOUND', message, [
-        {
-          code: 'TOKEN_NOT_FOUND',
-          path: '/body/current_token',
-          message:
-            other !== undefined
-              ? `the token of a group in ${other.environment}, not in ${caller.environment}`
-              : 'no group holds this token now',
-        },
-      ]),
-    );
+    const brief =
+      other !== undefined
+        ? `the token of a group in ${other.environment}, not in ${caller.environment}`
+        : 'no group holds this token now';
+    return failure(refusal('TOKEN_NOT_FOUND', message, '/body/current_token', brief));
   }
   const group: Group = { ...found.group, token: ids.token() };
   return ok({ body: rotateBody(group), changes: [{ op: 'putGroup', tenant: caller.tenant.id, group }] });
@@ -148,18 +132,18 @@ export function rotatedTokenNotFound(retired: RotatedAway, groupExists: boolean)
   const next = groupExists
     ? `use the group's current token: GET /api/user with {"user_group_id": ${id}, "name": …} answers it (${retired.environment} key)`
     : 'its group has since been removed: create it again with GET /api/user';
-  return apiError(
+  const until = `${utcSecond(retired.rotatedAt)} UTC`;
+  return refusal(
     'TOKEN_NOT_FOUND',
-    `current_token was the token of group ${id} (${retired.environment}) until ${utcSecond(retired.rotatedAt)} UTC, when a rotation replaced it; ${next}`,
-    [
-      {
-        code: 'TOKEN_NOT_FOUND',
-        path: '/body/current_token',
-        message: `rotated away at ${utcSecond(retired.rotatedAt)} UTC`,
-      },
-    ],
+    `current_token was the token of group ${id} (${retired.environment}) until ${until}, when a rotation replaced it; ${next}`,
+    '/body/current_token',
+    `rotated away at ${until}`,
   );
 }
+
+/** A rule's refusal: `message` says it all, its one diagnostic at `path` says it in brief. */
+const refusal = (code: ErrorCode, message: string, path: string, brief: string): ApiError =>
+  apiError(code, message, [{ code, path, message: brief }]);
 
 /** `name`, `name and properties`, `name, mapping and properties`. */
 const fieldList = (fields: readonly string[]): string =>

@@ -31,10 +31,8 @@ export function createApp(
       .catch((error: Error) => send(res, errorReply(internalError(context, error))));
   };
   return (req, res) => {
-    const url = req.url ?? '/';
-    const query = url.indexOf('?');
-    const path = query === -1 ? url : url.slice(0, query);
     const head = readHead(req);
+    const { path } = head;
     const hostMissing = missingHost(req, head);
     // The browser pages (not journaled): only paths outside /api/user, so the service path never calls this.
     if (
@@ -48,7 +46,7 @@ export function createApp(
       return;
     }
     const method = req.method ?? 'GET';
-    const exchange = new ServiceExchange(context, req, res, method, path, head);
+    const exchange = new ServiceExchange(context, req, res, method, head);
     try {
       if (hostMissing !== undefined) {
         exchange.fail(hostMissing);

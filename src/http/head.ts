@@ -7,7 +7,9 @@ import type { ArrivedRequest, PipelineRequest } from '../pipeline/pipelineReques
  * rules for `req.headers` (first value kept for single-valued fields, list fields joined with ", "), except
  * `authorization`, where every value is kept: a repeated Authorization is a client mistake to report.
  */
-export type RequestHead = Pick<PipelineRequest, keyof ArrivedRequest> & { readonly host: string | undefined };
+export type RequestHead = Pick<PipelineRequest, keyof ArrivedRequest | 'path'> & {
+  readonly host: string | undefined;
+};
 
 export function readHead(req: IncomingMessage): RequestHead {
   let host: string | undefined;
@@ -52,16 +54,16 @@ export function readHead(req: IncomingMessage): RequestHead {
         break;
     }
   }
-  const url = req.url ?? '';
+  const url = req.url ?? '/';
   const mark = url.indexOf('?');
-  const query = mark === -1 ? undefined : url.slice(mark + 1);
   return {
+    path: mark === -1 ? url : url.slice(0, mark),
     host,
     authorization,
     contentLength,
     contentType: contentTypes ?? contentType,
     contentEncoding,
-    query,
+    query: mark === -1 ? undefined : url.slice(mark + 1),
     bodySent: transferEncoding !== undefined || (contentLength ?? 0) > 0,
     userAgent,
   };

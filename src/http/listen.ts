@@ -91,27 +91,15 @@ function listenError(error: NodeJS.ErrnoException, port: number, host: string): 
   const code = error.code ?? '';
   // Said for both ways of starting: the in-process option and the command line's flag.
   const choose = 'choose another with the port option (--port N on the command line), or 0 for a free one';
-  switch (code) {
-    case 'EADDRINUSE':
-      return new ListenError(
-        `${product}: port ${port} on ${host} is already in use (another server, perhaps another mock, listens there). Stop it, or ${choose}.`,
-        code,
-      );
-    case 'EACCES':
-      return new ListenError(
-        `${product}: this user may not listen on port ${port} on ${host} (ports below 1024 need privileges); ${choose}.`,
-        code,
-      );
-    case 'EADDRNOTAVAIL':
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return new ListenError(
-        `${product}: cannot listen on ${host}: it is not an address of this machine; give the host option (--host on the command line) 127.0.0.1 (this machine only) or 0.0.0.0 (every interface).`,
-        code,
-      );
-    default:
-      return error;
-  }
+  const notHere = `cannot listen on ${host}: it is not an address of this machine; give the host option (--host on the command line) 127.0.0.1 (this machine only) or 0.0.0.0 (every interface).`;
+  const said: Readonly<Record<string, string>> = {
+    EADDRINUSE: `port ${port} on ${host} is already in use (another server, perhaps another mock, listens there). Stop it, or ${choose}.`,
+    EACCES: `this user may not listen on port ${port} on ${host} (ports below 1024 need privileges); ${choose}.`,
+    EADDRNOTAVAIL: notHere,
+    ENOTFOUND: notHere,
+    EAI_AGAIN: notHere,
+  };
+  return Object.hasOwn(said, code) ? new ListenError(`${product}: ${said[code]}`, code) : error;
 }
 
 /**

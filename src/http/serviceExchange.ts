@@ -68,10 +68,9 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
     readonly req: IncomingMessage,
     private readonly res: ServerResponse,
     method: string,
-    path: string,
     head: RequestHead,
   ) {
-    super(method, path, head);
+    super(method, head.path, head);
     this.#started = performance.now();
   }
 
@@ -158,26 +157,22 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
     this.#prepared = undefined;
   }
 
+  /** The body has arrived: parse, value checks, schema, then the operation (after a planned fault, if one is due). */
   bodyArrived(this: Owned<ServiceExchange>, read: BodyResult): void {
     try {
-      this.#received(read);
+      if (!read.ok) {
+        this.#bodyNotKept = bodyNotKept(read);
+        if ('gone' in read)
+          this.complete(); // the client went away: nobody to answer
+        else this.fail(read.error);
+        return;
+      }
+      const refused = mockWay.body(this, this.context, read.value);
+      if (refused !== undefined) this.fail(refused);
+      else this.#serve(true);
     } catch (error) {
       this.crash(error as Error);
     }
-  }
-
-  /** The body has arrived: parse, value checks, schema, then the operation (after a planned fault, if one is due). */
-  #received(this: Owned<ServiceExchange>, read: BodyResult): void {
-    if (!read.ok) {
-      this.#bodyNotKept = bodyNotKept(read);
-      if ('gone' in read)
-        this.complete(); // the client went away: nobody to answer
-      else this.fail(read.error);
-      return;
-    }
-    const refused = mockWay.body(this, this.context, read.value);
-    if (refused !== undefined) this.fail(refused);
-    else this.#serve(true);
   }
 
   /** The store serves the operation (the planned fault due first, when `claimFault`). */

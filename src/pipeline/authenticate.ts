@@ -1,11 +1,7 @@
 import type { ApiError } from '../errors.js';
 import type { KeyOwner, KeyRing } from '../runtime/keyRing.js';
-import { errorAt } from '../validate/diagnostic.js';
-import { readApiKey } from '../validate/headers.js';
+import { authError, readApiKey } from '../validate/headers.js';
 import type { PipelineRequest, Surface } from './pipelineRequest.js';
-
-const challenge = { 'www-authenticate': 'Token' };
-const path = '/headers/authorization';
 
 /**
  * Step 2, authenticate: `Authorization: Token <API_KEY>` in its one well-formed shape, decided from the headers
@@ -41,7 +37,7 @@ export function authenticate(request: PipelineRequest, surface: Surface): ApiErr
       : named !== undefined
         ? `Authorization has "${named}" before the key (the Token ${named.toLowerCase()}"…" form of other APIs); this API takes the key alone: "Authorization: Token <API_KEY>"`
         : 'the API key in Authorization is not known to this server; use a key printed at start-up (or given with --api-key), or a tenant key from POST /__admin/tenants';
-  return errorAt('AUTH_UNKNOWN_KEY', path, message, challenge);
+  return authError('AUTH_UNKNOWN_KEY', message);
 }
 
 /**
@@ -54,7 +50,7 @@ export function groupTokenAsKey(token: 'current' | 'retired' = 'current'): ApiEr
       ? 'a user group token (one a rotation has since replaced), not an API key'
       : 'a user group token, not an API key';
   const message = `Authorization carries ${which}. The group token only identifies the viewing group in an embedded dashboard; the API key is a different credential: send "Authorization: Token <API_KEY>"`;
-  return errorAt('AUTH_GROUP_TOKEN_AS_KEY', path, message, challenge);
+  return authError('AUTH_GROUP_TOKEN_AS_KEY', message);
 }
 
 /** The owner of a known key found anywhere in malformed Authorization values (each word is tried). */

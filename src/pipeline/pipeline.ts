@@ -94,9 +94,7 @@ function checkMediaType(request: Routed): ApiError | undefined {
   const encoding = checkContentEncoding(request.contentEncoding);
   const type = checkContentType(request.contentType);
   if (encoding === undefined && type === undefined) return undefined;
-  const found: Diagnostic[] = [];
-  if (type !== undefined) found.push(type);
-  if (encoding !== undefined) found.push(encoding);
+  const found = [type, encoding].filter((d) => d !== undefined);
   // Two Content-Type headers are a malformed request (400), not a media type refused (415).
   return errorFromDiagnostics(
     type?.code === 'HTTP_MALFORMED' ? 'HTTP_MALFORMED' : 'UNSUPPORTED_MEDIA_TYPE',

@@ -63,16 +63,15 @@ function check(given: RequestToValidate): RequestValidation {
       'validateRequest takes one request object { method, path, headers, body }, e.g. { method: "GET", path: "/api/user", headers: {...}, body: {...} }',
     );
   const headers = lowerCaseHeaders(given.headers);
-  const authorization = headers.authorization;
   const body = given.body;
-  const target = String(given?.path ?? '');
+  const target = String(given.path ?? '');
   const mark = target.indexOf('?');
   const request = new PipelineRequest(
-    String(given?.method ?? '').toUpperCase(),
+    given.method.toUpperCase(),
     mark === -1 ? target : target.slice(0, mark),
     {
       query: mark === -1 ? undefined : target.slice(mark + 1),
-      authorization: authorization === undefined ? [] : [authorization].flat(),
+      authorization: [headers.authorization ?? []].flat(),
       contentType: headers['content-type'],
       contentEncoding: [headers['content-encoding'] ?? []].flat().join(',') || undefined,
       bodySent: body !== undefined,

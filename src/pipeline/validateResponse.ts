@@ -39,11 +39,8 @@ export function validateResponse(
       'validateResponse takes the method and path of the request with the answer: { method, path, status, body }',
     );
   try {
-    const request = new PipelineRequest(
-      String(response?.method ?? '').toUpperCase(),
-      String(response?.path ?? '').split('?')[0] as string,
-      { bodySent: false },
-    );
+    const path = String(response.path ?? '').split('?')[0] as string;
+    const request = new PipelineRequest(response.method.toUpperCase(), path, { bodySent: false });
     findOperation(request);
     return judgeResponse(request, response, options);
   } catch (error) {
@@ -65,28 +62,23 @@ export function judgeResponse(
   options: ResponseValidationOptions,
 ): ResponseValidation {
   const operation = request.operation;
-  const operationId = operation?.operationId;
+  const named = operation === undefined ? {} : { operationId: operation.operationId };
   const raw = response.body;
   let body = raw;
   if (typeof raw === 'string' || raw instanceof Uint8Array) {
     const parsed = parseJsonBody(raw, 'answer');
     if (!parsed.ok)
-      return {
-        ok: false,
-        ...(operationId === undefined ? {} : { operationId }),
-        diagnostics: parsed.error.details.map((d) => notJson(d, response, raw)),
-      };
+      return { ok: false, ...named, diagnostics: parsed.error.details.map((d) => notJson(d, response, raw)) };
     body = parsed.value.value;
   }
   const status = Number(response.status);
   const lenient = options.allowAdditionalProperties === true;
-  if (operation === undefined) {
-    // No operation: the answer to a method or path the document does not have, judged by what it documents for one.
-    const diagnostics = checkUnroutedAnswer(request.method, request.path, status, body, lenient);
-    return { ok: diagnostics.length === 0, diagnostics };
-  }
-  const diagnostics = checkResponseBody(operation, status, body, lenient);
-  return { ok: diagnostics.length === 0, operationId: operation.operationId, diagnostics };
+  // No operation: the answer to a method or path the document does not have, judged by what it documents for one.
+  const diagnostics =
+    operation === undefined
+      ? checkUnroutedAnswer(request.method, request.path, status, body, lenient)
+      : checkResponseBody(operation, status, body, lenient);
+  return { ok: diagnostics.length === 0, ...named, diagnostics };
 }
 
 /**

@@ -17,10 +17,8 @@ export function createProxyApp(
   pages?: PageHandler,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
-    const url = req.url ?? '/';
-    const query = url.indexOf('?');
-    const path = query === -1 ? url : url.slice(0, query);
     const head = readHead(req);
+    const { path } = head;
     try {
       if (path !== '/api/user' && (answerFavicon(req, res, path) || pages?.(req, res, path) === true)) return;
       if (path === '/__admin' || path.startsWith('/__admin/') || admin.owns(req.method ?? 'GET', path)) {

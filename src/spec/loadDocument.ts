@@ -16,32 +16,29 @@ export const builtDocumentsDirectory = new URL('../openapi/', import.meta.url);
 export const serviceDocumentUrl = new URL('user-group-service.yaml', openapiDirectory);
 export const adminDocumentUrl = new URL('admin.yaml', openapiDirectory);
 
-const cache = new Map<string, OpenAPIV3_1.Document>();
+/** `read`, made to read each URL once per process. */
+function oncePerUrl<T>(read: (url: URL) => T): (url: URL) => T {
+  const cache = new Map<string, T>();
+  return (url) => {
+    let value = cache.get(url.href);
+    if (value === undefined) {
+      value = read(url);
+      cache.set(url.href, value);
+    }
+    return value;
+  };
+}
 
 /** Reads and parses one OpenAPI document, once per process: the built JSON when there is one, else the YAML. */
-export function loadDocument(url: URL): OpenAPIV3_1.Document {
-  let document = cache.get(url.href);
-  if (document === undefined) {
-    const built = new URL(`${basename(url.pathname, '.yaml')}.json`, builtDocumentsDirectory);
-    document = (
-      existsSync(built) ? JSON.parse(readFileSync(built, 'utf8')) : parseYaml(readFileSync(url, 'utf8'))
-    ) as OpenAPIV3_1.Document;
-    cache.set(url.href, document);
-  }
-  return document;
-}
-
-const sources = new Map<string, string>();
+export const loadDocument = oncePerUrl((url) => {
+  const built = new URL(`${basename(url.pathname, '.yaml')}.json`, builtDocumentsDirectory);
+  return (
+    existsSync(built) ? JSON.parse(readFileSync(built, 'utf8')) : parseYaml(readFileSync(url, 'utf8'))
+  ) as OpenAPIV3_1.Document;
+});
 
 /** The text of one document as authored (its YAML file, shipped with the package), read once per process. */
-export function documentSource(url: URL): string {
-  let text = sources.get(url.href);
-  if (text === undefined) {
-    text = readFileSync(url, 'utf8');
-    sources.set(url.href, text);
-  }
-  return text;
-}
+export const documentSource = oncePerUrl((url) => readFileSync(url, 'utf8'));
 
 /** The YAML parser, loaded only when a document is read from its source. */
 export function parseYaml(text: string): unknown {

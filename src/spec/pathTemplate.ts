@@ -1,3 +1,5 @@
+import { match as compile } from 'path-to-regexp';
+
 /** A path of the document, such as `/__admin/tokens/{token}`, matched segment by segment. */
 export interface PathTemplate {
   readonly template: string;
@@ -7,32 +9,22 @@ export interface PathTemplate {
   match(path: string): Record<string, string> | undefined;
 }
 
-const parameter = /^\{([^{}]+)\}$/;
-
+/**
+ * Each `{parameter}` of the template is one whole segment, never empty; paths are compared case-sensitively and
+ * a trailing slash is not ignored (path-to-regexp, the matcher Express routes with).
+ */
 export function pathTemplate(template: string): PathTemplate {
-  const segments = template.split('/').map((segment) => {
-    const name = parameter.exec(segment)?.[1];
-    return name === undefined ? { literal: segment } : { name };
+  const match = compile<Record<string, string>>(template.replaceAll(/\{([^{}]+)\}/g, ':"$1"'), {
+    decode,
+    sensitive: true,
+    trailing: false,
   });
-  const literal = segments.every((s) => 'literal' in s);
   return {
     template,
-    literal,
+    literal: !template.includes('{'),
     match(path) {
-      if (literal) return path === template ? {} : undefined;
-      const parts = path.split('/');
-      if (parts.length !== segments.length) return undefined;
-      const params: Record<string, string> = {};
-      for (const [i, segment] of segments.entries()) {
-        const part = parts[i] as string;
-        if ('literal' in segment) {
-          if (part !== segment.literal) return undefined;
-        } else {
-          if (part === '') return undefined;
-          params[segment.name] = decode(part);
-        }
-      }
-      return params;
+      const found = match(path);
+      return found === false ? undefined : found.params;
     },
   };
 }

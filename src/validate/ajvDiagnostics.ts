@@ -33,24 +33,19 @@ export function diagnosticsFromAjv(
   // A field spelt another way explains the missing one (`userGroupId` for `user_group_id`): it leads, its fix
   // ("did you mean …?") in the first line. Ajv checks minProperties before required: a missing required field
   // comes next, it is the first thing to fix.
-  const misspelt = errors.filter((e) => misspells(e, errors));
-  const ordered = [
-    ...misspelt,
-    ...errors.filter((e) => e.keyword !== 'minProperties' && !misspelt.includes(e)),
-    ...errors.filter((e) => e.keyword === 'minProperties'),
-  ];
-  return ordered.flatMap((error) =>
-    consumed.has(error) ? [] : (folded.get(error) ?? [describe(error, base, voice)]),
-  );
+  const misspelt = new Set(errors.filter((e) => misspells(e, errors)));
+  const rank = (e: ErrorObject): number => (misspelt.has(e) ? 0 : e.keyword === 'minProperties' ? 2 : 1);
+  return errors
+    .toSorted((a, b) => rank(a) - rank(b))
+    .flatMap((error) => (consumed.has(error) ? [] : (folded.get(error) ?? [describe(error, base, voice)])));
 }
 
 /** Whether an unknown field is a required field, missing from the same object, spelt another way. */
 function misspells(error: ErrorObject, errors: readonly ErrorObject[]): boolean {
   if (error.keyword !== 'additionalProperties') return false;
-  const known = Object.keys(((error.parentSchema ?? {}) as { properties?: object }).properties ?? {});
   const meant = nearestField(
     String((error.params as { additionalProperty: unknown }).additionalProperty),
-    known,
+    fieldsOf(schemaOf(error)),
   );
   return (
     meant !== undefined &&
@@ -67,10 +62,15 @@ function misspells(error: ErrorObject, errors: readonly ErrorObject[]): boolean 
 function hasOptionalField(error: ErrorObject): boolean {
   const data = error.data;
   if (data === null || typeof data !== 'object' || Array.isArray(data)) return false;
-  const schema = (error.parentSchema ?? {}) as Record<string, unknown>;
-  const required = new Set((schema.required as string[] | undefined) ?? []);
+  const required = requiredOf(schemaOf(error));
   return Object.keys(data).some((key) => !required.has(key));
 }
+
+type Schema = Readonly<Record<string, unknown>>;
+const schemaOf = (error: ErrorObject): Schema => (error.parentSchema ?? {}) as Schema;
+/** The fields an object schema names, and those it requires. */
+const fieldsOf = (schema: Schema): string[] => Object.keys((schema.properties as object | undefined) ?? {});
+const requiredOf = (schema: Schema): Set<string> => new Set((schema.required as string[] | undefined) ?? []);
 
 /**
  * Whether an error came from a branch of a combinator. Ajv lists branch errors just before the combinator's own;
@@ -88,6 +88,7 @@ function foldCombinator(
   voice: Voice,
   inside: boolean,
 ): Diagnostic[] {
+  if (children.length === 0) return [];
   const path = base + error.instancePath;
   const at = placeFor(voice, path);
   // A value that is not null failed inside the other branch (mapping {"40": 213}): the errors inside say what is
@@ -96,8 +97,8 @@ function foldCombinator(
     c.keyword === 'type' &&
     (c.params as { type: unknown }).type === 'null' &&
     c.instancePath === error.instancePath;
-  if (inside && error.data !== null && children.length > 0 && children.every(orNull)) return [];
-  if (children.length > 0 && children.every((c) => c.keyword === 'required')) {
+  if (inside && error.data !== null && children.every(orNull)) return [];
+  if (children.every((c) => c.keyword === 'required')) {
     const fields = children.map((c) => `"${(c.params as { missingProperty: string }).missingProperty}"`);
     return [
       diagnostic(
@@ -107,10 +108,7 @@ function foldCombinator(
       ),
     ];
   }
-  if (
-    children.length > 0 &&
-    children.every((c) => c.keyword === 'type' && c.instancePath === error.instancePath)
-  ) {
+  if (children.every((c) => c.keyword === 'type' && c.instancePath === error.instancePath)) {
     const types = children.flatMap((c) => typeNames((c.params as { type: string | string[] }).type));
     return [
       diagnostic(
@@ -148,7 +146,7 @@ function describe(error: ErrorObject, base: string, voice: Voice): Diagnostic {
   const at = placeFor(voice, path);
   const was = sent(voice, error.data);
   const params = error.params as Record<string, unknown>;
-  const schema = (error.parentSchema ?? {}) as Record<string, unknown>;
+  const schema = schemaOf(error);
   switch (error.keyword) {
     case 'required': {
       const field = String(params.missingProperty);
@@ -162,7 +160,7 @@ function describe(error: ErrorObject, base: string, voice: Voice): Diagnostic {
     }
     case 'additionalProperties': {
       const field = String(params.additionalProperty);
-      const known = Object.keys((schema.properties as object | undefined) ?? {});
+      const known = fieldsOf(schema);
       return diagnostic(
         'UNKNOWN_FIELD',
         pointer(path, field),
@@ -194,10 +192,8 @@ function describe(error: ErrorObject, base: string, voice: Voice): Diagnostic {
       return diagnostic('INVALID_FORMAT', path, `${at} ${rule}${advice}${was}`);
     }
     case 'minProperties': {
-      const required = new Set((schema.required as string[] | undefined) ?? []);
-      const others = Object.keys((schema.properties as object | undefined) ?? {}).filter(
-        (k) => !required.has(k),
-      );
+      const required = requiredOf(schema);
+      const others = fieldsOf(schema).filter((k) => !required.has(k));
       const besides = required.size > 0 ? ` besides ${[...required].map((k) => `"${k}"`).join(', ')}` : '';
       return diagnostic(
         'MISSING_FIELD',

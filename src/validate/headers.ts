@@ -57,17 +57,19 @@ export function readApiKey(value: HeaderValue): Result<string> {
   return ok(credential);
 }
 
-const fail = (code: ApiError['code'], message: string): Result<never> =>
-  failure(errorAt(code, authPath, message, code === 'AUTH_DUPLICATE' ? {} : { 'www-authenticate': 'Token' }));
+/** A refusal of the `Authorization` header, with the `WWW-Authenticate: Token` challenge (except for a repeated header). */
+export const authError = (code: ApiError['code'], message: string): ApiError =>
+  errorAt(code, authPath, message, code === 'AUTH_DUPLICATE' ? {} : { 'www-authenticate': 'Token' });
+
+const fail = (code: ApiError['code'], message: string): Result<never> => failure(authError(code, message));
 
 /** `undefined` when the Content-Type is JSON in UTF-8, else the diagnostic. */
 export function checkContentType(value: HeaderValue): Diagnostic | undefined {
-  const path = '/headers/content-type';
   if (Array.isArray(value) && value.length > 1) {
     // Content-Type is a singleton field (RFC 9110, section 8.3): which one the body is in cannot be known.
     return diagnostic(
       'HTTP_MALFORMED',
-      path,
+      contentTypePath,
       `the request carries ${value.length} Content-Type headers (${value.map((v) => JSON.stringify(v)).join(', ')}); send exactly one, "Content-Type: application/json"`,
     );
   }
@@ -75,39 +77,28 @@ export function checkContentType(value: HeaderValue): Diagnostic | undefined {
   if (sent === 'application/json' || sent === 'application/json; charset=utf-8') return undefined;
   // An empty parameter (`application/json;`) is allowed: parameters = *( OWS ";" OWS [ parameter ] ).
   const header = sent?.replace(emptyParameters, '');
-  if (header === undefined || header === '') {
-    return diagnostic(
-      'UNSUPPORTED_MEDIA_TYPE',
-      path,
-      'Content-Type header is missing; send "Content-Type: application/json"',
-    );
-  }
+  if (header === undefined || header === '')
+    return unsupported('Content-Type header is missing; send "Content-Type: application/json"');
   try {
     const { type, parameters } = parseContentType(header);
-    if (type !== 'application/json') {
-      return diagnostic(
-        'UNSUPPORTED_MEDIA_TYPE',
-        path,
+    if (type !== 'application/json')
+      return unsupported(
         `Content-Type is "${type}"; the body must be sent as "Content-Type: application/json"`,
       );
-    }
     const charset = parameters.charset?.toLowerCase();
-    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-      return diagnostic(
-        'UNSUPPORTED_MEDIA_TYPE',
-        path,
+    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')
+      return unsupported(
         `Content-Type names charset "${charset}", but JSON over HTTP is UTF-8 (RFC 8259, section 8.1) and the mock reads every body as UTF-8; send "Content-Type: application/json" (or "application/json; charset=utf-8") with the body encoded in UTF-8`,
       );
-    }
     return undefined;
   } catch {
-    return diagnostic(
-      'UNSUPPORTED_MEDIA_TYPE',
-      path,
-      `Content-Type "${sent}" cannot be parsed; send "Content-Type: application/json"`,
-    );
+    return unsupported(`Content-Type "${sent}" cannot be parsed; send "Content-Type: application/json"`);
   }
 }
+
+const contentTypePath = '/headers/content-type';
+const unsupported = (message: string, path = contentTypePath): Diagnostic =>
+  diagnostic('UNSUPPORTED_MEDIA_TYPE', path, message);
 
 /** Semicolons with nothing after them but another semicolon or the end (`application/json;`, `a/b;; c=d`). */
 const emptyParameters = /[ \t]*;[ \t]*(?=;|$)/g;
@@ -117,10 +108,9 @@ export function checkContentEncoding(value: HeaderValue): Diagnostic | undefined
   const header = Array.isArray(value) ? value.join(',') : (value as string | undefined);
   if (header === undefined || header.trim() === '' || header.trim().toLowerCase() === 'identity')
     return undefined;
-  return diagnostic(
-    'UNSUPPORTED_MEDIA_TYPE',
-    '/headers/content-encoding',
+  return unsupported(
     `Content-Encoding "${header}" is not accepted; send the JSON uncompressed`,
+    '/headers/content-encoding',
   );
 }
 
@@ -132,7 +122,9 @@ export function checkContentEncoding(value: HeaderValue): Diagnostic | undefined
  */
 export function lowerCaseHeaders(headers: unknown): HeaderBag {
   const out: Record<string, HeaderValue> = Object.create(null);
-  for (const [name, given] of headerEntries(headers)) {
+  for (const entry of headerEntries(headers)) {
+    if (!Array.isArray(entry) || entry.length !== 2) continue;
+    const [name, given] = entry as [unknown, unknown];
     if (typeof name !== 'string') continue;
     const value = typeof given === 'number' && Number.isFinite(given) ? String(given) : given;
     if (typeof value === 'string' || (Array.isArray(value) && value.every((v) => typeof v === 'string'))) {
@@ -144,25 +136,20 @@ export function lowerCaseHeaders(headers: unknown): HeaderBag {
   return out;
 }
 
-function headerEntries(headers: unknown): Iterable<readonly [unknown, unknown]> {
+/** The entries of any of those shapes, as given: `lowerCaseHeaders` keeps the `[name, value]` pairs among them. */
+function headerEntries(headers: unknown): readonly unknown[] {
   if (headers === null || typeof headers !== 'object') return [];
-  if (Array.isArray(headers)) {
-    if (headers.every((entry) => typeof entry === 'string'))
-      return Array.from({ length: Math.floor(headers.length / 2) }, (_, i) => [
-        headers[2 * i],
-        headers[2 * i + 1],
-      ]);
-    return headers.filter((entry): entry is [unknown, unknown] => Array.isArray(entry) && entry.length === 2);
-  }
+  if (Array.isArray(headers) && headers.every((entry) => typeof entry === 'string'))
+    return Array.from({ length: Math.floor(headers.length / 2) }, (_, i) => [
+      headers[2 * i],
+      headers[2 * i + 1],
+    ]);
+  if (Array.isArray(headers)) return headers;
   const entries = (headers as { entries?: unknown }).entries;
-  if (typeof entries === 'function' && Symbol.iterator in headers) {
-    try {
-      return [...(entries.call(headers) as Iterable<unknown>)].filter(
-        (entry): entry is [unknown, unknown] => Array.isArray(entry) && entry.length === 2,
-      );
-    } catch {
-      return [];
-    }
+  if (typeof entries !== 'function' || !(Symbol.iterator in headers)) return Object.entries(headers);
+  try {
+    return [...(entries.call(headers) as Iterable<unknown>)];
+  } catch {
+    return [];
   }
-  return Object.entries(headers);
 }
