@@ -34,15 +34,9 @@ export async function adminRequest(
   const payload = body === undefined ? undefined : JSON.stringify(body);
   const response = await request(url, {
     method,
-    headers:
-      payload === undefined
-        ? headers
-        : {
-            ...headers,
-            'content-type': 'application/json',
-            'content-length': String(Buffer.byteLength(payload)),
-          },
-    ...(payload === undefined ? {} : { body: payload }),
+    // undici sends the Content-Length of a string body itself.
+    headers: payload === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+    body: payload,
     signal: AbortSignal.timeout(adminTimeoutMs),
   });
   const text = await response.body.text();

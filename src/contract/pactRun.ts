@@ -37,14 +37,16 @@ export type PactRun =
 /** Runs the Pact Verifier (it prints its report to stdout as it goes, logging errors only) and reads its results. */
 export async function runPact(pact: PactModule, options: PactRunOptions): Promise<PactRun> {
   const guard = guardProxy();
-  const replaceKeys = replaceContractKeys(options.keys);
+  const replacements = keyReplacements(options.keys);
   const verifier = new pact.Verifier({
     providerBaseUrl: options.providerBaseUrl,
     pactUrls: [...options.pactUrls],
     stateHandlers: options.stateHandlers,
     requestFilter: (req: IncomingMessage, res: ServerResponse, next: () => void) => {
       guard.track(res);
-      replaceKeys(req, res, next);
+      const replacement = replacements.get(req.headers.authorization ?? '');
+      if (replacement !== undefined) req.headers.authorization = replacement;
+      next();
     },
     logLevel: 'error',
   });
@@ -77,18 +79,15 @@ function resultsOf(output: unknown): PactRun | undefined {
   return { ran: true, passed: results.interactionResults.length - failed.length, failed };
 }
 
-/** Swaps the contract's API keys for the provider's; the 401 interaction's wrong key is left alone. */
-function replaceContractKeys(keys: ProviderKeys) {
-  const replacements = new Map<string, string>([
-    [`Token ${contractApiKeys.Customer}`, `Token ${keys.Customer}`],
-  ]);
+/**
+ * The contract's `Authorization` values, each with the provider's that replaces it; the 401 interaction's wrong key
+ * is left alone.
+ */
+function keyReplacements(keys: ProviderKeys): Map<string, string> {
+  const replacements = new Map([[`Token ${contractApiKeys.Customer}`, `Token ${keys.Customer}`]]);
   if (keys.Testing !== undefined)
     replacements.set(`Token ${contractApiKeys.Testing}`, `Token ${keys.Testing}`);
-  return (req: IncomingMessage, _res: unknown, next: () => void): void => {
-    const replacement = replacements.get(req.headers.authorization ?? '');
-    if (replacement !== undefined) req.headers.authorization = replacement;
-    next();
-  };
+  return replacements;
 }
 
 /** Copies a contract without the interactions that send the Testing key, noting each one in `skipped`. */

@@ -1,14 +1,7 @@
 import type { Environment } from '../domain/model.js';
 import { product } from '../errors.js';
-import {
-  type AdminAnswer,
-  adminHeaders,
-  adminRequest,
-  adminUrlOf,
-  reasonOf,
-  routeMissing,
-} from './adminRequest.js';
-import { type StateHandler, StateSetupError } from './stateFailure.js';
+import { adminHeaders, adminUrlOf, routeMissing } from './adminRequest.js';
+import { type StateHandler, stateSetupCall } from './stateFailure.js';
 
 /** The provider states the published contract uses; a provider with the `/__admin` API can set each up. */
 export const providerStates = {
@@ -50,11 +43,8 @@ export function contractStateHandlers(
 ): Record<string, StateHandler> {
   const admin = adminUrlOf(baseUrl);
   const headers = adminHeaders(access.apiKey, access.adminKey);
-  /**
-   * One admin call that sets `state` up, and its answer: a `StateSetupError` naming the call when there is no answer,
-   * or one that is no success (but for a missing route when `orMissing`).
-   */
-  const call = async (
+  /** One admin call that sets `state` up, and its answer (a missing route too when `orMissing`). */
+  const call = (
     state: string,
     method: 'POST' | 'DELETE',
     path: string,
@@ -62,30 +52,15 @@ export function contractStateHandlers(
     orMissing = false,
   ) => {
     const url = `${admin}${path}`;
-    let answer: AdminAnswer;
-    try {
-      answer = await adminRequest(method, url, headers, body);
-    } catch (error) {
-      const { message } = error as Error;
-      throw new StateSetupError(
-        `${product}: ${method} ${url} failed to set state "${state}" up (${message}); is the provider running?`,
-        state,
-        url,
-        undefined,
-        message,
-        method,
-      );
-    }
-    const { status } = answer;
-    if ((status >= 200 && status < 300) || (orMissing && routeMissing.has(status))) return answer;
-    const reason = reasonOf(answer);
-    throw new StateSetupError(
-      `${product}: ${method} ${url} answered ${status} (${reason}) to state "${state}"; provider states are set up through the /__admin API: check the API key and admin key, or give a state setup URL`,
-      state,
-      url,
-      status,
-      reason,
-      method,
+    return stateSetupCall(
+      { state, method, url },
+      headers,
+      body,
+      (status, detail) =>
+        status === undefined
+          ? `${product}: ${method} ${url} failed to set state "${state}" up (${detail}); is the provider running?`
+          : `${product}: ${method} ${url} answered ${status} (${detail}) to state "${state}"; provider states are set up through the /__admin API: check the API key and admin key, or give a state setup URL`,
+      orMissing ? (status) => routeMissing.has(status) : undefined,
     );
   };
   /** Whether the provider has `DELETE /__admin/groups`; unknown until it is first asked. */

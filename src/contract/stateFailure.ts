@@ -1,4 +1,4 @@
-import { routeMissing } from './adminRequest.js';
+import { type AdminAnswer, adminRequest, reasonOf, routeMissing } from './adminRequest.js';
 import { contractStates } from './publishedContract.js';
 
 /** A state handler as the Pact Verifier calls it; what it resolves with is injected into the request. */
@@ -20,6 +20,31 @@ export class StateSetupError extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * One call that sets `state` up, and its answer when it is a success (or one `accepted` takes); else a
+ * `StateSetupError` whose message `says` what happened (with the status, or none when there was no answer).
+ */
+export async function stateSetupCall(
+  call: { readonly state: string; readonly method: 'POST' | 'DELETE'; readonly url: string },
+  headers: Readonly<Record<string, string>>,
+  body: unknown,
+  says: (status: number | undefined, detail: string) => string,
+  accepted: (status: number) => boolean = () => false,
+): Promise<AdminAnswer> {
+  const { state, method, url } = call;
+  let answer: AdminAnswer;
+  try {
+    answer = await adminRequest(method, url, headers, body);
+  } catch (error) {
+    const { message } = error as Error;
+    throw new StateSetupError(says(undefined, message), state, url, undefined, message, method);
+  }
+  const { status } = answer;
+  if ((status >= 200 && status < 300) || accepted(status)) return answer;
+  const reason = reasonOf(answer);
+  throw new StateSetupError(says(status, reason), state, url, status, reason, method);
 }
 
 /** A state handler that failed: the state, and what it threw. */

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -272,8 +273,5 @@ async function replay(
 }
 
 /** Resolves when `signal` aborts; never when there is none. */
-function abortion(signal: AbortSignal | undefined): Promise<'aborted'> {
-  return new Promise((resolve) =>
-    signal?.addEventListener('abort', () => resolve('aborted'), { once: true }),
-  );
-}
+const abortion = (signal: AbortSignal | undefined): Promise<'aborted'> =>
+  signal === undefined ? new Promise(() => undefined) : once(signal, 'abort').then(() => 'aborted');

@@ -3,7 +3,7 @@ import { type Controls, createControls, packageVersion } from '../admin/controls
 import { createAdminHandler } from '../admin/createAdminHandler.js';
 import { checkJournalQuery } from '../admin/journalQuery.js';
 import { cryptoIds } from '../domain/ids.js';
-import { type ApiError, apiError, product } from '../errors.js';
+import { type ApiError, apiError } from '../errors.js';
 import { closeServer, startServer } from '../http/listen.js';
 import { KeyRing } from '../runtime/keyRing.js';
 import { createLog } from '../runtime/log.js';
@@ -29,10 +29,8 @@ import {
   parseTarget,
   proxyOptions,
   readCa,
-  setting,
   type ValidatingProxyOptions,
 } from './proxyOptions.js';
-import { Recording } from './recording.js';
 import { RecordingFile } from './recordingFile.js';
 import { TrafficRules } from './trafficRules.js';
 
@@ -71,10 +69,6 @@ export interface ValidatingProxy {
  */
 export async function createValidatingProxy(options: ValidatingProxyOptions): Promise<ValidatingProxy> {
   checkOptions('createValidatingProxy', options, proxyOptions, ProxyOptionError);
-  if (options?.target === undefined)
-    throw new ProxyOptionError(
-      `${product}: createValidatingProxy: ${setting('target')} is required, the base URL of the service to check (e.g. { target: 'https://staging.example.com' })`,
-    );
   const settings = withDefaults(proxyOptions, options);
   const { bodyLimit, timeout } = settings;
   const base = parseTarget(options.target);
@@ -104,12 +98,8 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
     options.record === undefined
       ? undefined
       : new RecordingFile(
-          new Recording(),
           options.record,
-          {
-            consumer: settings.pactConsumer,
-            provider: settings.pactProvider,
-          },
+          { consumer: settings.pactConsumer, provider: settings.pactProvider },
           (scope) => rules.environmentOf(scope),
           options.onWarning ?? ((message) => process.emitWarning(message)),
         );

@@ -22,10 +22,13 @@ export interface LoadableGroups {
   readonly guessed: readonly string[];
 }
 
-const without = (seed: GroupSeed, field: 'token' | 'team_id'): GroupSeed => {
-  const { [field]: _left, ...rest } = seed;
-  return rest;
-};
+/** The fields no two groups of a fixtures file share, and what is said of one left out for a group seen later. */
+const unique = {
+  token: (holder: string): string =>
+    `without its token, which ${holder}, seen later, also holds (tokens are unique): the mock gives it a new one`,
+  team_id: (holder: string, team: unknown): string =>
+    `without team_id ${team}, which ${holder}, seen later, also has (the service reused it): the mock gives it a fresh one`,
+} as const;
 
 /**
  * The recorded groups as `serve --fixtures` accepts them: what the mock's loader refuses is resolved in favour of
@@ -40,10 +43,9 @@ export function loadableGroups(recorded: readonly RecordedGroup[]): LoadableGrou
   const note = (group: RecordedGroup, text: string): void => {
     notes.set(group, [...(notes.get(group) ?? []), text]);
   };
-  /** Per environment and id, the group kept and whether its environment is a guess. */
-  const ids = new Map<string, { name: string; guessed: boolean }>();
-  const tokens = new Map<string, string>();
-  const teams = new Map<number, string>();
+  /** Per environment and id, whether the environment of the group kept is a guess. */
+  const ids = new Map<string, boolean>();
+  const holders = { token: new Map<unknown, string>(), team_id: new Map<unknown, string>() };
   const kept = new Map<RecordedGroup, GroupSeed>();
   // A group of known environment first, then the newest: a guess never displaces what an answer showed.
   const order = (group: RecordedGroup): number => (group.guessed === true ? 0 : 1e15) + group.seen;
@@ -63,32 +65,23 @@ export function loadableGroups(recorded: readonly RecordedGroup[]): LoadableGrou
         group,
         group.guessed !== true
           ? `${name} is recorded once in ${seed.environment}, as the newest answer showed it: two API keys of that environment got a group of this id, and an id is unique within an environment`
-          : twin.guessed
+          : twin
             ? `${name} is recorded once, as the newest answer showed it: two API keys whose environment no answer showed got a group of this id`
             : `${name} is recorded once in ${seed.environment}, as an answer to a key of that environment showed it; another API key, whose environment no answer showed, also got a group of this id: if that key is a Testing key, add its group with "environment": "Testing"`,
       );
       continue;
     }
-    ids.set(key, { name, guessed: group.guessed === true });
+    ids.set(key, group.guessed === true);
     let loadable = seed;
-    const holder = seed.token === undefined ? undefined : tokens.get(seed.token);
-    if (holder !== undefined) {
-      loadable = without(loadable, 'token');
-      note(
-        group,
-        `${name} is recorded without its token, which ${holder}, seen later, also holds (tokens are unique): the mock gives it a new one`,
-      );
+    for (const field of ['token', 'team_id'] as const) {
+      const holder = holders[field].get(seed[field]);
+      if (holder === undefined) continue;
+      const { [field]: _left, ...rest } = loadable;
+      loadable = rest;
+      note(group, `${name} is recorded ${unique[field](holder, seed[field])}`);
     }
-    const teamHolder = seed.team_id === undefined ? undefined : teams.get(seed.team_id);
-    if (teamHolder !== undefined) {
-      loadable = without(loadable, 'team_id');
-      note(
-        group,
-        `${name} is recorded without team_id ${seed.team_id}, which ${teamHolder}, seen later, also has (the service reused it): the mock gives it a fresh one`,
-      );
-    }
-    if (loadable.token !== undefined) tokens.set(loadable.token, name);
-    if (loadable.team_id !== undefined) teams.set(loadable.team_id, name);
+    for (const field of ['token', 'team_id'] as const)
+      if (loadable[field] !== undefined) holders[field].set(loadable[field], name);
     kept.set(group, loadable);
   }
   const inOrder = recorded.flatMap((group) => kept.get(group) ?? []);

@@ -3,45 +3,22 @@ import { constants } from 'node:fs';
 import { access, readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { product } from '../errors.js';
-import { type Settings, setting, sharedOptions } from '../runtime/options.js';
+import { type OptionsOf, type Settings, setting, sharedOptions } from '../runtime/options.js';
 
-export { setting };
-
-export interface ValidatingProxyOptions {
-  /** The base URL of the service to check (http or https), e.g. `https://staging.example.com`. */
-  readonly target: string;
-  /** The address to listen on (default `127.0.0.1`, this machine only); beyond loopback it needs `adminKey`. */
-  readonly host?: string;
-  /** 0 (the default in-process) picks a free port. */
-  readonly port?: number;
-  /** `strict` (the default): answers may carry no field the document does not name; `lenient` allows them. */
-  readonly mode?: 'strict' | 'lenient';
-  /** Answer an invalid request with the mock's 400 (or 401, 415...) instead of forwarding it. */
-  readonly blockInvalid?: boolean;
-  /**
-   * A fixtures file to write what was seen to, with a Pact file beside it (`<name>.pact.json`): rewritten a short
-   * while after each exchange (whole, then renamed into place) and on close.
-   */
-  readonly record?: string;
-  /** The names in the recorded Pact file (default user-group-client and user-group-service). */
-  readonly pactConsumer?: string;
-  readonly pactProvider?: string;
-  /** Milliseconds the target has to answer in full (default 10 s); then 504. */
-  readonly timeout?: number;
-  /** Required on `/__admin` calls when set; must be set when `host` is not loopback. */
-  readonly adminKey?: string;
-  /** A PEM file of the certificate authority that signed an https target's certificate. */
-  readonly targetCa?: string;
-  /** Largest body in bytes, of a request and of an answer (default 1 MiB, the mock's). */
-  readonly bodyLimit?: number;
-  /** What the proxy logs, on stderr: `silent` (the default in-process), `info` (the command line's) or `debug`. */
-  readonly logLevel?: 'silent' | 'info' | 'debug';
-  /**
-   * Receives what goes wrong with the recording while the proxy runs (a write failed; it works again), each once.
-   * Default: a process warning on stderr.
-   */
-  readonly onWarning?: (message: string) => void;
-}
+/**
+ * The options of `createValidatingProxy`: those of `proxyOptions` below, typed by their kind; their help is the
+ * table's (and `--help`'s). `target` is required.
+ */
+export type ValidatingProxyOptions = OptionsOf<
+  typeof proxyOptions,
+  {
+    /**
+     * Receives what goes wrong with the recording while the proxy runs (a write failed; it works again), each once.
+     * Default: a process warning on stderr.
+     */
+    readonly onWarning: (message: string) => void;
+  }
+> & { readonly target: string };
 
 /** Every setting of `proxy` and `createValidatingProxy`: the one table their flags, help, defaults and checks come from. */
 export const proxyOptions = {
@@ -50,6 +27,7 @@ export const proxyOptions = {
     nonEmpty: true,
     value: 'URL',
     help: 'base URL of the service to check (required), e.g. https://staging.example.com',
+    required: "the base URL of the service to check (e.g. { target: 'https://staging.example.com' })",
   },
   host: sharedOptions.host,
   port: sharedOptions.port,
@@ -63,6 +41,7 @@ export const proxyOptions = {
     help: 'answers may carry extra fields (a real service may add some)',
     flagOnly: "give mode: 'lenient'",
   },
+  /** `strict`: answers may carry no field the document does not name; `lenient` allows them. */
   mode: { kind: 'oneOf', values: ['strict', 'lenient'], default: 'strict' },
   blockInvalid: {
     kind: 'boolean',
@@ -120,12 +99,7 @@ export class ProxyOptionError extends TypeError {
 
 /** The target's base URL, or a ProxyOptionError naming it. */
 export function parseTarget(text: string): URL {
-  let url: URL | undefined;
-  try {
-    url = new URL(text);
-  } catch {
-    url = undefined;
-  }
+  const url = URL.canParse(text) ? new URL(text) : undefined;
   if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '')
     throw new ProxyOptionError(
       `${product}: ${setting('target')} "${text}" is not an http(s) base URL; give the service's base, e.g. https://staging.example.com`,

@@ -3,7 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import { checkAdminSchema } from '../admin/adminDocument.js';
 import type { GroupSeed } from '../domain/seed.js';
 import type { Diagnostic, Environment } from '../spec/types.js';
-import { loadableGroups } from './loadableGroups.js';
+import { loadableGroups, type RecordedGroup } from './loadableGroups.js';
 
 type Loose = Readonly<Record<string, unknown>>;
 
@@ -33,17 +33,8 @@ export interface RecordingReport {
   readonly adjusted: readonly string[];
 }
 
-/** A group as the answers showed it, under its API key. */
-interface KeptGroup {
-  readonly id: string;
-  /** The newest answer within the contract, undefined while none was. */
-  seed: GroupSeed | undefined;
-  keyScope: string | undefined;
-  tagged: boolean;
-  seen: number;
-  /** Why the newest answer about it was not recorded, while it was not. */
-  refused: string | undefined;
-}
+/** A group as the answers showed it, under its API key; its environment is decided when it is written. */
+type KeptGroup = RecordedGroup & { readonly keyScope: string | undefined; readonly tagged: boolean };
 
 /** The placeholder that stands for the API key everywhere in a recording. */
 export const apiKeyPlaceholder = '<API_KEY>';
@@ -106,12 +97,12 @@ export class Recording {
     names: PactNames,
     environmentOf: (keyScope: string) => string | undefined,
   ): Promise<RecordingReport> {
-    const recorded = [...this.#groups.values()].map(({ id, seed, keyScope, tagged, seen, refused }) => {
-      if (seed === undefined) return { id, seed, seen, refused };
+    const recorded = [...this.#groups.values()].map((group): RecordedGroup => {
+      const { seed, keyScope, tagged } = group;
+      if (seed === undefined) return group;
       const learnt = keyScope === undefined ? undefined : environmentOf(keyScope);
-      const guessed = !tagged && learnt === undefined;
       const environment = tagged ? seed.environment : ((learnt ?? 'Customer') as Environment);
-      return { id, seed: { ...seed, environment }, seen, refused, guessed };
+      return { ...group, seed: { ...seed, environment }, guessed: !tagged && learnt === undefined };
     });
     const { groups, notes, guessed } = loadableGroups(recorded);
     await writeWhole(path, this.#hideKeys(`${JSON.stringify({ groups }, null, 2)}\n`));
@@ -133,16 +124,8 @@ export class Recording {
     const slot = `${exchange.apiKey ?? ''}\0${id}`;
     const earlier = this.#groups.get(slot);
     const refuse = (why: string): void => {
-      if (earlier === undefined)
-        this.#groups.set(slot, {
-          id,
-          seed: undefined,
-          keyScope: exchange.keyScope,
-          tagged: false,
-          seen: 0,
-          refused: why,
-        });
-      else earlier.refused = why;
+      const kept = earlier ?? { id, seed: undefined, keyScope: exchange.keyScope, tagged: false, seen: 0 };
+      this.#groups.set(slot, { ...kept, refused: why });
     };
     const broken = providerDiagnostics[0];
     if (broken !== undefined) {

@@ -3,7 +3,7 @@ import {
   type PactNames,
   pactPathOf,
   type RecordedExchange,
-  type Recording,
+  Recording,
   type RecordingReport,
 } from './recording.js';
 
@@ -25,6 +25,7 @@ export class RecordingLostError extends Error {
  * writing works again; what was seen stays in memory meanwhile, and the next write that succeeds holds it all.
  */
 export class RecordingFile {
+  readonly #recording = new Recording();
   #timer: NodeJS.Timeout | undefined;
   #writing: Promise<void> | undefined;
   #dirty = false;
@@ -39,7 +40,6 @@ export class RecordingFile {
   #report: RecordingReport = { guessed: [], adjusted: [] };
 
   constructor(
-    private readonly recording: Recording,
     private readonly path: string,
     private readonly names: PactNames,
     private readonly environmentOf: (keyScope: string) => string | undefined,
@@ -48,7 +48,7 @@ export class RecordingFile {
   ) {}
 
   add(exchange: RecordedExchange): void {
-    this.recording.add(exchange);
+    this.#recording.add(exchange);
     this.#unwritten++;
     this.#dirty = true;
     this.#schedule();
@@ -66,8 +66,16 @@ export class RecordingFile {
     await this.#writing;
     await this.#write();
     if (this.#failure !== undefined) throw new RecordingLostError(this.#lost(this.#failure));
-    if (this.#report.guessed.length > 0) this.onWarning(this.#guesses());
-    if (this.#report.adjusted.length > 0) this.onWarning(this.#adjustments());
+    const { guessed, adjusted } = this.#report;
+    const ids = guessed.map((id) => JSON.stringify(id));
+    if (guessed.length > 0)
+      this.onWarning(
+        `${product}: ${this.path} records ${guessed.length} group(s) as Customer without knowing their environment (${firstFive(ids, ', ')}): their API key was seen only in get-or-create, whose answer does not say it. Where they are Testing groups, change "environment" in the file, or let the client update or rotate once through the proxy before it stops.`,
+      );
+    if (adjusted.length > 0)
+      this.onWarning(
+        `${product}: ${this.path} differs from the traffic in ${adjusted.length} place(s), so that serve --fixtures accepts it: ${firstFive(adjusted, '; ')}. The answers that broke the contract are in the journal (/__admin/requests?invalid=true).`,
+      );
   }
 
   #schedule(): void {
@@ -91,7 +99,7 @@ export class RecordingFile {
     const started = performance.now();
     const unwritten = this.#unwritten;
     try {
-      this.#report = await this.recording.write(this.path, this.names, this.environmentOf);
+      this.#report = await this.#recording.write(this.path, this.names, this.environmentOf);
       this.#unwritten -= unwritten;
       this.#lastWritten = new Date();
       if (this.#failure !== undefined && !this.#closing)
@@ -109,19 +117,6 @@ export class RecordingFile {
     this.#lastWriteMs = performance.now() - started;
   }
 
-  #guesses(): string {
-    const guessed = this.#report.guessed;
-    const shown = guessed.slice(0, 5).map((id) => JSON.stringify(id));
-    const more = guessed.length > shown.length ? ` and ${guessed.length - shown.length} more` : '';
-    return `${product}: ${this.path} records ${guessed.length} group(s) as Customer without knowing their environment (${shown.join(', ')}${more}): their API key was seen only in get-or-create, whose answer does not say it. Where they are Testing groups, change "environment" in the file, or let the client update or rotate once through the proxy before it stops.`;
-  }
-
-  #adjustments(): string {
-    const adjusted = this.#report.adjusted;
-    const more = adjusted.length > 5 ? `; and ${adjusted.length - 5} more` : '';
-    return `${product}: ${this.path} differs from the traffic in ${adjusted.length} place(s), so that serve --fixtures accepts it: ${adjusted.slice(0, 5).join('; ')}${more}. The answers that broke the contract are in the journal (/__admin/requests?invalid=true).`;
-  }
-
   #lost(error: Error): string {
     const files = `${this.path} and ${pactPathOf(this.path)}`;
     const before =
@@ -131,3 +126,7 @@ export class RecordingFile {
     return `${product}: the recording could not be written to ${files} (${error.message}): the last ${this.#unwritten} exchange(s) seen are lost; ${before}`;
   }
 }
+
+/** The first five of `items`, then how many more there are. */
+const firstFive = (items: readonly string[], separator: string): string =>
+  `${items.slice(0, 5).join(separator)}${items.length > 5 ? `${separator.trim()} and ${items.length - 5} more` : ''}`;

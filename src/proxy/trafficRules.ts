@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { Diagnostic } from '../spec/types.js';
 
 type Loose = Readonly<Record<string, unknown>>;
@@ -33,18 +34,19 @@ const field = (value: unknown, name: string): unknown =>
   value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Loose)[name] : undefined;
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
+/** The facts of each kind the rules keep: past it, the least recently used are forgotten. */
+const capacity = 10_000;
+
 /**
  * The service's rules a proxy can check from the traffic alone, over what it has seen through one API key: a
  * get-or-create of a known id returns the same token and `new_user_group: false` (an update keeps the token too);
- * a rotation answers a new token, and the rotated-away one stops working; the environment follows the key. Memory is bounded: past `capacity` facts of
- * a kind, the oldest are forgotten (a rule then checks less, never wrongly). Keys are kept as digests only.
+ * a rotation answers a new token, and the rotated-away one stops working; the environment follows the key. Memory
+ * is bounded by `capacity` (a rule then checks less, never wrongly). Keys are kept as digests only.
  */
 export class TrafficRules {
-  readonly #tokens = new Map<string, string>();
-  readonly #retired = new Set<string>();
-  readonly #environments = new Map<string, string>();
-
-  constructor(private readonly capacity = 10_000) {}
+  readonly #tokens = new LRUCache<string, string>({ max: capacity });
+  readonly #retired = new LRUCache<string, true>({ max: capacity });
+  readonly #environments = new LRUCache<string, string>({ max: capacity });
 
   /** The environment the answers to a key (its `keyScope`) have shown (`api_environment_tag`), if any yet. */
   environmentOf(scope: string): string | undefined {
@@ -91,7 +93,7 @@ export class TrafficRules {
           message:
             'a rotation with a current_token that an earlier rotation replaced answered 200; a rotated-away token must stop working (the mock answers 404 TOKEN_NOT_FOUND)',
         });
-      if (current !== undefined && current !== token) this.#remember(this.#retired, `${scope}\0${current}`);
+      if (current !== undefined && current !== token) this.#retired.set(`${scope}\0${current}`, true);
     }
     const environment = text(field(group, 'api_environment_tag'));
     const seen = this.#environments.get(scope);
@@ -101,9 +103,8 @@ export class TrafficRules {
         path: '/body/user_group/api_environment_tag',
         message: `this API key's earlier answers were in ${seen}, this one is in ${environment}; the environment follows the key`,
       });
-    if (environment !== undefined && seen === undefined)
-      this.#remember(this.#environments, scope, environment);
-    if (id !== undefined && token !== undefined) this.#remember(this.#tokens, `${scope}\0${id}`, token);
+    if (environment !== undefined && seen === undefined) this.#environments.set(scope, environment);
+    if (id !== undefined && token !== undefined) this.#tokens.set(`${scope}\0${id}`, token);
     return found;
   }
 
@@ -112,13 +113,6 @@ export class TrafficRules {
     this.#tokens.clear();
     this.#retired.clear();
     this.#environments.clear();
-  }
-
-  #remember(into: Map<string, string> | Set<string>, key: string, value?: string): void {
-    into.delete(key);
-    if (into instanceof Map) into.set(key, value as string);
-    else into.add(key);
-    if (into.size > this.capacity) into.delete(into.keys().next().value as string);
   }
 }
 

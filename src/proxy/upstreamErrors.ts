@@ -1,6 +1,6 @@
 import { errors } from 'undici';
 import { type ApiError, apiError } from '../errors.js';
-import { setting } from './proxyOptions.js';
+import { setting } from '../runtime/options.js';
 
 /**
  * What went wrong on the way to the target, as the 502 or 504 the client gets: each message names the target and
@@ -54,7 +54,10 @@ export function failure(where: string, error: Error, answering: boolean, headByt
   const code = (error as NodeJS.ErrnoException).code ?? '';
   // Stopped before this exchange was sent, or while it was in flight.
   if (error instanceof Stopping || code === 'UND_ERR_DESTROYED' || code === 'UND_ERR_CLOSED')
-    return stopped(where);
+    return apiError(
+      'UPSTREAM_TIMEOUT',
+      `the target ${where} had not answered when the proxy stopped; the service is slow or hangs`,
+    );
   if (error instanceof TooLarge)
     return apiError('UPSTREAM_UNREACHABLE', `the target ${where} ${error.message}`);
   if (code === 'UND_ERR_HEADERS_OVERFLOW')
@@ -82,6 +85,7 @@ const parserReason = (error: Error): string =>
 /** A 502 for a target the request did not reach: refused, not resolved, or not trusted. */
 function unreachable(where: string, error: NodeJS.ErrnoException): ApiError {
   const code = error.code ?? error.message;
+  // An untrusted certificate: OpenSSL's X.509 verification codes (`*CERT*`, `*_SIGNATURE`, `*_ISSUER*`).
   const why =
     code === 'ECONNREFUSED'
       ? 'refused the connection (is the service running, on that port?)'
@@ -89,7 +93,7 @@ function unreachable(where: string, error: NodeJS.ErrnoException): ApiError {
         ? `has a host name that does not resolve (check ${setting('target')})`
         : code === 'ERR_TLS_CERT_ALTNAME_INVALID'
           ? `presented a certificate that does not name this host (${error.message}); give ${setting('target')} a host name or address the certificate names, or have the certificate issued for this one`
-          : certificateProblem(code)
+          : /CERT|SIGNATURE|ISSUER/.test(code)
             ? `presented a certificate this proxy does not trust (${code}: ${error.message}); if a private certificate authority signed it, give that authority's PEM file as ${setting('targetCa', 'target-ca')}`
             : `could not be reached (${code}${error.message && error.message !== code ? `: ${error.message}` : ''}; for a private certificate authority give ${setting('targetCa', 'target-ca')})`;
   return apiError(
@@ -98,21 +102,10 @@ function unreachable(where: string, error: NodeJS.ErrnoException): ApiError {
   );
 }
 
-/** TLS verification failures: OpenSSL's X.509 codes (`*CERT*`, `*_SIGNATURE`, `*_ISSUER*`) and Node's altname check. */
-const certificateProblem = (code: string): boolean =>
-  /CERT|SIGNATURE|ISSUER|ERR_TLS_CERT_ALTNAME_INVALID/.test(code);
-
 export function closedUnderRequest(where: string, method: string): ApiError {
   return apiError(
     'UPSTREAM_UNREACHABLE',
     `the target ${where} closed its kept-alive connection as the request arrived, without answering; a ${method} is not sent again, since the service may have acted on it: retry it if that is safe`,
-  );
-}
-
-function stopped(where: string): ApiError {
-  return apiError(
-    'UPSTREAM_TIMEOUT',
-    `the target ${where} had not answered when the proxy stopped; the service is slow or hangs`,
   );
 }
 

@@ -46,6 +46,8 @@ export type Setting = OptionRule & {
   readonly fromText?: (texts: readonly string[]) => unknown;
   /** A flag of the command line only, not an option: what a caller in process who gives it is told instead. */
   readonly flagOnly?: string;
+  /** An option every caller in process must give: what it is, said when it is missing. */
+  readonly required?: string;
 };
 
 export type Settings = Readonly<Record<string, Setting>>;
@@ -169,7 +171,7 @@ export function problemOf(rule: OptionRule, value: unknown, given = value): stri
 /**
  * Checks the options an in-process entry point was given against its table, before anything listens: an unknown
  * option (with the one it most likely meant), or a value its option cannot take. Throws `Refusal` (a TypeError)
- * naming the option, its flag and the fix. Options given as undefined count as not given.
+ * naming the option, its flag and the fix, or a required option missing. Options given as undefined count as not given.
  */
 export function checkOptions(
   entry: string,
@@ -180,11 +182,18 @@ export function checkOptions(
   function refuse(message: string): never {
     throw new Refusal(`${product}: ${entry}: ${message}`);
   }
-  if (options === undefined) return;
-  if (options === null || typeof options !== 'object' || Array.isArray(options))
+  if (options !== undefined && (options === null || typeof options !== 'object' || Array.isArray(options)))
     refuse(`the options are an object, e.g. ${entry}({ port: 0 }), not ${JSON.stringify(options)}`);
+  const given = (options ?? {}) as Readonly<Record<string, unknown>>;
+  const named = (name: string, rule: Setting): string => {
+    const flag = flagOf(name, rule);
+    return flag === undefined ? `the ${name} option` : setting(name, flag);
+  };
+  for (const [name, rule] of Object.entries(settings))
+    if (rule.required !== undefined && given[name] === undefined)
+      refuse(`${named(name, rule)} is required, ${rule.required}`);
   const known = Object.keys(settings).filter((name) => settings[name]?.flagOnly === undefined);
-  for (const [name, value] of Object.entries(options)) {
+  for (const [name, value] of Object.entries(given)) {
     const rule = known.includes(name) ? settings[name] : undefined;
     if (rule === undefined) {
       const instead = settings[name]?.flagOnly || undefined;
@@ -196,8 +205,6 @@ export function checkOptions(
     if (value === undefined) continue;
     const problem = problemOf(rule, value);
     if (problem === undefined) continue;
-    const flag = flagOf(name, rule);
-    const named = flag === undefined ? `the ${name} option` : setting(name, flag);
-    refuse(rule.kind === 'custom' ? `${named}: ${problem}` : `${named} ${problem}`);
+    refuse(rule.kind === 'custom' ? `${named(name, rule)}: ${problem}` : `${named(name, rule)} ${problem}`);
   }
 }

@@ -1,6 +1,6 @@
 import { basename, dirname, join } from 'node:path';
 import type { Adapter } from 'lowdb';
-import { aside, type FileSystem, readIfPresent, syncDirectory } from './fileSystem.js';
+import { aside, type FileSystem, readIfPresent, syncDirectory, writeNew } from './fileSystem.js';
 
 /**
  * A lowdb adapter like lowdb's JSONFile, but crash-safe: each write goes to a uniquely named temp file, is
@@ -45,14 +45,8 @@ export class DurableJsonFile<T> implements Adapter<T> {
 
   async write(data: T): Promise<void> {
     const temp = aside(this.path, 'tmp');
-    const handle = await this.files.open(temp, 'wx');
     try {
-      try {
-        await handle.writeFile(JSON.stringify(data));
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
+      await writeNew(this.files, temp, JSON.stringify(data), true);
       await this.files.rename(temp, this.path);
     } catch (error) {
       await this.files.unlink(temp).catch(() => undefined);

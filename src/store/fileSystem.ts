@@ -40,6 +40,17 @@ export async function syncDirectory(files: FileSystem, directory: string): Promi
   }
 }
 
+/** Creates `path` with `text`, fsynced when `sync`; fails with EEXIST when it is there. */
+export async function writeNew(files: FileSystem, path: string, text: string, sync = false): Promise<void> {
+  const handle = await files.open(path, 'wx');
+  try {
+    await handle.writeFile(text);
+    if (sync) await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
 /** A new name beside `path` for a file written aside, naming this process (`.db.json.<pid>.<random>.<suffix>`). */
 export const aside = (path: string, suffix: string): string =>
   join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.${suffix}`);

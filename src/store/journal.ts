@@ -264,12 +264,9 @@ export function journalEntry(record: JournalRecord | StoredRecord, id: number, a
     diagnostics,
     warnings,
     fault,
-    ...rest
-  } = record;
-  const { rawHeaders, keyMatched, requestHeaders, ...request } = rest as Partial<
-    JournalRecord & StoredRecord
-  > &
-    typeof rest;
+    requestHeaders,
+    ...request
+  } = 'rawHeaders' in record ? storedRecord(record) : record;
   return {
     id,
     time: new Date(at).toISOString(),
@@ -277,8 +274,7 @@ export function journalEntry(record: JournalRecord | StoredRecord, id: number, a
     diagnostics: [...diagnostics],
     warnings: [...warnings],
     fault: diagnostics.length === 0 ? null : (fault ?? 'client'),
-    requestHeaders:
-      rawHeaders === undefined ? [...(requestHeaders ?? [])] : requestHeadersOf(rawHeaders, keyMatched),
+    requestHeaders: [...requestHeaders],
     requestBody: requestText === undefined ? (requestBody ?? null) : JSON.parse(requestText),
     requestBodyNotKept: requestBodyNotKept ?? null,
     responseBody: responseText === null ? null : JSON.parse(responseText),

@@ -1,5 +1,5 @@
 import { basename, dirname, join } from 'node:path';
-import { aside, type FileSystem, isMissing, readIfPresent } from './fileSystem.js';
+import { aside, type FileSystem, isMissing, readIfPresent, writeNew } from './fileSystem.js';
 import { isStillRunning, ownIdentity, type ProcessIdentity, pidIsAlive } from './processIdentity.js';
 
 /** The lock files this process holds: a second store on one of them is refused without reading the file. */
@@ -44,42 +44,25 @@ const busy = (pid: number, path: string): Error =>
     `user-group-mock: another server (pid ${pid}) is using this database (lock ${path}). Stop it, or give this one another --db path or --in-memory.`,
   );
 
-/** Creates the lock with its whole text at once; false when a lock is already there. */
+/**
+ * Creates the lock with its whole text at once; false when a lock is already there. On a file system without hard
+ * links it is written in place, and a reader may see it empty for a moment (see `readLock`).
+ */
 async function create(files: FileSystem, path: string, text: string): Promise<boolean> {
   const temp = aside(path, 'new');
-  // Not fsynced: after a power cut the machine has another boot id, so the lock is stale whatever it holds.
-  await writeNew(files, temp, text);
   try {
-    await files.link(temp, path);
-    return true;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') return false;
-    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS') throw error;
-    return createInPlace(files, path, text);
-  } finally {
-    await files.unlink(temp).catch(() => undefined);
-  }
-}
-
-/** For a file system without hard links: a reader may see the file empty for a moment (see `readLock`). */
-async function createInPlace(files: FileSystem, path: string, text: string): Promise<boolean> {
-  try {
-    await writeNew(files, path, text);
+    // Not fsynced: after a power cut the machine has another boot id, so the lock is stale whatever it holds.
+    await writeNew(files, temp, text);
+    await files.link(temp, path).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPERM' && error.code !== 'ENOTSUP' && error.code !== 'ENOSYS') throw error;
+      return writeNew(files, path, text);
+    });
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;
-  }
-}
-
-/** Creates `path` with `text`; fails with EEXIST when it is there. */
-async function writeNew(files: FileSystem, path: string, text: string): Promise<void> {
-  const handle = await files.open(path, 'wx');
-  try {
-    await handle.writeFile(text);
   } finally {
-    await handle.close();
+    await files.unlink(temp).catch(() => undefined);
   }
 }
 

@@ -78,16 +78,14 @@ export async function openFilePersistence(
       replayed = log;
     }
     let log = await ChangeLog.open(files, logPath(dbPath, generation), replayed);
-    let compaction: Promise<void> = Promise.resolve();
-    let compacting = false;
+    let compaction: Promise<void> | undefined;
 
     const maybeCompact = async (): Promise<void> => {
       const groups = [...world.tenants.values()].reduce((n, t) => n + t.groups.size, 0);
-      if (compacting || log.records < Math.max(compactAfter, groups)) return;
+      if (compaction !== undefined || log.records < Math.max(compactAfter, groups)) return;
       const next = generation + 1;
       const snapshot = toSnapshot(world, next);
       const fresh = await ChangeLog.open(files, logPath(dbPath, next), { bytes: 0, records: 0 });
-      compacting = true;
       const previous = log;
       log = fresh;
       generation = next;
@@ -103,7 +101,7 @@ export async function openFilePersistence(
           );
         } finally {
           await previous.close().catch(() => undefined);
-          compacting = false;
+          compaction = undefined;
         }
       })();
     };

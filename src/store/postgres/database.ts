@@ -137,15 +137,7 @@ const connectionErrors = new Set([
 function isUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
-  if (
-    typeof code === 'string' &&
-    (connectionErrors.has(code) ||
-      code.startsWith('08') ||
-      code.startsWith('57P') ||
-      code.startsWith('28') ||
-      code === '3D000' ||
-      code === '53300')
-  )
+  if (typeof code === 'string' && (connectionErrors.has(code) || /^(?:08|57P|28|3D000$|53300$)/.test(code)))
     return true;
   return /Connection terminated|connection timeout|timeout exceeded|Client has encountered a connection error|not queryable/i.test(
     error.message,

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { product } from '../../errors.js';
-import { latestVersion, type Migration, migrations } from './migrations.js';
+import { latestVersion, migrations } from './migrations.js';
 
 /** The advisory lock every replica takes while it checks and migrates the schema (an arbitrary constant). */
 const migrationLock = 7_346_221_017;
@@ -30,21 +30,11 @@ export async function migrate(client: pg.ClientBase, target = latestVersion): Pr
     );
     const found = rows[0]?.version ?? 0;
     if (found > latestVersion) throw new SchemaTooNewError(found, latestVersion);
-    for (const migration of migrations.filter((m) => m.version > found && m.version <= target))
-      await apply(client, migration);
+    // Each migration is one query of several statements, which PostgreSQL runs as one transaction: the schema and
+    // its version row change together or not at all.
+    for (const { sql, version } of migrations.filter((m) => m.version > found && m.version <= target))
+      await client.query(`${sql};\nINSERT INTO schema_version (version) VALUES (${version})`);
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [migrationLock]);
-  }
-}
-
-async function apply(client: pg.ClientBase, migration: Migration): Promise<void> {
-  await client.query('BEGIN');
-  try {
-    await client.query(migration.sql);
-    await client.query('INSERT INTO schema_version (version) VALUES ($1)', [migration.version]);
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK');
-    throw error;
   }
 }

@@ -95,6 +95,7 @@ describe('createMockServer options', () => {
 
 describe('createValidatingProxy options', () => {
   it.each([
+    [{ port: 0 }, /createValidatingProxy: the target option \(--target\) is required, the base URL of/],
     [{ target: 'http://127.0.0.1:9', timout: 5 }, /there is no option "timout"; did you mean "timeout"\?/],
     [{ target: 'http://127.0.0.1:9', lenient: true }, /there is no option "lenient"; give mode: 'lenient'/],
     [

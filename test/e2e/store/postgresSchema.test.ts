@@ -52,6 +52,24 @@ describe.skipIf(!postgresAvailable())('the PostgreSQL schema at start', () => {
     }
   });
 
+  it('keeps a migration that fails half way out of the database entirely: neither its tables nor its version', async () => {
+    const url = await cluster.createDatabase();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await migrate(client, 1);
+      // Migration 2 creates `journal`, then `faults`: a `faults` already there fails it after its first table.
+      await client.query('CREATE TABLE faults (id integer)');
+      await expect(migrate(client, 2)).rejects.toThrow(/"faults" already exists/);
+      const versions = await client.query('SELECT version FROM schema_version ORDER BY version');
+      expect(versions.rows.map((r) => r.version)).toEqual([1]);
+      const journal = await client.query("SELECT to_regclass('journal') AS found");
+      expect(journal.rows[0].found).toBeNull();
+    } finally {
+      await client.end();
+    }
+  });
+
   it('migrates once when two replicas start on a fresh database at the same moment', async () => {
     const url = await cluster.createDatabase();
     const mocks = await Promise.all([createMockServer({ db: url }), createMockServer({ db: url })]);

@@ -33,4 +33,24 @@ describe('the traffic rules', () => {
     ]);
     expect(rules.check(rotation(token(1), token(2)))).toEqual([]);
   });
+
+  it('keep the environment of a key in use when 10,000 other keys have been seen since it was first', () => {
+    const rules = new TrafficRules();
+    const update = (scope: string, environment: string) => ({
+      scope,
+      operationId: 'updateUserGroup',
+      requestBody: { user_group_id: scope },
+      status: 200,
+      responseBody: { success: 1, user_group: { provided_id: scope, api_environment_tag: environment } },
+    });
+    rules.check(update('busy', 'Customer'));
+    for (let n = 1; n < 10_000; n++) rules.check(update(`key ${n}`, 'Customer'));
+    expect(rules.environmentOf('busy')).toBe('Customer');
+    rules.check(update('one more', 'Customer'));
+    expect(rules.environmentOf('busy')).toBe('Customer');
+    expect(rules.environmentOf('key 1')).toBeUndefined();
+    expect(rules.check(update('busy', 'Testing')).map((d) => d.code)).toEqual([
+      'PROVIDER_ENVIRONMENT_CHANGED',
+    ]);
+  });
 });

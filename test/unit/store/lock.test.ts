@@ -50,6 +50,25 @@ const busy = (pid: number): RegExp =>
   new RegExp(`another server \\(pid ${pid}\\) is using this database \\(lock `);
 
 describe('acquireLock', () => {
+  it('takes the lock in place on a file system without hard links, and refuses a live holder there too', async () => {
+    const path = lockPath();
+    const noLinks: FileSystem = {
+      ...nodeFileSystem,
+      link: async () => {
+        throw Object.assign(new Error('EPERM: operation not permitted, link'), { code: 'EPERM' });
+      },
+    };
+    const release = await acquireLock(noLinks, path);
+    expect(holderOf(path)).toMatchObject({ pid: process.pid });
+    expect(readdirSync(join(path, '..'))).toEqual(['db.json.lock']);
+    await release();
+    expect(existsSync(path)).toBe(false);
+    const holder = unrelatedProcess();
+    writeFileSync(path, String(holder));
+    await expect(acquireLock(noLinks, path)).rejects.toThrow(busy(holder));
+    expect(holderOf(path)).toEqual({ pid: holder });
+  });
+
   it('takes a free lock, names this process in it, and removes it on release', async () => {
     const path = lockPath();
     const release = await acquireLock(nodeFileSystem, path);
