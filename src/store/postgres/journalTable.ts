@@ -9,15 +9,7 @@ import {
   type StoredRecord,
 } from '../journal.js';
 import type { Database } from './database.js';
-import { type JournalLine, journalLine } from './statements.js';
-
-/** An entry waiting for the next insert, and its caller. */
-interface Waiting {
-  readonly tenant: string;
-  readonly line: JournalLine;
-  readonly resolve: () => void;
-  readonly reject: (error: unknown) => void;
-}
+import { journalLine } from './statements.js';
 
 /**
  * Every tenant's journal, shared by every replica, bounded as the in-memory one is: a listing shows the newest
@@ -34,43 +26,13 @@ export class JournalTable {
     private readonly capacity: number,
   ) {}
 
-  /**
-   * Writes one entry. Entries recorded while an insert is on its way go in the next one together, each caller
-   * answered after its batch commits: a flood of refused requests (a client with a wrong key) costs the database one
-   * commit per batch instead of one per request, which leaves the WAL flushes to everyone else's changes.
-   */
   async record(tenant: string, record: JournalRecord): Promise<void> {
-    await new Promise<void>((resolve, reject) => {
-      this.#waiting.push({ tenant, line: journalLine(record), resolve, reject });
-      if (!this.#writing) void this.#write();
-    });
+    const { operationId, invalid, record: text } = journalLine(record);
+    await this.db.query(
+      'INSERT INTO journal (tenant, operation_id, invalid, record) VALUES ($1, $2, $3, $4)',
+      [tenant, operationId, invalid, text],
+    );
     await this.counted(tenant);
-  }
-
-  readonly #waiting: Waiting[] = [];
-  #writing = false;
-
-  async #write(): Promise<void> {
-    this.#writing = true;
-    while (this.#waiting.length > 0) {
-      const batch = this.#waiting.splice(0);
-      try {
-        await this.db.query(
-          `INSERT INTO journal (tenant, operation_id, invalid, record)
-           SELECT * FROM unnest($1::text[], $2::text[], $3::boolean[], $4::text[])`,
-          [
-            batch.map((w) => w.tenant),
-            batch.map((w) => w.line.operationId),
-            batch.map((w) => w.line.invalid),
-            batch.map((w) => w.line.record),
-          ],
-        );
-        for (const w of batch) w.resolve();
-      } catch (error) {
-        for (const w of batch) w.reject(error);
-      }
-    }
-    this.#writing = false;
   }
 
   /** Counts an entry written (by `record`, or with the change it journals), trimming every hundredth. */
