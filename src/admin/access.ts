@@ -10,6 +10,7 @@ import { failure, ok, type Result } from '../result.js';
 import type { MockContext } from '../runtime/mockContext.js';
 import type { Route } from '../spec/operations.js';
 import { type KeyLookup, StoreUnavailableError } from '../store/store.js';
+import { errorAt } from '../validate/diagnostic.js';
 import { adminRoute, securityOf } from './adminDocument.js';
 
 /** The header that carries the admin key. */
@@ -36,9 +37,7 @@ export function adminKeyCheck(adminKey: string | undefined): (req: IncomingMessa
         : sent.length > 1
           ? `the request carries ${sent.length} X-Admin-Key headers; send exactly one, ${form}`
           : `X-Admin-Key does not match the admin key this mock was started with; send ${form}`;
-    return apiError('ADMIN_KEY_REQUIRED', message, [
-      { code: 'ADMIN_KEY_REQUIRED', path: `/headers/${adminKeyHeader}`, message },
-    ]);
+    return errorAt('ADMIN_KEY_REQUIRED', `/headers/${adminKeyHeader}`, message);
   };
 }
 

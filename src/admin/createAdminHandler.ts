@@ -8,6 +8,7 @@ import { ok } from '../result.js';
 import type { MockContext } from '../runtime/mockContext.js';
 import type { Route } from '../spec/operations.js';
 import { StoreUnavailableError } from '../store/store.js';
+import { errorAt } from '../validate/diagnostic.js';
 import { accessOf, adminKeyCheck, scopeOf } from './access.js';
 import { type AdminOperationId, adminOperations, adminRoute } from './adminDocument.js';
 import type { Controls } from './controlsApi.js';
@@ -117,10 +118,9 @@ function routeError(
   has: (operationId: AdminOperationId) => boolean,
 ): ApiError {
   if (route.kind === 'not-found') return noOperation(path, has);
-  const message = `${method} is not allowed on ${path}; it answers ${route.allow.join(', ')}`;
-  return apiError('METHOD_NOT_ALLOWED', message, [{ code: 'METHOD_NOT_ALLOWED', path: '/method', message }], {
-    headers: { allow: route.allow.join(', ') },
-  });
+  const allow = route.allow.join(', ');
+  const message = `${method} is not allowed on ${path}; it answers ${allow}`;
+  return errorAt('METHOD_NOT_ALLOWED', '/method', message, { allow });
 }
 
 /** The admin routes a server has, from the admin document's operations: `GET /__admin/requests`, .... */
@@ -131,5 +131,5 @@ const servedRoutes = (has: (operationId: AdminOperationId) => boolean): string[]
 
 function noOperation(path: string, has: (operationId: AdminOperationId) => boolean): ApiError {
   const message = `no admin operation at "${path}"; the admin API has ${servedRoutes(has).join(', ')} (see openapi/admin.yaml)`;
-  return apiError('ROUTE_NOT_FOUND', message, [{ code: 'ROUTE_NOT_FOUND', path: '/path', message }]);
+  return errorAt('ROUTE_NOT_FOUND', '/path', message);
 }

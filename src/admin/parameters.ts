@@ -1,12 +1,12 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { errorFromDiagnostics } from '../errors.js';
 import { failure, ok, type Result } from '../result.js';
-import { atPointer } from '../spec/loadDocument.js';
+import { atPointer, followRefs } from '../spec/loadDocument.js';
 import type { Operation } from '../spec/operations.js';
 import { diagnosticsFromAjv } from '../validate/ajvDiagnostics.js';
 import type { Diagnostic } from '../validate/diagnostic.js';
 import type { SchemaCheck } from '../validate/schemas.js';
-import { adminSchemas, documentIds, documentsById } from './adminDocument.js';
+import { adminDocument, adminSchemas, documentIds } from './adminDocument.js';
 
 /** The path and query parameters of one call, coerced to the types their schemas declare. */
 export interface CallParameters {
@@ -114,20 +114,9 @@ function compiled(operation: Operation): ParameterCheck {
   return found;
 }
 
-/** The `type` a schema declares, following `$ref`s within and between the two documents. */
-function declaredType(pointer: string): unknown {
-  const documents = documentsById();
-  let document = documentIds.admin as string;
-  let at = pointer;
-  for (let hop = 0; hop < 16; hop++) {
-    const node = atPointer(documents.get(document), at) as { type?: unknown; $ref?: string } | undefined;
-    if (node?.$ref === undefined) return node?.type;
-    const [file, fragment = ''] = node.$ref.split('#');
-    if (file !== undefined && file !== '') document = file;
-    at = fragment;
-  }
-  return undefined;
-}
+/** The `type` a schema of the admin document declares, its `$ref`s followed (into the service document too). */
+const declaredType = (pointer: string): unknown =>
+  followRefs(atPointer(adminDocument(), pointer), documentIds.admin)?.type;
 
 /** A query or path text as the type its schema declares, when it reads as one; else the text itself. */
 function coerce(text: string, type: unknown): unknown {

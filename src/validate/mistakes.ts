@@ -1,4 +1,4 @@
-import { atPointer, serviceDocument } from '../spec/loadDocument.js';
+import { atPointer, followRefs, serviceDocument } from '../spec/loadDocument.js';
 import { type Operation, operations } from '../spec/operations.js';
 import { type Diagnostic, diagnostic, pointer } from './diagnostic.js';
 
@@ -130,21 +130,14 @@ type Node = Record<string, unknown>;
 function answerOnlyFields(): ReadonlyMap<string, string> {
   if (answerOnly !== undefined) return answerOnly;
   /** The first `x-request-hint` along a chain of `$ref`s, starting at the property itself. */
-  const hintOf = (node: unknown): string | undefined => {
-    let current = node as Node | undefined;
-    for (let hops = 0; current !== undefined && hops < 8; hops++) {
-      const hint = current['x-request-hint'];
-      if (typeof hint === 'string') return hint;
-      current = typeof current.$ref === 'string' ? at(current.$ref.slice(1)) : undefined;
-    }
-    return undefined;
-  };
+  const hintOf = (node: unknown): unknown =>
+    followRefs(node, undefined, (n) => typeof n['x-request-hint'] === 'string')?.['x-request-hint'];
   const requestFields = new Set(operations().flatMap((operation) => requestFieldNames(operation)));
   const fields = new Map<string, string>();
   const visit = (schema: Node | undefined, depth: number): void => {
     for (const [name, property] of Object.entries((schema?.properties as Node | undefined) ?? {})) {
       const hint = hintOf(property);
-      if (hint !== undefined && !requestFields.has(name)) fields.set(name, hint);
+      if (typeof hint === 'string' && !requestFields.has(name)) fields.set(name, hint);
       if (depth < 1) visit(resolve(property as Node), depth + 1);
     }
   };
@@ -156,13 +149,8 @@ function answerOnlyFields(): ReadonlyMap<string, string> {
 /** The schema of an operation's request body, its `$ref`s followed. */
 const requestSchemaOf = (operation: Operation): Node | undefined => resolve(at(operation.requestSchema));
 
-/** A node of the service document with its `$ref`s followed (at most 8). */
-function resolve(node: Node | undefined): Node | undefined {
-  let current = node;
-  for (let hops = 0; typeof current?.$ref === 'string' && hops < 8; hops++)
-    current = at(current.$ref.slice(1));
-  return current;
-}
+/** A node of the service document with its `$ref`s followed. */
+const resolve = (node: Node | undefined): Node | undefined => followRefs(node) as Node | undefined;
 
 /** The node at a JSON pointer of the service document. */
 function at(path: string | undefined): Node | undefined {
