@@ -2,7 +2,7 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 import { errorFromDiagnostics } from '../errors.js';
 import { failure, ok, type Result } from '../result.js';
 import { atPointer, followRefs } from '../spec/loadDocument.js';
-import type { Operation } from '../spec/operations.js';
+import { type Operation, perOperation } from '../spec/operations.js';
 import { diagnosticsFromAjv } from '../validate/ajvDiagnostics.js';
 import type { Diagnostic } from '../validate/diagnostic.js';
 import type { SchemaCheck } from '../validate/schemas.js';
@@ -82,15 +82,11 @@ interface ParameterCheck {
   readonly check: SchemaCheck;
 }
 
-const checks = new WeakMap<Operation, ParameterCheck>();
-
 /**
  * The operation's parameter check, made once: an object schema `{ path: {...}, query: {...} }` whose properties
  * `$ref` the declared schemas, registered under its own id next to the documents.
  */
-function compiled(operation: Operation): ParameterCheck {
-  let found = checks.get(operation);
-  if (found !== undefined) return found;
+const compiled = perOperation((operation): ParameterCheck => {
   const group = (where: 'path' | 'query') => {
     const declared = operation.parameters.filter((p) => p.in === where);
     return {
@@ -106,13 +102,11 @@ function compiled(operation: Operation): ParameterCheck {
   const schema = { type: 'object', properties: { path: group('path'), query: group('query') } };
   // The registry takes whole documents; a plain JSON schema is registered the same way, by its own id.
   adminSchemas().register(id, schema as unknown as OpenAPIV3_1.Document);
-  found = {
+  return {
     types: new Map(operation.parameters.map((p) => [`${p.in}:${p.name}`, declaredType(p.schema)])),
     check: adminSchemas().check(id, ''),
   };
-  checks.set(operation, found);
-  return found;
-}
+});
 
 /** The `type` a schema of the admin document declares, its `$ref`s followed (into the service document too). */
 const declaredType = (pointer: string): unknown =>

@@ -139,6 +139,19 @@ export function createRouter(operations: readonly Operation[]): (method: string,
   };
 }
 
+/** `compute`, made to run once per operation: what is derived from an operation's schemas, kept with it. */
+export function perOperation<V>(compute: (operation: Operation) => V): (operation: Operation) => V {
+  const derived = new WeakMap<Operation, V>();
+  return (operation) => {
+    let value = derived.get(operation);
+    if (value === undefined && !derived.has(operation)) {
+      value = compute(operation);
+      derived.set(operation, value);
+    }
+    return value as V;
+  };
+}
+
 let serviceOperations: Operation[] | undefined;
 /** The operations of the User Group Service document. */
 export const operations = (): readonly Operation[] => {

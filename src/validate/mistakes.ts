@@ -1,5 +1,5 @@
 import { atPointer, followRefs, serviceDocument } from '../spec/loadDocument.js';
-import { type Operation, operations } from '../spec/operations.js';
+import { type Operation, operations, perOperation } from '../spec/operations.js';
 import { type Diagnostic, diagnostic, pointer } from './diagnostic.js';
 
 /**
@@ -65,27 +65,17 @@ export function explainWrapper(
   return diagnostics;
 }
 
-const fieldNames = new WeakMap<Operation, readonly string[]>();
-
 /** The top-level fields of an operation's request body, as the document names them. */
-export function requestFieldNames(operation: Operation): readonly string[] {
-  let names = fieldNames.get(operation);
-  if (names === undefined) {
-    names = Object.keys(requestSchemaOf(operation)?.properties ?? {});
-    fieldNames.set(operation, names);
-  }
-  return names;
-}
-
-const smallestBodies = new WeakMap<Operation, string | undefined>();
+export const requestFieldNames = perOperation((operation): readonly string[] =>
+  Object.keys(requestSchemaOf(operation)?.properties ?? {}),
+);
 
 /**
  * The smallest body an operation takes, as JSON text, from the document's examples of its fields: the required
  * fields, and as many others as `minProperties` asks (`{"user_group_id":"customer-a","name":"Customer A"}`).
  * Undefined when a field it needs has no example.
  */
-export function smallestBody(operation: Operation): string | undefined {
-  if (smallestBodies.has(operation)) return smallestBodies.get(operation);
+export const smallestBody = perOperation((operation): string | undefined => {
   const schema = requestSchemaOf(operation);
   const properties = (schema?.properties as Record<string, Node> | undefined) ?? {};
   const required = (schema?.required as string[] | undefined) ?? [];
@@ -100,10 +90,8 @@ export function smallestBody(operation: Operation): string | undefined {
     if (!Array.isArray(examples) || examples.length === 0) break;
     body[name] = examples[0];
   }
-  const text = Object.keys(body).length === names.length ? JSON.stringify(body) : undefined;
-  smallestBodies.set(operation, text);
-  return text;
-}
+  return Object.keys(body).length === names.length ? JSON.stringify(body) : undefined;
+});
 
 /** Rewrites the unknown-field diagnostics of fields that only answers carry, with what decides each one. */
 export function explainAnswerFields(diagnostics: readonly Diagnostic[]): Diagnostic[] {

@@ -1,10 +1,10 @@
 import { serviceDocument } from '../spec/loadDocument.js';
-import { createRouter, type Operation, operations, type Route } from '../spec/operations.js';
+import { createRouter, type Operation, operations, perOperation, type Route } from '../spec/operations.js';
 import { diagnosticsFromAjv } from './ajvDiagnostics.js';
 import { type Diagnostic, diagnostic } from './diagnostic.js';
 import { explainAnswerFields, explainWrapper, operationsFitting, wrongMethod } from './mistakes.js';
 import { precompiledChecks } from './precompiled.js';
-import { type SchemaCheck, SchemaRegistry } from './schemas.js';
+import { SchemaRegistry } from './schemas.js';
 
 /** The service document's id in the registry: its file name, so admin.yaml's relative `$ref`s resolve to it. */
 export const documentId = 'user-group-service.yaml';
@@ -29,15 +29,10 @@ export const route = (method: string, path: string): Route => {
   return router(method, path);
 };
 
-const requestChecks = new WeakMap<Operation, SchemaCheck>();
-const requestCheck = (operation: Operation, pointer: string): SchemaCheck => {
-  let check = requestChecks.get(operation);
-  if (check === undefined) {
-    check = schemas().check(documentId, pointer);
-    requestChecks.set(operation, check);
-  }
-  return check;
-};
+/** The check of an operation's request body (for an operation that takes one). */
+const requestCheck = perOperation((operation) =>
+  schemas().check(documentId, operation.requestSchema as string),
+);
 
 const none: readonly Diagnostic[] = [];
 
@@ -47,17 +42,14 @@ const none: readonly Diagnostic[] = [];
  */
 export function checkRequestSchema(operation: Operation, body: unknown): readonly Diagnostic[] {
   if (operation.requestSchema === undefined) return none;
-  const errors = requestCheck(operation, operation.requestSchema)(body);
+  const errors = requestCheck(operation)(body);
   if (errors.length === 0) return none;
   const diagnostics = explainWrapper(
     operation,
     body,
     explainAnswerFields(diagnosticsFromAjv(errors, '/body')),
   );
-  const fitting = operationsFitting(
-    operation,
-    (other) => requestCheck(other, other.requestSchema as string)(body).length === 0,
-  );
+  const fitting = operationsFitting(operation, (other) => requestCheck(other)(body).length === 0);
   return fitting.length === 0 ? diagnostics : [wrongMethod(operation, fitting), ...diagnostics];
 }
 
@@ -133,7 +125,7 @@ export function warmUp(): 'precompiled' | 'compiled' {
   let compiled = false;
   for (const operation of operations()) {
     if (operation.requestSchema === undefined) continue;
-    requestCheck(operation, operation.requestSchema);
+    requestCheck(operation);
     if (precompiled?.has(operation.requestSchema) !== true) compiled = true;
   }
   return compiled ? 'compiled' : 'precompiled';
