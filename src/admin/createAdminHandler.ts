@@ -63,15 +63,15 @@ export function createAdminHandler(context: MockContext, controls: Controls, lim
     const body = await readAdminBody(req, head, context, operation);
     if (!body.ok) return 'gone' in body ? undefined : errorReply(body.error);
     const endpoint = endpoints[operation.operationId as AdminOperationId];
-    try {
-      return await endpoint({ controls, tenant: scope.value, params: params.value, body: body.value });
-    } catch (error) {
-      if (error instanceof StoreUnavailableError)
-        return errorReply(apiError('STORE_UNAVAILABLE', error.reason));
-      // A failed write of the database file: the store rolled the change back.
-      context.logger.error({ err: error }, 'admin change failed');
-      return errorReply(apiError('INTERNAL_ERROR', `${(error as Error).message} Retry the request.`));
-    }
+    return endpoint({ controls, tenant: scope.value, params: params.value, body: body.value });
+  }
+
+  /** A store that cannot be reached, or a failed write of the database file (the store rolled the change back). */
+  function failed(error: unknown): Reply {
+    if (error instanceof StoreUnavailableError)
+      return errorReply(apiError('STORE_UNAVAILABLE', error.reason));
+    context.logger.error({ err: error }, 'admin change failed');
+    return errorReply(apiError('INTERNAL_ERROR', `${(error as Error).message} Retry the request.`));
   }
 
   return {
@@ -85,7 +85,7 @@ export function createAdminHandler(context: MockContext, controls: Controls, lim
       head: RequestHead,
     ): Promise<void> => {
       const method = req.method ?? 'GET';
-      const reply = await answer(req, head, method, path);
+      const reply = await answer(req, head, method, path).catch(failed);
       if (reply === undefined) res.destroy();
       else if (isStreamReply(reply)) reply.stream(req, res, context.stopping);
       else write(res, reply);
