@@ -66,13 +66,9 @@ export function checkResponseBody(
   const schema = operation.responseSchemas.get(String(status)) ?? operation.responseSchemas.get('default');
   if (schema === undefined) {
     const known = [...operation.responseSchemas.keys()].join(', ');
-    return [
-      diagnostic(
-        'UNDOCUMENTED_STATUS',
-        '/status',
-        `the service answered status ${status}, which ${operation.operationId} does not document; the service must answer one of ${known}`,
-      ),
-    ];
+    return undocumented(
+      `the service answered status ${status}, which ${operation.operationId} does not document; the service must answer one of ${known}`,
+    );
   }
   return answerDiagnostics(schema, body, lenient);
 }
@@ -94,13 +90,9 @@ export function checkUnroutedAnswer(
   const ofPath = operations().find((o) => o.path === path);
   if (found.kind === 'method-not-allowed' && ofPath !== undefined) {
     if (status === 405) return checkResponseBody(ofPath, status, body, lenient);
-    return [
-      diagnostic(
-        'UNDOCUMENTED_STATUS',
-        '/status',
-        `the service answered status ${status} to ${method} ${path}, a method the document does not give this path (it gives ${found.allow.join(', ')}); the document's answer to it is 405 with the error envelope`,
-      ),
-    ];
+    return undocumented(
+      `the service answered status ${status} to ${method} ${path}, a method the document does not give this path (it gives ${found.allow.join(', ')}); the document's answer to it is 405 with the error envelope`,
+    );
   }
   // A path the document does not have: 404 with the error envelope every error answer of the document carries.
   if (status === 404) return answerDiagnostics('/components/schemas/ErrorResponse', body, lenient);
@@ -112,6 +104,11 @@ export function checkUnroutedAnswer(
     ),
   ];
 }
+
+/** An answer whose status the document does not give. */
+const undocumented = (message: string): Diagnostic[] => [
+  diagnostic('UNDOCUMENTED_STATUS', '/status', message),
+];
 
 /** An answer's body against a schema of the document, the diagnostics speaking to the service. */
 const answerDiagnostics = (schema: string, body: unknown, lenient: boolean): Diagnostic[] =>
