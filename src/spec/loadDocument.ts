@@ -48,10 +48,6 @@ export function parseYaml(text: string): unknown {
 
 export const serviceDocument = (): OpenAPIV3_1.Document => loadDocument(serviceDocumentUrl);
 
-/** Appends one segment to a JSON pointer, escaping `~` and `/`. */
-export const pointer = (base: string, segment: string | number): string =>
-  `${base}/${String(segment).replaceAll('~', '~0').replaceAll('/', '~1')}`;
-
 /**
  * The node at a JSON pointer (`/paths/~1api~1user/post`, RFC 6901: `~1` reads as `/`, `~0` as `~`) within `root`,
  * or undefined where the path leads nowhere.

@@ -1,5 +1,6 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
-import { atPointer, pointer, serviceDocument } from './loadDocument.js';
+import { pointer } from './jsonPointer.js';
+import { atPointer, serviceDocument } from './loadDocument.js';
 import { type PathTemplate, pathTemplate } from './pathTemplate.js';
 
 const httpMethods = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;

@@ -1,7 +1,7 @@
 import { type ApiError, apiError, type ErrorCode } from '../errors.js';
 import type { Diagnostic } from '../spec/types.js';
 
-export { pointer } from '../spec/loadDocument.js';
+export { pointer } from '../spec/jsonPointer.js';
 
 export type { Diagnostic };
 
