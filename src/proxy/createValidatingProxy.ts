@@ -2,6 +2,7 @@ import type { AdminOperationId } from '../admin/adminDocument.js';
 import { type Controls, createControls, packageVersion } from '../admin/controls.js';
 import { createAdminHandler } from '../admin/createAdminHandler.js';
 import { checkJournalQuery } from '../admin/journalQuery.js';
+import { reach } from '../contract/reach.js';
 import { cryptoIds } from '../domain/ids.js';
 import { type ApiError, apiError } from '../errors.js';
 import { closeServer, startServer } from '../http/listen.js';
@@ -21,7 +22,7 @@ import { openStore } from '../store/openStore.js';
 import { AssetStore } from '../ui/assets.js';
 import { createPages, pagePaths } from '../ui/pages.js';
 import { warmUp } from '../validate/schemaChecks.js';
-import { acceptsConnections, stopForwarding, target as targetOf } from './forward.js';
+import { stopForwarding, target as targetOf } from './forward.js';
 import { createProxyApp } from './proxyApp.js';
 import {
   checkRecordPath,
@@ -116,7 +117,9 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
       rules.clear();
     },
     health: async (): Promise<Health> => {
-      const reachable = await acceptsConnections(target);
+      // A TCP connection opened and closed at once (within a second): what can be learnt cheaply, without
+      // sending the service a request.
+      const { ok: reachable } = await reach(base.href, Math.min(1000, timeout));
       return {
         status: reachable ? 'ready' : 'degraded',
         version: packageVersion(),

@@ -1,6 +1,5 @@
 import type { Socket } from 'node:net';
 import { buildConnector, type Dispatcher, Pool } from 'undici';
-import { reach } from '../contract/reach.js';
 import type { ApiError } from '../errors.js';
 import type { Result } from '../result.js';
 import {
@@ -76,14 +75,6 @@ export function target(url: URL, timeout: number, bodyLimit: number, ca?: string
  */
 export function stopForwarding(to: Target): void {
   to.pool.destroy(new Stopping()).catch(() => undefined);
-}
-
-/**
- * Whether the target accepts a TCP connection now (opened and closed at once, within `withinMs`): what the health
- * check can learn cheaply, without sending the service a request.
- */
-export async function acceptsConnections(to: Target, withinMs = 1000): Promise<boolean> {
-  return (await reach(to.url.href, Math.min(withinMs, to.timeout))).ok;
 }
 
 /** The target's answer, as it came: status, reason, headers as sent, and the whole body. */
