@@ -98,14 +98,10 @@ const serve = (argv: readonly string[], env: Env): Promise<number> =>
  * password, or out of reach, 4 for a database whose schema is newer than this version knows, 1 for anything else (a
  * locked or damaged database file, bad fixtures).
  */
-export const exitCodes = { failed: 1, listen: 2, database: 3, schemaTooNew: 4 } as const;
-
 function exitCodeOf(error: unknown): number {
-  if (error instanceof ListenError) return exitCodes.listen;
-  if (error instanceof DatabaseUnreachableError || error instanceof DatabaseRefusedError)
-    return exitCodes.database;
-  if (error instanceof SchemaTooNewError) return exitCodes.schemaTooNew;
-  return exitCodes.failed;
+  if (error instanceof ListenError) return 2;
+  if (error instanceof DatabaseUnreachableError || error instanceof DatabaseRefusedError) return 3;
+  return error instanceof SchemaTooNewError ? 4 : 1;
 }
 
 /** The first two browser pages: the inspector and the API reference. */
