@@ -94,7 +94,7 @@ export function proxyExchange(
           ? notAKey
           : environment === undefined
             ? keyNotPlaced
-            : keyAnsweredIn[environment],
+            : `a key the service answers in ${environment}`,
       requestBodyNotKept: bodyNotKept,
       requestText: request.text,
       requestBody: request.text === undefined ? (request.body ?? null) : null,
@@ -277,11 +277,6 @@ const notAKey = 'not read as an API key';
 /** What a key matched before any answer to it named its environment (`api_environment_tag`). */
 const keyNotPlaced =
   "a key whose environment no answer has shown yet (the proxy learns it from the service's answers)";
-/** What a key matched once the service's answers to it named its environment. */
-const keyAnsweredIn: Readonly<Record<Environment, string>> = {
-  Customer: 'a key the service answers in Customer',
-  Testing: 'a key the service answers in Testing',
-};
 
 /** What JSON.parse makes of an answer parseJsonBody refused (a repeated key, a byte order mark...), if anything. */
 function plainJson(body: Buffer): unknown {
