@@ -80,7 +80,7 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
   const base = parseTarget(options.target);
   const ca = options.targetCa === undefined ? undefined : await readCa(options.targetCa);
   if (options.record !== undefined) await checkRecordPath(options.record);
-  const { server, ...listening } = await startServer(
+  const { server, serve, ...listening } = await startServer(
     { ...settings, headersTimeout: 10_000, requestTimeout: Math.max(30_000, timeout + 10_000) },
     "read the proxy's journal",
     (message) => new ProxyOptionError(message),
@@ -159,7 +159,7 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
   };
   // `/__admin` (the journal of the exchanges) and the browser pages are the proxy's own, as on the mock; every
   // other request is judged and forwarded.
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+  serve((req: IncomingMessage, res: ServerResponse) => {
     const head = readHead(req);
     const { path } = head;
     try {
