@@ -15,6 +15,7 @@ import { elapsedMs, type Log, logExchange } from '../runtime/log.js';
 import type { OperationId } from '../spec/operations.js';
 import type { Diagnostic, Environment } from '../spec/types.js';
 import type { Journal } from '../store/journal.js';
+import { diagnostic } from '../validate/diagnostic.js';
 import { parseJsonBody } from '../validate/jsonText.js';
 import { decodeAnswer } from './answerEncoding.js';
 import { forward, type Target, type TargetAnswer } from './forward.js';
@@ -120,8 +121,7 @@ export function proxyExchange(
   /** The target could not answer: 502 or 504 here, journalled as the provider's. */
   const unanswered = (error: ApiError): void => {
     const reply = errorReply(error);
-    const diagnostic: Diagnostic = { code: error.code, path: '/status', message: error.message };
-    journal(reply.status, send(res, reply) ?? null, [diagnostic]);
+    journal(reply.status, send(res, reply) ?? null, [diagnostic(error.code, '/status', error.message)]);
   };
 
   // A body over the limit is refused whatever else is wrong: the proxy does not hold one to forward.
@@ -199,12 +199,8 @@ export function proxyExchange(
       if (decoded.kind === 'decoded') body = decoded.body;
       else {
         decodable = false;
-        const diagnostic = {
-          code: 'BODY_INVALID_ENCODING',
-          path: '/headers/content-encoding',
-          message: decoded.message,
-        } as const;
-        (decoded.kind === 'corrupt' ? provider : warnings).push(diagnostic);
+        const found = diagnostic('BODY_INVALID_ENCODING', '/headers/content-encoding', decoded.message);
+        (decoded.kind === 'corrupt' ? provider : warnings).push(found);
       }
     }
     let value: unknown;
