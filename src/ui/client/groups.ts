@@ -1,14 +1,12 @@
 import { html } from 'htm/preact';
 import type { VNode } from 'preact';
 import { useState } from 'preact/hooks';
+import { type Environment, environments } from '../../domain/model.js';
 import type { Diagnostic, StoredGroup } from '../../spec/types.js';
 import { admin, problems, service, useAdminGet, type ViewProps } from './api.js';
 import { checkSeed, numberOrText } from './checks.js';
 import { copyText } from './clipboard.js';
 import { AskFirst, compactJson, FormProblems, shortToken, useCheckedForm } from './ui.js';
-
-const environments = ['Customer', 'Testing'] as const;
-type Environment = (typeof environments)[number];
 
 const emptyForm = {
   environment: 'Customer' as Environment,
@@ -191,7 +189,7 @@ export function Groups(props: GroupsProps): VNode {
       <h2 id="seed-title">Seed a group</h2>
       <p class="hint">Checked against <code>SeedGroupRequest</code> of the admin document before it is sent to <code>POST /__admin/groups</code>.</p>
       <form id="seed-form" class="form-grid" noValidate onSubmit=${seed}>
-        ${field('environment', 'Environment', { options: environments.map((env) => [env, env] as const) })}
+        ${field('environment', 'Environment', { options: { Customer: 'Customer', Testing: 'Testing' } })}
         ${field('user_group_id', 'user_group_id', { required: true, placeholder: 'customer-b' })}
         ${field('name', 'Name', { required: true, placeholder: 'Customer B' })}
         ${field('token', 'Token', { hint: '64 lowercase hex characters; empty for a fresh one' })}
