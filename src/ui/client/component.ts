@@ -9,14 +9,8 @@
  */
 const base = new URL('./', import.meta.url);
 
-interface EmbedMessage {
-  readonly type: 'user-group-mock:embed';
-  readonly outcome: string;
-  readonly height: number;
-}
-
-const isEmbedMessage = (data: unknown): data is EmbedMessage =>
-  typeof data === 'object' && data !== null && (data as { type?: unknown }).type === 'user-group-mock:embed';
+/** What the preview page posts (embed.ts): which card it shows, and how tall it is. */
+type EmbedMessage = { readonly type?: unknown; readonly outcome: string; readonly height: number } | null;
 
 class UserGroupDashboard extends HTMLElement {
   static readonly observedAttributes = ['dashboard', 'token', 'environment', 'tenant'];
@@ -78,9 +72,9 @@ class UserGroupDashboard extends HTMLElement {
     this.#frame.src = url.href;
   }
 
-  readonly #onMessage = (event: MessageEvent): void => {
+  readonly #onMessage = (event: MessageEvent<EmbedMessage>): void => {
     if (event.source !== this.#frame.contentWindow || event.origin !== base.origin) return;
-    if (!isEmbedMessage(event.data)) return;
+    if (event.data?.type !== 'user-group-mock:embed') return;
     this.#frame.style.height = `${Math.ceil(event.data.height)}px`;
     if (this.#announced && this.#outcome === event.data.outcome) return; // the same card, resized
     this.#announced = true;

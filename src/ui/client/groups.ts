@@ -3,10 +3,11 @@ import type { VNode } from 'preact';
 import { useState } from 'preact/hooks';
 import { type Environment, environments } from '../../domain/model.js';
 import type { Diagnostic, StoredGroup } from '../../spec/types.js';
+import { shortToken } from '../html.js';
 import { admin, problems, service, useAdminGet, type ViewProps } from './api.js';
 import { checkSeed, numberOrText } from './checks.js';
 import { copyText } from './clipboard.js';
-import { AskFirst, compactJson, FormProblems, shortToken, useCheckedForm } from './ui.js';
+import { AskFirst, compactJson, Field, FormProblems, useCheckedForm } from './ui.js';
 
 const emptyForm = {
   environment: 'Customer' as Environment,
@@ -136,11 +137,8 @@ export function Groups(props: GroupsProps): VNode {
                 onChange=${() => setEnvironment(env)} /> ${env}</label>`,
             )}
           </fieldset>
-          <div class="filter grow">
-            <label for="group-search">Search</label>
-            <input type="search" id="group-search" value=${search} placeholder="id, name, token, property…"
-              onInput=${(e: Event) => setSearch((e.target as HTMLInputElement).value)} />
-          </div>
+          <${Field} id="group-search" class="filter grow" label="Search" type="search" value=${search}
+            placeholder="id, name, token, property…" onInput=${setSearch} />
         </div>
       </div>
       ${

@@ -4,9 +4,6 @@ import { useId, useRef, useState } from 'preact/hooks';
 import type { Diagnostic } from '../../spec/types.js';
 import { fieldOf } from './checks.js';
 
-export const shortToken = (token: string): string =>
-  token.length > 14 ? `${token.slice(0, 6)}…${token.slice(-6)}` : token;
-
 export const compactJson = (value: unknown): string => (value === null ? '—' : JSON.stringify(value));
 
 export interface FieldProps {
