@@ -7,7 +7,7 @@ import { shortToken } from '../html.js';
 import { admin, problems, service, useAdminGet, type ViewProps } from './api.js';
 import { checkSeed, numberOrText } from './checks.js';
 import { copyText } from './clipboard.js';
-import { AskFirst, compactJson, Field, FormProblems, useCheckedForm } from './ui.js';
+import { AskFirst, compactJson, Field, FormProblems, finds, useCheckedForm } from './ui.js';
 
 const emptyForm = {
   environment: 'Customer' as Environment,
@@ -60,13 +60,8 @@ export function Groups(props: GroupsProps): VNode {
   const [groups, reload] = useAdminGet<StoredGroup[]>(session, path, props.revision, 150);
   const { form, set, show, field, others } = useCheckedForm(emptyForm, 'seed');
 
-  const query = search.trim().toLowerCase();
-  const shown = (groups ?? []).filter(
-    (g) =>
-      query === '' ||
-      JSON.stringify([g.provided_id, g.name, g.token, g.team_id, g.properties, g.mapping])
-        .toLowerCase()
-        .includes(query),
+  const shown = (groups ?? []).filter((g) =>
+    finds(search, g, [g.provided_id, g.name, g.token, g.team_id, g.properties, g.mapping]),
   );
   const keyOf = (g: StoredGroup): string | undefined => tenant?.api_keys[g.environment];
 

@@ -1,9 +1,9 @@
 import { html } from 'htm/preact';
 import type { VNode } from 'preact';
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useMemo, useRef } from 'preact/hooks';
 import type { Diagnostic, JournalEntry } from '../../spec/types.js';
 import { JsonBody, type Mark } from './json.js';
-import { AskFirst, clock, dateAndClock, Field, onProxy, operationNames, shortNameOf } from './ui.js';
+import { AskFirst, clock, dateAndClock, Field, finds, onProxy, operationNames, shortNameOf } from './ui.js';
 
 type StatusClass = '2xx' | '4xx' | '5xx' | 'none';
 type Fault = NonNullable<JournalEntry['fault']>;
@@ -114,21 +114,6 @@ const notPlacedWords =
 const statusClassOf = (status: number): StatusClass =>
   status === 0 ? 'none' : status < 300 ? '2xx' : status < 500 ? '4xx' : '5xx';
 
-const searchable = new WeakMap<JournalEntry, string>();
-function textOf(entry: JournalEntry): string {
-  let text = searchable.get(entry);
-  if (text === undefined) {
-    text = JSON.stringify([
-      entry.path,
-      entry.requestBody,
-      entry.responseBody,
-      entry.diagnostics,
-    ]).toLowerCase();
-    searchable.set(entry, text);
-  }
-  return text;
-}
-
 function matches(entry: JournalEntry, filters: Filters): boolean {
   if (
     filters.operation === 'none'
@@ -139,8 +124,7 @@ function matches(entry: JournalEntry, filters: Filters): boolean {
   if (filters.status !== '' && statusClassOf(entry.status) !== filters.status) return false;
   if (filters.invalid === 'true' && entry.diagnostics.length === 0) return false;
   if (filters.fault !== '' && !isFaultOf(entry, filters.fault as Fault)) return false;
-  const text = filters.q.trim().toLowerCase();
-  return text === '' || textOf(entry).includes(text);
+  return finds(filters.q, entry, [entry.path, entry.requestBody, entry.responseBody, entry.diagnostics]);
 }
 
 /** The list and the detail side by side (inspector.css); below, the detail is under the list, out of sight. */
@@ -185,17 +169,15 @@ export function Requests(props: RequestsProps): VNode {
   const set = (change: Partial<Filters>, typing = false): void =>
     props.onFilters({ ...filters, ...change }, typing);
   const selected = props.entries.find((e) => e.id === props.selected);
-  /** A row was chosen here (not kept selected from before): on a narrow layout the detail is brought to it. */
-  const [chosen, setChosen] = useState(0);
   const detail = useRef<HTMLElement>(null);
-  useEffect(() => {
-    if (chosen === 0 || sideBySide()) return;
-    detail.current?.scrollIntoView({ block: 'start' });
-    detail.current?.focus({ preventScroll: true });
-  }, [chosen]);
+  /** A row was chosen: on a narrow layout the detail is brought to it once rendered (Preact renders in a microtask). */
   const choose = (id: number): void => {
     props.onSelect(id);
-    setChosen((n) => n + 1);
+    if (sideBySide()) return;
+    setTimeout(() => {
+      detail.current?.scrollIntoView({ block: 'start' });
+      detail.current?.focus({ preventScroll: true });
+    }, 0);
   };
   const backToList = (): void => {
     const row = document.querySelector<HTMLElement>(`.request-row[data-id="${props.selected}"]`);

@@ -73,6 +73,17 @@ export function useCheckedForm<F extends Record<string, string | boolean>>(empty
   return { form, set, show, field, others: shown.problems.filter((d) => !(fieldOf(d) in form)) };
 }
 
+const searchable = new WeakMap<object, string>();
+
+/** Whether a list's text search finds `query`, in any case, in the JSON of an item's `fields` (made once per item). */
+export function finds(query: string, item: object, fields: unknown[]): boolean {
+  const wanted = query.trim().toLowerCase();
+  if (wanted === '') return true;
+  const text = searchable.get(item) ?? JSON.stringify(fields).toLowerCase();
+  searchable.set(item, text);
+  return text.includes(wanted);
+}
+
 /** Problems that belong to no field of a form. */
 export function FormProblems(props: { problems: readonly Diagnostic[] }): VNode | null {
   if (props.problems.length === 0) return null;
