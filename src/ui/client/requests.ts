@@ -80,11 +80,6 @@ export function filtersFrom(params: URLSearchParams): Filters {
   };
 }
 
-/** The filters as link parameters; those left at "all" are not named. */
-export function filtersTo(filters: Filters, params: URLSearchParams): void {
-  for (const [name, value] of Object.entries(filters)) if (value !== '') params.set(name, value);
-}
-
 /** A body read for the fields a row shows: any other JSON value (a string, an array) reads as holding none. */
 type Fields = { readonly [name: string]: Fields } | null | undefined;
 
