@@ -16,9 +16,8 @@ class UserGroupDashboard extends HTMLElement {
   static readonly observedAttributes = ['dashboard', 'token', 'environment', 'tenant'];
 
   readonly #frame: HTMLIFrameElement;
+  /** The outcome the page now in the frame said (it posts again each time its size changes): announced once. */
   #outcome: string | undefined;
-  /** Whether `dashboard-state` went out for the page now in the frame (it also posts each time its size changes). */
-  #announced = false;
 
   constructor() {
     super();
@@ -32,7 +31,7 @@ class UserGroupDashboard extends HTMLElement {
     root.append(style, this.#frame);
   }
 
-  /** The outcome of the card shown now (`viewing`, `rotated`, …), once the preview has loaded. */
+  /** The outcome of the card shown now (`viewing`, `rotated`, …), once the preview has loaded its page. */
   get outcome(): string | undefined {
     return this.#outcome;
   }
@@ -68,7 +67,7 @@ class UserGroupDashboard extends HTMLElement {
     }
     this.#frame.title = `Dashboard ${dashboard} (preview by user-group-mock)`;
     if (this.#frame.src === url.href) return;
-    this.#announced = false;
+    this.#outcome = undefined;
     this.#frame.src = url.href;
   }
 
@@ -76,8 +75,7 @@ class UserGroupDashboard extends HTMLElement {
     if (event.source !== this.#frame.contentWindow || event.origin !== base.origin) return;
     if (event.data?.type !== 'user-group-mock:embed') return;
     this.#frame.style.height = `${Math.ceil(event.data.height)}px`;
-    if (this.#announced && this.#outcome === event.data.outcome) return; // the same card, resized
-    this.#announced = true;
+    if (this.#outcome === event.data.outcome) return; // the same card, resized
     this.#outcome = event.data.outcome;
     this.dispatchEvent(
       new CustomEvent('dashboard-state', { detail: { outcome: event.data.outcome }, bubbles: true }),

@@ -199,9 +199,8 @@ function App(): VNode {
 function KeyPrompt(props: { rejected: boolean; onKey: (key: string) => void }): VNode {
   return html`<main class="locked">
     <form class="card key-form" onSubmit=${(e: Event) => {
-      e.preventDefault();
-      const input = (e.target as HTMLFormElement).elements.namedItem('admin-key') as HTMLInputElement;
-      if (input.value !== '') props.onKey(input.value);
+      e.preventDefault(); // the browser submits it only with a key (the input is required)
+      props.onKey(new FormData(e.target as HTMLFormElement).get('admin-key') as string);
     }}>
       <h1>Admin key</h1>
       <p>This ${server} was started with <code>--admin-key</code>: its ${onProxy ? 'requests are' : 'requests, groups and faults are'} shown only with that key. It is sent as <code>X-Admin-Key</code> and kept in this tab only.</p>
