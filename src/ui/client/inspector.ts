@@ -6,7 +6,7 @@ import { admin, followJournal, type Session, type StreamState, saveAdminKey, sav
 import { Faults } from './faults.js';
 import { Groups } from './groups.js';
 import { type Filters, filtersFrom, Requests } from './requests.js';
-import { onProxy } from './ui.js';
+import { Field, onProxy } from './ui.js';
 
 type View = 'requests' | 'groups' | 'faults';
 /** The views, whose tabs show their names capitalised; a proxy keeps no groups or faults, its target does. */
@@ -150,12 +150,8 @@ function App(): VNode {
       ${
         onProxy
           ? ''
-          : html`<div class="tenant-picker">
-              <label for="tenant">Tenant</label>
-              <select id="tenant" value=${tenant?.id} onChange=${(e: Event) => navigate((e.target as HTMLSelectElement).value)}>
-                ${tenants.map((t) => html`<option value=${t.id}>${t.id} · ${t.groups} group${t.groups === 1 ? '' : 's'}</option>`)}
-              </select>
-            </div>`
+          : html`<${Field} id="tenant" class="tenant-picker" label="Tenant" value=${tenant?.id} onInput=${navigate}
+              options=${Object.fromEntries(tenants.map((t) => [t.id, `${t.id} · ${t.groups} group${t.groups === 1 ? '' : 's'}`]))} />`
       }
       <p class=${`stream stream-${stream}`} role="status"><span class="dot" aria-hidden="true"></span>${streamLabels[stream]}</p>
       <nav class="links" aria-label="Other pages">
