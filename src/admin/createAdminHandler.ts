@@ -97,14 +97,14 @@ export function createAdminHandler(context: MockContext, controls: Controls, lim
 
 /** A JSON reply, bytes with their media type, or a bare status for 204. */
 function write(res: ServerResponse, reply: Reply | BytesReply): void {
+  if (res.headersSent || res.destroyed) return;
   if ('bytes' in reply) {
-    if (res.headersSent || res.destroyed) return;
     const length = String(reply.bytes.length);
     res.writeHead(reply.status, ['content-type', reply.contentType, 'content-length', length]);
     res.end(reply.bytes);
   } else if (reply.body !== undefined) {
     send(res, reply);
-  } else if (!res.headersSent && !res.destroyed) {
+  } else {
     res.writeHead(reply.status, reply.headers);
     res.end();
   }
