@@ -1,5 +1,4 @@
 import { LRUCache } from 'lru-cache';
-import type { IdSource } from '../../domain/ids.js';
 import {
   defaultTenantId,
   type Environment,
@@ -12,23 +11,13 @@ import { ok, type Result } from '../../result.js';
 import type { OperationId } from '../../spec/operations.js';
 import { type Fault, type FaultSpec, plannedFault } from '../faults.js';
 import type { JournalEntry, JournalQuery, JournalRecord } from '../journal.js';
+import type { OpenedStoreOptions } from '../openStore.js';
 import type { KeyLookup, ServiceCall, Store, TenantMemory, TenantRow } from '../store.js';
 import { Database, violates } from './database.js';
 import { JournalTable } from './journalTable.js';
 import { type GroupRow, groupColumns, groupOf, groupValues, partialWorld, toText } from './rows.js';
 import { groupById, ServiceRequests, tenantExists } from './serviceRequests.js';
 import { faultColumns, journalLine, keyStatement } from './statements.js';
-
-export interface PostgresStoreOptions {
-  /** Connections of this replica (default 10). */
-  readonly poolSize?: number | undefined;
-  /** Trouble the pool recovers from by itself (a pooled connection that died). */
-  readonly onWarning: (message: string) => void;
-  /** Where tokens, ids and team ids come from. */
-  readonly ids: IdSource;
-  /** How many journal entries and faults each tenant keeps. */
-  readonly capacity: number;
-}
 
 /**
  * Tenants, groups, tokens and team ids, and every tenant's journal and planned faults, in PostgreSQL, shared by
@@ -53,13 +42,13 @@ export class PostgresStore implements Store {
 
   private constructor(
     private readonly db: Database,
-    private readonly options: PostgresStoreOptions,
+    private readonly options: OpenedStoreOptions,
   ) {
     this.#requests = new ServiceRequests(db, options.ids);
-    this.#journal = new JournalTable(db, options.capacity);
+    this.#journal = new JournalTable(db, options.journalLimit);
   }
 
-  static async open(url: string, options: PostgresStoreOptions): Promise<PostgresStore> {
+  static async open(url: string, options: OpenedStoreOptions): Promise<PostgresStore> {
     return new PostgresStore(await Database.open(url, options), options);
   }
 
@@ -234,7 +223,7 @@ export class PostgresStore implements Store {
       `INSERT INTO faults (tenant, operation_id, status, delay_ms, action, remaining) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${faultColumns}`,
       [tenant.id, fault.operationId, fault.status, fault.delay_ms, fault.action, fault.remaining],
     );
-    await this.db.trim('faults', tenant.id, this.options.capacity);
+    await this.db.trim('faults', tenant.id, this.options.journalLimit);
     return rows[0] as Fault;
   }
 
