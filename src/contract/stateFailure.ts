@@ -34,17 +34,11 @@ export async function stateSetupCall(
   accepted: (status: number) => boolean = () => false,
 ): Promise<AdminAnswer> {
   const { state, method, url } = call;
-  let answer: AdminAnswer;
-  try {
-    answer = await adminRequest(method, url, headers, body);
-  } catch (error) {
-    const { message } = error as Error;
-    throw new StateSetupError(says(undefined, message), state, url, undefined, message, method);
-  }
+  const answer = await adminRequest(method, url, headers, body);
   const { status } = answer;
-  if ((status >= 200 && status < 300) || accepted(status)) return answer;
-  const reason = reasonOf(answer);
-  throw new StateSetupError(says(status, reason), state, url, status, reason, method);
+  if (status !== undefined && ((status >= 200 && status < 300) || accepted(status))) return answer;
+  const detail = status === undefined ? answer.text : reasonOf(answer);
+  throw new StateSetupError(says(status, detail), state, url, status, detail, method);
 }
 
 /** A state handler that failed: the state, and what it threw. */
