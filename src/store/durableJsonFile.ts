@@ -1,4 +1,4 @@
-import { basename, dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import type { Adapter } from 'lowdb';
 import { aside, type FileSystem, readIfPresent, syncDirectory, writeNew } from './fileSystem.js';
 
@@ -31,16 +31,6 @@ export class DurableJsonFile<T> implements Adapter<T> {
       );
     }
     return value as T;
-  }
-
-  /** Removes temp files a killed writer left behind (call with the database's lock held). */
-  async removeLeftovers(): Promise<void> {
-    const prefix = `.${basename(this.path)}.`;
-    for (const name of await this.files.readdir(dirname(this.path))) {
-      if (name.startsWith(prefix) && name.endsWith('.tmp')) {
-        await this.files.unlink(join(dirname(this.path), name)).catch(() => undefined);
-      }
-    }
   }
 
   async write(data: T): Promise<void> {

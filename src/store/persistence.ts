@@ -4,7 +4,7 @@ import { applyChanges, type Change } from '../domain/changes.js';
 import { emptyWorld, type World } from '../domain/model.js';
 import { ChangeLog, readChangeLog } from './changeLog.js';
 import { DurableJsonFile } from './durableJsonFile.js';
-import { type FileSystem, nodeFileSystem } from './fileSystem.js';
+import { type FileSystem, nodeFileSystem, removeAside } from './fileSystem.js';
 import { acquireLock } from './lock.js';
 import type { OpenedStoreOptions } from './openStore.js';
 import { fromSnapshot, type SnapshotFile, toSnapshot } from './snapshot.js';
@@ -49,7 +49,8 @@ export async function openFilePersistence(
   const release = await acquireLock(files, `${dbPath}.lock`);
   try {
     const snapshotFile = new DurableJsonFile<SnapshotFile | null>(dbPath, files);
-    await snapshotFile.removeLeftovers();
+    // The temp files of snapshot writes a killed process left (any process's: the lock is held).
+    await removeAside(files, dbPath, ['tmp']);
     const db = new Low<SnapshotFile | null>(snapshotFile, null);
     await db.read();
     const world = db.data === null ? emptyWorld() : fromSnapshot(db.data, dbPath);
