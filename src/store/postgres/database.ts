@@ -107,13 +107,6 @@ export class Database {
     return rowCount ?? 0;
   }
 
-  async reachable(): Promise<boolean> {
-    return this.pool.query('SELECT 1').then(
-      () => true,
-      () => false,
-    );
-  }
-
   close(): Promise<void> {
     return this.pool.end();
   }
