@@ -24,8 +24,8 @@ import { faultColumns, journalLine, keyStatement } from './statements.js';
  * every replica pointed at the database. Each operation is one transaction (or one statement); the rules of
  * src/domain decide the answer over the rows read, and the constraints decide the races: the primary key (tenant,
  * environment, provided_id) with `INSERT … ON CONFLICT` makes one group of concurrent get-or-creates, a rotation
- * updates `WHERE token = old`, `team_id` comes from a sequence and is unique. A success is returned only after the
- * commit. The journal and faults are bounded as the in-memory ones are: the newest `capacity` per tenant.
+ * locks the row `WHERE token = old`, `team_id` comes from a sequence and is unique. A success is returned only after
+ * the commit. The journal and faults are bounded as the in-memory ones are: the newest `journalLimit` per tenant.
  */
 export class PostgresStore implements Store {
   readonly kind = 'postgres';
