@@ -4,6 +4,7 @@ import {
   type Environment,
   emptyWorld,
   type Group,
+  type Tenant,
   type TenantKeys,
 } from '../../domain/model.js';
 import { type GroupSeed, seedGroup } from '../../domain/seed.js';
@@ -84,9 +85,7 @@ export class PostgresStore implements Store {
           ? Number((await this.db.query<{ id: string }>("SELECT nextval('team_ids') AS id")).rows[0]?.id)
           : 1;
       const world = partialWorld(rows, [tenant], next);
-      const scope = world.tenants.get(tenant);
-      if (scope === undefined) return undefined;
-      const decision = seedGroup(world, scope, seed, this.options.ids);
+      const decision = seedGroup(world, world.tenants.get(tenant) as Tenant, seed, this.options.ids);
       if (!decision.ok) return decision;
       const group = decision.value.body;
       try {
