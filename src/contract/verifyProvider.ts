@@ -5,12 +5,11 @@ import { join } from 'node:path';
 import { product } from '../errors.js';
 import type { TenantHandle } from '../spec/types.js';
 import { type PactModule, type ProviderKeys, runPact, withoutTestingKey } from './pactRun.js';
-import { contractStateHandlers } from './providerStates.js';
+import { contractStateHandlers, forwardingStateHandlers } from './providerStates.js';
 import { publishedContracts } from './publishedContract.js';
 import { reach } from './reach.js';
 import type { StateHandler } from './stateFailure.js';
 import { type StateSource, setUpEachState, stateFailureReason, watchStates } from './stateFailure.js';
-import { forwardingStateHandlers } from './stateSetupUrl.js';
 import { createVerifyTenant, invalidRequestsOf, removeVerifyTenant } from './verifyTenant.js';
 
 /** What `verify` is given: its flags (their help is `verifyOptions` of src/cli/verify.ts), and what tests inject. */
