@@ -53,27 +53,6 @@ export type StateSource =
   | { readonly kind: 'admin'; readonly flag: 'tenant' | 'allow-reset' }
   | { readonly kind: 'handlers' };
 
-/**
- * Sets each provider state of the contracts up once, in order of first use, with the params of its first use; the
- * first that fails, if any. Pact carries on past a state handler that throws (it logs the error and replays the
- * interaction anyway), so a run is only worth starting once every state can be set up.
- */
-export async function setUpEachState(
-  handlers: Readonly<Record<string, StateHandler>>,
-  contracts: readonly string[],
-): Promise<StateFailure | undefined> {
-  for (const [state, params] of contractStates(contracts)) {
-    const handler = handlers[state];
-    if (handler === undefined) continue;
-    try {
-      await handler(params);
-    } catch (error) {
-      return { state, error };
-    }
-  }
-  return undefined;
-}
-
 /** The same handlers, remembering the first that failed (and still throwing, for Pact to log). */
 export function watchStates(handlers: Readonly<Record<string, StateHandler>>): {
   readonly handlers: Record<string, StateHandler>;
@@ -91,6 +70,22 @@ export function watchStates(handlers: Readonly<Record<string, StateHandler>>): {
       }
     };
   return { handlers: watched, failure: () => first };
+}
+
+/**
+ * Sets each provider state of the contracts up once through `states`, in order of first use, with the params of its
+ * first use; the first that fails, if any. Pact carries on past a state handler that throws (it logs the error and
+ * replays the interaction anyway), so a run is only worth starting once every state can be set up.
+ */
+export async function setUpEachState(
+  states: ReturnType<typeof watchStates>,
+  contracts: readonly string[],
+): Promise<StateFailure | undefined> {
+  for (const [state, params] of contractStates(contracts)) {
+    if (states.failure() !== undefined) break;
+    await states.handlers[state]?.(params).catch(() => undefined);
+  }
+  return states.failure();
 }
 
 const docs = 'docs/integrators.md shows how';

@@ -221,7 +221,8 @@ async function replay(
 ): Promise<Omit<ProviderVerification, 'warnings'>> {
   if (options.signal?.aborted) return { ...interrupted, skipped: [] };
   const contracts = options.contracts ?? publishedContracts();
-  const unset = await Promise.race([setUpEachState(setUp.handlers, contracts), abortion(options.signal)]);
+  const states = watchStates(setUp.handlers);
+  const unset = await Promise.race([setUpEachState(states, contracts), abortion(options.signal)]);
   if (unset === 'aborted') return { ...interrupted, skipped: [] };
   if (unset !== undefined)
     return {
@@ -229,7 +230,6 @@ async function replay(
       reason: `the provider states could not be set up: ${stateFailureReason(unset, setUp.source)}`,
       skipped: [],
     };
-  const states = watchStates(setUp.handlers);
   const work = mkdtempSync(join(tmpdir(), `${product}-verify-`));
   try {
     const skipped: string[] = [];
