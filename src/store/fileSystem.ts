@@ -23,6 +23,12 @@ export const nodeFileSystem: FileSystem = fs;
 export const isMissing = (error: unknown): boolean =>
   (error as NodeJS.ErrnoException | null)?.code === 'ENOENT';
 
+/** The error for a file of the database that cannot be read back (`what` is wrong): it is left as it is. */
+export const damaged = (what: string): Error =>
+  new Error(
+    `user-group-mock: ${what}; it was left untouched. Restore it from a backup or start with another --db path.`,
+  );
+
 /** A file's bytes, or undefined when it is not there. */
 export const readIfPresent = (files: FileSystem, path: string): Promise<Buffer | undefined> =>
   files.readFile(path).catch((error: unknown) => {
