@@ -9,7 +9,7 @@ import { cryptoIds, seededIds } from './domain/ids.js';
 import type { GroupSeed } from './domain/seed.js';
 import { product } from './errors.js';
 import { createApp } from './http/app.js';
-import { closeServer, holdRequests, startServer } from './http/listen.js';
+import { closeServer, startServer } from './http/listen.js';
 import { type ApiKey, defaultApiKeys, KeyRing } from './runtime/keyRing.js';
 import { createLog } from './runtime/log.js';
 import type { MockContext, TenantRuntime } from './runtime/mockContext.js';
@@ -45,8 +45,7 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
   const settings = withDefaults(serveOptions, options);
   const apiKeys = options.apiKeys ?? defaultApiKeys;
   // The port first: a port in use is refused before the store creates or locks any file.
-  const { server, ...listening } = await startServer(settings, 'reset or read the mock');
-  const held = holdRequests(server);
+  const { server, serve, ...listening } = await startServer(settings, 'reset or read the mock');
   const stopping = new AbortController();
   let store: Store | undefined;
   try {
@@ -78,7 +77,7 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
         ? 'request checks: precompiled at build time'
         : 'request checks: compiled at start (no build of this document)',
     );
-    held.serve(createApp(context, createAdminHandler(context, controls), createPages(context)));
+    serve(createApp(context, createAdminHandler(context, controls), createPages(context)));
     let closing: Promise<void> | undefined;
     return {
       ...controls,

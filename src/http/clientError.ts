@@ -1,4 +1,4 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { RequestListener, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { type ApiError, apiError } from '../errors.js';
 import { rawErrorResponse } from './respond.js';
@@ -9,11 +9,16 @@ const notARequest = new Set(['HPE_INVALID_METHOD', 'HPE_INVALID_EOF_STATE']);
 /** The last response each connection was given (a later pipelined one replaces an earlier one). */
 const responses = new WeakMap<Socket, ServerResponse>();
 
-/** Answers the errors of the server's HTTP parser with the envelope (`answerClientError`). */
-export function answerClientErrors(server: Server): void {
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => responses.set(req.socket, res));
-  server.on('clientError', answerClientError);
-}
+/**
+ * The server's request listener, noting each connection's response for `answerClientError` first: in the one
+ * listener rather than a second one, which would make Node copy the listener list on every request.
+ */
+export const answeringClientErrors =
+  (listener: RequestListener): RequestListener =>
+  (req, res) => {
+    responses.set(req.socket, res);
+    listener(req, res);
+  };
 
 /**
  * Errors Node's HTTP parser reports before a request exists, answered with the same envelope.
@@ -23,7 +28,7 @@ export function answerClientErrors(server: Server): void {
  * node:http sent without Content-Length. The answer says so, and waits for the answer to the request before it
  * (the one the client is waiting for) to go out first.
  */
-function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+export function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   if (!socket.writable || error.code === 'ECONNRESET') {
     socket.destroy();
     return;

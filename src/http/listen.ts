@@ -10,7 +10,7 @@ import { type AddressInfo, BlockList, isIP } from 'node:net';
 import { product } from '../errors.js';
 import { setting } from '../runtime/options.js';
 import type { MockServerOptions } from '../runtime/serveOptions.js';
-import { answerClientErrors } from './clientError.js';
+import { answerClientError, answeringClientErrors } from './clientError.js';
 
 /** The port or address in the settings cannot be listened on: a mistake in how the mock was started. */
 export class ListenError extends Error {
@@ -27,12 +27,16 @@ export class ListenError extends Error {
 type ServerSettings = Required<Pick<MockServerOptions, Started>> & Pick<MockServerOptions, 'adminKey'>;
 type Started = 'host' | 'port' | 'headersTimeout' | 'requestTimeout';
 
-/** A server listening: the address it was given (an IPv6 one without brackets), the port it took, its base URL. */
+/**
+ * A server listening: the address it was given (an IPv6 one without brackets), the port it took, its base URL, and
+ * `serve`, which gives it its request listener: requests that arrive before are held until then (`holdRequests`).
+ */
 export type Listening = {
   readonly server: Server;
   readonly host: string;
   readonly port: number;
   readonly url: string;
+  serve(listener: RequestListener): void;
 };
 
 /**
@@ -58,10 +62,12 @@ export async function startServer(
     // Node's own refusal of a missing Host has no body; the app answers it with the error envelope.
     requireHostHeader: false,
   });
-  answerClientErrors(server);
+  server.on('clientError', answerClientError);
+  const held = holdRequests(server);
   await listen(server, settings.port, host);
   const { port } = server.address() as AddressInfo;
-  return { server, host, port, url: `http://${isIP(host) === 6 ? `[${host}]` : host}:${port}` };
+  const url = `http://${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
+  return { server, host, port, url, serve: (listener) => held.serve(answeringClientErrors(listener)) };
 }
 
 const loopbackAddresses = new BlockList();

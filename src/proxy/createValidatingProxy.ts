@@ -74,7 +74,7 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
   const base = parseTarget(options.target);
   const ca = options.targetCa === undefined ? undefined : await readCa(options.targetCa);
   if (options.record !== undefined) await checkRecordPath(options.record);
-  const { server, ...listening } = await startServer(
+  const { server, serve, ...listening } = await startServer(
     { ...settings, headersTimeout: 10_000, requestTimeout: Math.max(30_000, timeout + 10_000) },
     "read the proxy's journal",
     (message) => new ProxyOptionError(message),
@@ -137,8 +137,7 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
     rules,
     recording,
   };
-  server.on(
-    'request',
+  serve(
     createProxyApp(
       proxy,
       createAdminHandler(context, controls, {

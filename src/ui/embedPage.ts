@@ -1,10 +1,9 @@
 import type { Group } from '../domain/model.js';
 import { utcSecond } from '../domain/userGroups.js';
 import type { EmbedOutcome, EmbedRequest } from './embedToken.js';
-import { escapeHtml, page } from './html.js';
+import { escapeHtml, page, shortToken } from './html.js';
 
 const code = (text: string): string => `<code>${escapeHtml(text)}</code>`;
-const shortToken = (token: string): string => (token.length > 12 ? `${token.slice(0, 8)}…` : token);
 
 /** The preview of dashboard `dashboard` for a resolved token: the group's card, or a card saying what is wrong. */
 export function embedPage(

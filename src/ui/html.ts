@@ -1,12 +1,13 @@
 /** Text as HTML content or a quoted attribute value. */
 export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** JSON to place inside `<script type="application/json">`: `<` escaped, so no `</script>` can end it early. */
-export const jsonInScript = (value: unknown): string =>
-  JSON.stringify(value)
-    .replaceAll('<', '\\u003c')
-    .replaceAll('\u2028', '\\u2028')
-    .replaceAll('\u2029', '\\u2029');
+/** JSON inside `<script type="application/json">` (its objects' `keys` only), no `</script>` in it: `<` escaped. */
+export const jsonInScript = (value: unknown, keys?: string[]): string =>
+  JSON.stringify(value, keys).replaceAll('<', '\\u003c');
+
+/** A token as the pages show it, its ends only (`3f2a9c…e81b04`). */
+export const shortToken = (token: string): string =>
+  token.length > 14 ? `${token.slice(0, 6)}…${token.slice(-6)}` : token;
 
 interface PageParts {
   readonly title: string;

@@ -71,11 +71,6 @@ type PagesServer = MockFacts['server'];
  * which server it is on. The proxy's target is not: the pages are served without the admin key.
  */
 function inspectorPage(server: PagesServer): Asset {
-  const described = operations().map(({ operationId, shortName, method }) => ({
-    operationId,
-    shortName,
-    method,
-  }));
   return asset(
     htmlType,
     page({
@@ -83,7 +78,7 @@ function inspectorPage(server: PagesServer): Asset {
       styles: ['/__admin/ui/assets/inspector.css'],
       modules: ['/__admin/ui/assets/inspector.js'],
       body: `<div id="app"><p class="boot">Loading the inspector…</p><noscript>The inspector needs JavaScript.</noscript></div>
-<script type="application/json" id="operations">${jsonInScript(described)}</script>
+<script type="application/json" id="operations">${jsonInScript(operations(), ['operationId', 'shortName', 'method'])}</script>
 <script type="application/json" id="server">${jsonInScript({ kind: server })}</script>`,
     }),
   );
@@ -97,8 +92,6 @@ interface Served {
 
 const isPagePath = (path: string): boolean => /^\/(__admin\/ui|docs|embed)(\/|$)/.test(path);
 
-/** The embed preview and its files: `/embed`, `/embed/{dashboard_id}`, `/embed/component.js`, `/embed/assets/…`. */
-const isEmbedPath = (path: string): boolean => /^\/embed(\/|$)/.test(path);
 const embedPath = pathTemplate('/embed/{dashboard_id}');
 
 /**
@@ -146,7 +139,8 @@ export function createPages(
   function answer(req: IncomingMessage, path: string): Served | ApiError | Promise<Served | ApiError> {
     const method = req.method ?? 'GET';
     if (method !== 'GET' && method !== 'HEAD') return notAllowed(method, path);
-    if (server === 'proxy' && isEmbedPath(path)) return embedOnProxy(path);
+    // The embed preview and its files: `/embed`, `/embed/{dashboard_id}`, `/embed/component.js`, `/embed/assets/…`.
+    if (server === 'proxy' && path.startsWith('/embed')) return embedOnProxy(path);
     const headers = files[path];
     if (headers !== undefined) {
       const name = path.slice(path.lastIndexOf('/') + 1);

@@ -9,22 +9,15 @@
  */
 const base = new URL('./', import.meta.url);
 
-interface EmbedMessage {
-  readonly type: 'user-group-mock:embed';
-  readonly outcome: string;
-  readonly height: number;
-}
-
-const isEmbedMessage = (data: unknown): data is EmbedMessage =>
-  typeof data === 'object' && data !== null && (data as { type?: unknown }).type === 'user-group-mock:embed';
+/** What the preview page posts (embed.ts): which card it shows, and how tall it is. */
+type EmbedMessage = { readonly type?: unknown; readonly outcome: string; readonly height: number } | null;
 
 class UserGroupDashboard extends HTMLElement {
   static readonly observedAttributes = ['dashboard', 'token', 'environment', 'tenant'];
 
   readonly #frame: HTMLIFrameElement;
+  /** The outcome the page now in the frame said (it posts again each time its size changes): announced once. */
   #outcome: string | undefined;
-  /** Whether `dashboard-state` went out for the page now in the frame (it also posts each time its size changes). */
-  #announced = false;
 
   constructor() {
     super();
@@ -38,7 +31,7 @@ class UserGroupDashboard extends HTMLElement {
     root.append(style, this.#frame);
   }
 
-  /** The outcome of the card shown now (`viewing`, `rotated`, …), once the preview has loaded. */
+  /** The outcome of the card shown now (`viewing`, `rotated`, …), once the preview has loaded its page. */
   get outcome(): string | undefined {
     return this.#outcome;
   }
@@ -74,16 +67,15 @@ class UserGroupDashboard extends HTMLElement {
     }
     this.#frame.title = `Dashboard ${dashboard} (preview by user-group-mock)`;
     if (this.#frame.src === url.href) return;
-    this.#announced = false;
+    this.#outcome = undefined;
     this.#frame.src = url.href;
   }
 
-  readonly #onMessage = (event: MessageEvent): void => {
+  readonly #onMessage = (event: MessageEvent<EmbedMessage>): void => {
     if (event.source !== this.#frame.contentWindow || event.origin !== base.origin) return;
-    if (!isEmbedMessage(event.data)) return;
+    if (event.data?.type !== 'user-group-mock:embed') return;
     this.#frame.style.height = `${Math.ceil(event.data.height)}px`;
-    if (this.#announced && this.#outcome === event.data.outcome) return; // the same card, resized
-    this.#announced = true;
+    if (this.#outcome === event.data.outcome) return; // the same card, resized
     this.#outcome = event.data.outcome;
     this.dispatchEvent(
       new CustomEvent('dashboard-state', { detail: { outcome: event.data.outcome }, bubbles: true }),

@@ -4,12 +4,7 @@
 import { copyText } from './clipboard.js';
 
 declare const Redoc: {
-  init(
-    spec: unknown,
-    options: Record<string, unknown>,
-    element: HTMLElement | null,
-    callback?: (error?: unknown) => void,
-  ): void;
+  init(spec: unknown, options: object, element: HTMLElement | null, done: () => void): void;
 };
 
 const system = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';

@@ -3,7 +3,7 @@ import type { VNode } from 'preact';
 import type { Fault } from '../../spec/types.js';
 import { admin, problems, useAdminGet, type ViewProps } from './api.js';
 import { checkFault, numberOrText } from './checks.js';
-import { FormProblems, operations, shortNameOf, useCheckedForm } from './ui.js';
+import { FormProblems, operationNames, shortNameOf, useCheckedForm } from './ui.js';
 
 const emptyForm = { operationId: '', status: '503', times: '1', delay_ms: '', reset: false };
 type FaultForm = typeof emptyForm;
@@ -72,7 +72,7 @@ export function Faults(props: ViewProps): VNode {
       <p class="hint">The next matching calls to <code>/api/user</code> of this tenant that reach the rules wait, then answer the status or lose their connection. Checked against <code>FaultRequest</code> before it is sent.</p>
       <form id="fault-form" class="form-grid" noValidate onSubmit=${plan}>
         ${field('operationId', 'Operation', {
-          options: [['', 'any operation'], ...operations.map((o) => [o.operationId, o.shortName] as const)],
+          options: { '': 'any operation', ...operationNames },
         })}
         ${field('status', 'Status', { type: 'number', hint: '400–599, answered with code INJECTED_FAULT' })}
         ${field('times', 'Times', { type: 'number', hint: 'how many matching calls' })}

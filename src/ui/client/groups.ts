@@ -1,14 +1,13 @@
 import { html } from 'htm/preact';
 import type { VNode } from 'preact';
 import { useState } from 'preact/hooks';
+import { type Environment, environments } from '../../domain/model.js';
 import type { Diagnostic, StoredGroup } from '../../spec/types.js';
+import { shortToken } from '../html.js';
 import { admin, problems, service, useAdminGet, type ViewProps } from './api.js';
 import { checkSeed, numberOrText } from './checks.js';
 import { copyText } from './clipboard.js';
-import { AskFirst, compactJson, FormProblems, shortToken, useCheckedForm } from './ui.js';
-
-const environments = ['Customer', 'Testing'] as const;
-type Environment = (typeof environments)[number];
+import { AskFirst, compactJson, Field, FormProblems, finds, useCheckedForm } from './ui.js';
 
 const emptyForm = {
   environment: 'Customer' as Environment,
@@ -61,13 +60,8 @@ export function Groups(props: GroupsProps): VNode {
   const [groups, reload] = useAdminGet<StoredGroup[]>(session, path, props.revision, 150);
   const { form, set, show, field, others } = useCheckedForm(emptyForm, 'seed');
 
-  const query = search.trim().toLowerCase();
-  const shown = (groups ?? []).filter(
-    (g) =>
-      query === '' ||
-      JSON.stringify([g.provided_id, g.name, g.token, g.team_id, g.properties, g.mapping])
-        .toLowerCase()
-        .includes(query),
+  const shown = (groups ?? []).filter((g) =>
+    finds(search, g, [g.provided_id, g.name, g.token, g.team_id, g.properties, g.mapping]),
   );
   const keyOf = (g: StoredGroup): string | undefined => tenant?.api_keys[g.environment];
 
@@ -138,11 +132,8 @@ export function Groups(props: GroupsProps): VNode {
                 onChange=${() => setEnvironment(env)} /> ${env}</label>`,
             )}
           </fieldset>
-          <div class="filter grow">
-            <label for="group-search">Search</label>
-            <input type="search" id="group-search" value=${search} placeholder="id, name, token, property…"
-              onInput=${(e: Event) => setSearch((e.target as HTMLInputElement).value)} />
-          </div>
+          <${Field} id="group-search" class="filter grow" label="Search" type="search" value=${search}
+            placeholder="id, name, token, property…" onInput=${setSearch} />
         </div>
       </div>
       ${
@@ -191,7 +182,7 @@ export function Groups(props: GroupsProps): VNode {
       <h2 id="seed-title">Seed a group</h2>
       <p class="hint">Checked against <code>SeedGroupRequest</code> of the admin document before it is sent to <code>POST /__admin/groups</code>.</p>
       <form id="seed-form" class="form-grid" noValidate onSubmit=${seed}>
-        ${field('environment', 'Environment', { options: environments.map((env) => [env, env] as const) })}
+        ${field('environment', 'Environment', { options: { Customer: 'Customer', Testing: 'Testing' } })}
         ${field('user_group_id', 'user_group_id', { required: true, placeholder: 'customer-b' })}
         ${field('name', 'Name', { required: true, placeholder: 'Customer B' })}
         ${field('token', 'Token', { hint: '64 lowercase hex characters; empty for a fresh one' })}

@@ -5,8 +5,8 @@ import type { JournalEntry, TenantSummary } from '../../spec/types.js';
 import { admin, followJournal, type Session, type StreamState, saveAdminKey, savedAdminKey } from './api.js';
 import { Faults } from './faults.js';
 import { Groups } from './groups.js';
-import { type Filters, filtersFrom, filtersTo, Requests } from './requests.js';
-import { onProxy } from './ui.js';
+import { type Filters, filtersFrom, Requests } from './requests.js';
+import { Field, onProxy } from './ui.js';
 
 type View = 'requests' | 'groups' | 'faults';
 /** The views, whose tabs show their names capitalised; a proxy keeps no groups or faults, its target does. */
@@ -39,16 +39,14 @@ function readHash(): Route {
   };
 }
 
-/** The address of a route: the view first, then only what differs from the defaults. */
-function hashOf(route: Route): string {
-  const parts = new URLSearchParams();
-  if (route.tenant !== 'default') parts.set('tenant', route.tenant);
-  if (route.view === 'requests') {
-    filtersTo(route.filters, parts);
-    if (route.selected !== undefined) parts.set('id', String(route.selected));
-  }
-  const rest = parts.toString();
-  return `#${route.view}${rest === '' ? '' : `&${rest}`}`;
+/** The address of a route: the view first, then only what differs from the defaults (a filter left at all is ''). */
+function hashOf({ view, tenant, filters, selected }: Route): string {
+  const named = {
+    tenant: tenant === 'default' ? '' : tenant,
+    ...(view === 'requests' && { ...filters, id: `${selected ?? ''}` }),
+  };
+  const rest = new URLSearchParams(Object.entries(named).filter(([, value]) => value !== '')).toString();
+  return `#${view}${rest === '' ? '' : `&${rest}`}`;
 }
 
 const streamLabels: Readonly<Record<StreamState, string>> = {
@@ -58,20 +56,19 @@ const streamLabels: Readonly<Record<StreamState, string>> = {
   refused: 'Not connected',
 };
 
-type Access = { state: 'checking' } | { state: 'locked'; rejected: boolean } | { state: 'open' };
-
 /** The inspector: a key prompt when the mock wants one, then the tenant's requests, groups and faults. */
 function App(): VNode {
   const [adminKey, setAdminKey] = useState<string | undefined>(savedAdminKey());
-  const [access, setAccess] = useState<Access>({ state: 'checking' });
-  const [tenants, setTenants] = useState<TenantSummary[]>([]);
+  /** The tenants, once the admin API has answered; `locked` while it wants the admin key. */
+  const [tenants, setTenants] = useState<TenantSummary[] | 'checking' | 'locked'>('checking');
   const [route, setRoute] = useState(readHash());
   const [entries, setEntries] = useState<JournalEntry[]>([]);
   const [stream, setStream] = useState<StreamState>('connecting');
   const [message, setMessage] = useState('');
   const revision = entries[0]?.id ?? 0;
 
-  const tenant = tenants.find((t) => t.id === route.tenant) ?? tenants[0];
+  const open = Array.isArray(tenants);
+  const tenant = open ? (tenants.find((t) => t.id === route.tenant) ?? tenants[0]) : undefined;
   const session = useMemo<Session>(
     () => ({ adminKey, tenant }),
     [adminKey, tenant?.id, tenant?.api_keys.Customer],
@@ -105,14 +102,9 @@ function App(): VNode {
   const loadTenants = useCallback(async (): Promise<void> => {
     const path = onProxy ? '/__admin/health' : '/__admin/tenants';
     const answer = await admin({ adminKey, tenant: undefined }, 'GET', path);
-    if (answer.status === 200) {
-      setTenants(onProxy ? [proxyScope] : (answer.body as TenantSummary[]));
-      setAccess({ state: 'open' });
-    } else if (answer.status === 401) {
-      setAccess({ state: 'locked', rejected: adminKey !== undefined });
-    } else {
-      setMessage(`The ${server} answered ${answer.status} to GET ${path}.`);
-    }
+    if (answer.status === 200) setTenants(onProxy ? [proxyScope] : (answer.body as TenantSummary[]));
+    else if (answer.status === 401) setTenants('locked');
+    else setMessage(`The ${server} answered ${answer.status} to GET ${path}.`);
   }, [adminKey]);
 
   useEffect(() => {
@@ -125,7 +117,7 @@ function App(): VNode {
   }, [loadTenants]);
 
   useEffect(() => {
-    if (access.state !== 'open' || tenant === undefined) return;
+    if (tenant === undefined) return;
     setEntries([]);
     return followJournal(session, {
       entries: (batch) => {
@@ -138,13 +130,13 @@ function App(): VNode {
       },
       state: (state) => {
         setStream(state);
-        if (state === 'refused') setAccess({ state: 'locked', rejected: true });
+        if (state === 'refused') setTenants('locked');
       },
     });
-  }, [access.state, session]);
+  }, [open, session]);
 
-  if (access.state === 'checking') return html`<p class="boot">Connecting to the ${server}…</p>`;
-  if (access.state === 'locked') return KeyPrompt({ rejected: access.rejected, onKey: setAdminKey });
+  if (tenants === 'checking') return html`<p class="boot">Connecting to the ${server}…</p>`;
+  if (tenants === 'locked') return KeyPrompt({ rejected: adminKey !== undefined, onKey: setAdminKey });
 
   const invalid = entries.filter((e) => e.diagnostics.length > 0).length;
   const clearJournal = async (): Promise<void> => {
@@ -158,12 +150,8 @@ function App(): VNode {
       ${
         onProxy
           ? ''
-          : html`<div class="tenant-picker">
-              <label for="tenant">Tenant</label>
-              <select id="tenant" value=${tenant?.id} onChange=${(e: Event) => navigate((e.target as HTMLSelectElement).value)}>
-                ${tenants.map((t) => html`<option value=${t.id}>${t.id} · ${t.groups} group${t.groups === 1 ? '' : 's'}</option>`)}
-              </select>
-            </div>`
+          : html`<${Field} id="tenant" class="tenant-picker" label="Tenant" value=${tenant?.id} onInput=${navigate}
+              options=${Object.fromEntries(tenants.map((t) => [t.id, `${t.id} · ${t.groups} group${t.groups === 1 ? '' : 's'}`]))} />`
       }
       <p class=${`stream stream-${stream}`} role="status"><span class="dot" aria-hidden="true"></span>${streamLabels[stream]}</p>
       <nav class="links" aria-label="Other pages">
@@ -207,9 +195,8 @@ function App(): VNode {
 function KeyPrompt(props: { rejected: boolean; onKey: (key: string) => void }): VNode {
   return html`<main class="locked">
     <form class="card key-form" onSubmit=${(e: Event) => {
-      e.preventDefault();
-      const input = (e.target as HTMLFormElement).elements.namedItem('admin-key') as HTMLInputElement;
-      if (input.value !== '') props.onKey(input.value);
+      e.preventDefault(); // the browser submits it only with a key (the input is required)
+      props.onKey(new FormData(e.target as HTMLFormElement).get('admin-key') as string);
     }}>
       <h1>Admin key</h1>
       <p>This ${server} was started with <code>--admin-key</code>: its ${onProxy ? 'requests are' : 'requests, groups and faults are'} shown only with that key. It is sent as <code>X-Admin-Key</code> and kept in this tab only.</p>

@@ -1,11 +1,11 @@
 import { html } from 'htm/preact';
 import type { VNode } from 'preact';
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useMemo, useRef } from 'preact/hooks';
 import type { Diagnostic, JournalEntry } from '../../spec/types.js';
 import { JsonBody, type Mark } from './json.js';
-import { AskFirst, clock, dateAndClock, onProxy, operations, shortNameOf } from './ui.js';
+import { AskFirst, clock, dateAndClock, Field, finds, onProxy, operationNames, shortNameOf } from './ui.js';
 
-type StatusClass = '' | '2xx' | '4xx' | '5xx' | 'none';
+type StatusClass = '2xx' | '4xx' | '5xx' | 'none';
 type Fault = NonNullable<JournalEntry['fault']>;
 
 /** Whose mistake a broken contract is, as the row, its label and the detail say it. */
@@ -39,41 +39,45 @@ const isFaultOf = (entry: JournalEntry, side: Fault): boolean => {
   return fault === side || (fault === 'both' && side !== 'both');
 };
 
-export interface Filters {
-  readonly operation: string;
-  readonly status: StatusClass;
-  readonly invalidOnly: boolean;
-  /** Only the entries that broke the contract by this side's fault; '' for any. */
-  readonly fault: '' | 'client' | 'provider';
-  readonly text: string;
-}
-
-const statusClasses: readonly StatusClass[] = ['2xx', '4xx', '5xx', 'none'];
-
 /**
- * The filters a link names (`#requests&status=4xx&fault=provider&q=shop-1&id=12`), so that a list or a bad request
- * can be linked; a value the page does not know is ignored.
+ * The filters, by the names a link gives them (`#requests&status=4xx&fault=provider&q=shop-1&id=12`), so that a list
+ * or a bad request can be linked; '' for all.
  */
-export function filtersFrom(params: URLSearchParams): Filters {
-  const operation = params.get('operation') ?? '';
-  const status = params.get('status') as StatusClass | null;
-  const fault = params.get('fault');
-  return {
-    operation: operation === 'none' || operations.some((o) => o.operationId === operation) ? operation : '',
-    status: status !== null && statusClasses.includes(status) ? status : '',
-    invalidOnly: params.get('invalid') === 'true',
-    fault: fault === 'client' || fault === 'provider' ? fault : '',
-    text: params.get('q') ?? '',
-  };
-}
+export type Filters = Readonly<Record<'operation' | 'status' | 'invalid' | 'fault' | 'q', string>>;
 
-/** The filters as link parameters; those left at "all" are not named. */
-export function filtersTo(filters: Filters, params: URLSearchParams): void {
-  if (filters.operation !== '') params.set('operation', filters.operation);
-  if (filters.status !== '') params.set('status', filters.status);
-  if (filters.invalidOnly) params.set('invalid', 'true');
-  if (filters.fault !== '') params.set('fault', filters.fault);
-  if (filters.text !== '') params.set('q', filters.text);
+type Choice = 'operation' | 'status' | 'fault';
+
+/** The filters chosen from a list, and their values; a value a link names that is not among them is ignored. */
+const choices: Readonly<Record<Choice, { label: string; options: Readonly<Record<string, string>> }>> = {
+  operation: {
+    label: 'Operation',
+    options: {
+      '': 'all',
+      ...operationNames,
+      none: 'no operation (unknown path or method)',
+    },
+  },
+  status: {
+    label: 'Status',
+    options: { '': 'all', '2xx': '2xx', '4xx': '4xx', '5xx': '5xx', none: 'no answer' },
+  },
+  /** Only the entries that broke the contract by this side's fault. */
+  fault: { label: 'Fault', options: { '': 'any', client: "the client's", provider: "the provider's" } },
+};
+
+export function filtersFrom(params: URLSearchParams): Filters {
+  const known = (name: Choice): string => {
+    const value = params.get(name) ?? '';
+    return Object.hasOwn(choices[name].options, value) ? value : '';
+  };
+  const invalid = params.get('invalid') === 'true' ? 'true' : '';
+  return {
+    operation: known('operation'),
+    status: known('status'),
+    invalid,
+    fault: known('fault'),
+    q: params.get('q') ?? '',
+  };
 }
 
 /** A body read for the fields a row shows: any other JSON value (a string, an array) reads as holding none. */
@@ -105,21 +109,6 @@ const notPlacedWords =
 const statusClassOf = (status: number): StatusClass =>
   status === 0 ? 'none' : status < 300 ? '2xx' : status < 500 ? '4xx' : '5xx';
 
-const searchable = new WeakMap<JournalEntry, string>();
-function textOf(entry: JournalEntry): string {
-  let text = searchable.get(entry);
-  if (text === undefined) {
-    text = JSON.stringify([
-      entry.path,
-      entry.requestBody,
-      entry.responseBody,
-      entry.diagnostics,
-    ]).toLowerCase();
-    searchable.set(entry, text);
-  }
-  return text;
-}
-
 function matches(entry: JournalEntry, filters: Filters): boolean {
   if (
     filters.operation === 'none'
@@ -128,10 +117,9 @@ function matches(entry: JournalEntry, filters: Filters): boolean {
   )
     return false;
   if (filters.status !== '' && statusClassOf(entry.status) !== filters.status) return false;
-  if (filters.invalidOnly && entry.diagnostics.length === 0) return false;
-  if (filters.fault !== '' && !isFaultOf(entry, filters.fault)) return false;
-  const text = filters.text.trim().toLowerCase();
-  return text === '' || textOf(entry).includes(text);
+  if (filters.invalid === 'true' && entry.diagnostics.length === 0) return false;
+  if (filters.fault !== '' && !isFaultOf(entry, filters.fault as Fault)) return false;
+  return finds(filters.q, entry, [entry.path, entry.requestBody, entry.responseBody, entry.diagnostics]);
 }
 
 /** The list and the detail side by side (inspector.css); below, the detail is under the list, out of sight. */
@@ -176,17 +164,15 @@ export function Requests(props: RequestsProps): VNode {
   const set = (change: Partial<Filters>, typing = false): void =>
     props.onFilters({ ...filters, ...change }, typing);
   const selected = props.entries.find((e) => e.id === props.selected);
-  /** A row was chosen here (not kept selected from before): on a narrow layout the detail is brought to it. */
-  const [chosen, setChosen] = useState(0);
   const detail = useRef<HTMLElement>(null);
-  useEffect(() => {
-    if (chosen === 0 || sideBySide()) return;
-    detail.current?.scrollIntoView({ block: 'start' });
-    detail.current?.focus({ preventScroll: true });
-  }, [chosen]);
+  /** A row was chosen: on a narrow layout the detail is brought to it once rendered (Preact renders in a microtask). */
   const choose = (id: number): void => {
     props.onSelect(id);
-    setChosen((n) => n + 1);
+    if (sideBySide()) return;
+    setTimeout(() => {
+      detail.current?.scrollIntoView({ block: 'start' });
+      detail.current?.focus({ preventScroll: true });
+    }, 0);
   };
   const backToList = (): void => {
     const row = document.querySelector<HTMLElement>(`.request-row[data-id="${props.selected}"]`);
@@ -197,45 +183,20 @@ export function Requests(props: RequestsProps): VNode {
     <section class="list-pane" aria-labelledby="requests-title">
       <h2 id="requests-title" class="visually-hidden">Requests</h2>
       <form class="filters" role="search" aria-label="Filter the requests" onSubmit=${(e: Event) => e.preventDefault()}>
-        <div class="filter">
-          <label for="filter-operation">Operation</label>
-          <select id="filter-operation" value=${filters.operation}
-            onChange=${(e: Event) => set({ operation: (e.target as HTMLSelectElement).value })}>
-            <option value="">all</option>
-            ${operations.map((o) => html`<option value=${o.operationId}>${o.shortName}</option>`)}
-            <option value="none">no operation (unknown path or method)</option>
-          </select>
-        </div>
-        <div class="filter">
-          <label for="filter-status">Status</label>
-          <select id="filter-status" value=${filters.status}
-            onChange=${(e: Event) => set({ status: (e.target as HTMLSelectElement).value as StatusClass })}>
-            <option value="">all</option><option value="2xx">2xx</option><option value="4xx">4xx</option>
-            <option value="5xx">5xx</option><option value="none">no answer</option>
-          </select>
-        </div>
+        ${Object.entries(choices).map(([name, { label, options }]) =>
+          // Whose fault it is only the proxy's journal tells: on the mock it is always the client's.
+          name === 'fault' && !onProxy
+            ? ''
+            : html`<${Field} id=${`filter-${name}`} class="filter" label=${label} options=${options}
+                value=${filters[name as Choice]} onInput=${(value: string) => set({ [name]: value })} />`,
+        )}
         <div class="filter check">
-          <input type="checkbox" id="filter-invalid" checked=${filters.invalidOnly}
-            onChange=${(e: Event) => set({ invalidOnly: (e.target as HTMLInputElement).checked })} />
+          <input type="checkbox" id="filter-invalid" checked=${filters.invalid === 'true'}
+            onChange=${(e: Event) => set({ invalid: (e.target as HTMLInputElement).checked ? 'true' : '' })} />
           <label for="filter-invalid">Broke the contract only</label>
         </div>
-        ${
-          onProxy
-            ? html`<div class="filter">
-                <label for="filter-fault">Fault</label>
-                <select id="filter-fault" value=${filters.fault}
-                  onChange=${(e: Event) => set({ fault: (e.target as HTMLSelectElement).value as Filters['fault'] })}>
-                  <option value="">any</option><option value="client">the client's</option>
-                  <option value="provider">the provider's</option>
-                </select>
-              </div>`
-            : ''
-        }
-        <div class="filter grow">
-          <label for="filter-text">Text</label>
-          <input type="search" id="filter-text" value=${filters.text} placeholder="id, name, token, message…"
-            onInput=${(e: Event) => set({ text: (e.target as HTMLInputElement).value }, true)} />
-        </div>
+        <${Field} id="filter-text" class="filter grow" label="Text" type="search" value=${filters.q}
+          placeholder="id, name, token, message…" onInput=${(q: string) => set({ q }, true)} />
         <${AskFirst} id="clear-journal" ask="Clear journal…" button=${{ class: 'quiet' }}
           yes="Yes, clear the journal" onYes=${props.onClear}>
           Clear the journal of ${props.scope}? Its ${props.entries.length} request${props.entries.length === 1 ? '' : 's'} cannot be brought back.

@@ -1,11 +1,8 @@
 import { html } from 'htm/preact';
 import type { ComponentChildren, VNode } from 'preact';
-import { useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useId, useRef, useState } from 'preact/hooks';
 import type { Diagnostic } from '../../spec/types.js';
 import { fieldOf } from './checks.js';
-
-export const shortToken = (token: string): string =>
-  token.length > 14 ? `${token.slice(0, 6)}…${token.slice(-6)}` : token;
 
 export const compactJson = (value: unknown): string => (value === null ? '—' : JSON.stringify(value));
 
@@ -20,7 +17,10 @@ export interface FieldProps {
   readonly multiline?: boolean;
   readonly required?: boolean;
   readonly placeholder?: string;
-  readonly options?: readonly (readonly [string, string])[];
+  /** A list's options: each value and its text. */
+  readonly options?: Readonly<Record<string, string>>;
+  /** The class of the field's box: `field` in a form, `filter` above a list. */
+  readonly class?: string;
 }
 
 /** A labelled form field with its hint and, when the document refuses it, the problems beside it. */
@@ -36,9 +36,9 @@ export function Field(props: FieldProps): VNode {
       placeholder=${props.placeholder} autocomplete=${tag === 'input' ? 'off' : undefined}
       spellcheck=${tag === 'select' ? undefined : 'false'}
       onInput=${(e: Event) => props.onInput((e.target as HTMLInputElement).value)}>
-    ${props.options?.map(([value, text]) => html`<option value=${value}>${text}</option>`)}
+    ${Object.entries(props.options ?? {}).map(([value, text]) => html`<option value=${value}>${text}</option>`)}
   </${tag}>`;
-  return html`<div class=${`field${errors.length > 0 ? ' invalid' : ''}`}>
+  return html`<div class=${`${props.class ?? 'field'}${errors.length > 0 ? ' invalid' : ''}`}>
     <label for=${props.id}>${props.label}${props.required ? html` <span class="req">(required)</span>` : ''}</label>
     ${input}
     ${props.hint ? html`<p class="hint" id=${`${props.id}-hint`}>${props.hint}</p>` : ''}
@@ -73,6 +73,17 @@ export function useCheckedForm<F extends Record<string, string | boolean>>(empty
   return { form, set, show, field, others: shown.problems.filter((d) => !(fieldOf(d) in form)) };
 }
 
+const searchable = new WeakMap<object, string>();
+
+/** Whether a list's text search finds `query`, in any case, in the JSON of an item's `fields` (made once per item). */
+export function finds(query: string, item: object, fields: unknown[]): boolean {
+  const wanted = query.trim().toLowerCase();
+  if (wanted === '') return true;
+  const text = searchable.get(item) ?? JSON.stringify(fields).toLowerCase();
+  searchable.set(item, text);
+  return text.includes(wanted);
+}
+
 /** Problems that belong to no field of a form. */
 export function FormProblems(props: { problems: readonly Diagnostic[] }): VNode | null {
   if (props.problems.length === 0) return null;
@@ -83,14 +94,17 @@ export function FormProblems(props: { problems: readonly Diagnostic[] }): VNode 
 }
 
 /** The service's operations, written into the page (`#operations`) by the server from its document. */
-export const operations: readonly { operationId: string; shortName: string; method: string }[] = JSON.parse(
+const operations: readonly { operationId: string; shortName: string }[] = JSON.parse(
   document.getElementById('operations')?.textContent ?? '[]',
 );
 
+/** The short name of each operation, by its operationId: a list's options. */
+export const operationNames: Readonly<Record<string, string>> = Object.fromEntries(
+  operations.map((o) => [o.operationId, o.shortName]),
+);
+
 export const shortNameOf = (operationId: string | null): string =>
-  operationId === null
-    ? 'no operation'
-    : (operations.find((o) => o.operationId === operationId)?.shortName ?? operationId);
+  operationId === null ? 'no operation' : (operationNames[operationId] ?? operationId);
 
 /**
  * Which server the page is on (written into the page by the server): the mock, or a validating proxy, whose
@@ -100,7 +114,7 @@ export const onProxy: boolean =
   (JSON.parse(document.getElementById('server')?.textContent ?? '{}') as { kind?: string }).kind === 'proxy';
 
 export interface AskFirstProps {
-  /** The asking button's id: focus goes back to it once the question is gone. */
+  /** The asking button's id. */
   readonly id: string;
   /** The asking button's text ("Reset tenant…") and its other attributes (class, title, disabled…). */
   readonly ask: string;
@@ -113,39 +127,26 @@ export interface AskFirstProps {
 }
 
 /**
- * A button for an action that cannot be undone (reset, rotate, clear the journal): clicked, it gives way to
- * the question, with the confirming button and Cancel. Focus moves to Cancel when it appears, so that Enter
- * does not confirm by accident; Escape cancels.
+ * A button for an action that cannot be undone (reset, rotate, clear the journal): clicked, it asks in a modal
+ * dialog, with the confirming button and Cancel. The browser's <dialog> puts focus on Cancel, so that Enter does not
+ * confirm by accident, cancels on Escape, keeps keys from the page behind, and gives focus back to the button.
  */
 export function AskFirst(props: AskFirstProps): VNode {
-  const [asking, setAsking] = useState(false);
-  const cancel = useRef<HTMLButtonElement>(null);
+  const dialog = useRef<HTMLDialogElement>(null);
   const question = useId();
-  // Before the browser paints, so that no key pressed right after the click reaches the page behind the question.
-  useLayoutEffect(() => {
-    if (asking) cancel.current?.focus();
-  }, [asking]);
-  const close = (): void => {
-    setAsking(false);
-    focusSoon(props.id);
+  const close = (confirmed: boolean): void => {
+    dialog.current?.close();
+    if (confirmed) props.onYes();
   };
-  if (!asking)
-    return html`<button type="button" id=${props.id} ...${props.button}
-      onClick=${() => setAsking(true)}>${props.ask}</button>`;
-  // A group named by its question: moving focus to Cancel reads the question out first.
-  return html`<div class="confirm" role="group" aria-labelledby=${question}
-    onKeyDown=${(e: KeyboardEvent) => {
-      if (e.key === 'Escape') close();
-    }}>
-    <p id=${question}>${props.children}</p>
-    <div class="confirm-actions">
-      <button type="button" class="danger" onClick=${() => {
-        close();
-        props.onYes();
-      }}>${props.yes}</button>
-      <button type="button" ref=${cancel} onClick=${close}>Cancel</button>
-    </div>
-  </div>`;
+  return html`<button type="button" id=${props.id} ...${props.button}
+      onClick=${() => dialog.current?.showModal()}>${props.ask}</button>
+    <dialog class="confirm" ref=${dialog} aria-labelledby=${question}>
+      <p id=${question}>${props.children}</p>
+      <div class="confirm-actions">
+        <button type="button" class="danger" onClick=${() => close(true)}>${props.yes}</button>
+        <button type="button" autofocus onClick=${() => close(false)}>Cancel</button>
+      </div>
+    </dialog>`;
 }
 
 /** A journal time with its date, local: `2026-11-23 20:21:02.654` (ISO's layout, in the local zone). */
@@ -159,12 +160,3 @@ export const dateAndClock = (time: string): string => {
 
 /** A journal time as the list shows it, local: `20:21:02.654`. */
 export const clock = (time: string): string => dateAndClock(time).slice(11);
-
-/**
- * Moves focus to the element `id` once the page has rendered the change just made (a trigger back after Cancel).
- * Preact renders in a microtask, so a task queued now runs after it; an animation frame would wait for a paint, which
- * a hidden or throttled page may not do.
- */
-const focusSoon = (id: string): void => {
-  setTimeout(() => document.getElementById(id)?.focus(), 0);
-};

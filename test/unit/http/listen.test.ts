@@ -90,6 +90,16 @@ describe('startServer', () => {
     expect(started.url).toBe(`${url}${started.port}`);
     expect((await call(started.url, 'GET', '/')).status).toBe(204);
   });
+  it('holds the requests that arrive before `serve`, then serves them with one request listener', async () => {
+    const started = await startServer({ ...settings, host: '127.0.0.1' }, 'read the mock');
+    servers.push(started.server);
+    const early = call(started.url, 'GET', '/early');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    started.serve((req, res) => res.end(JSON.stringify({ path: req.url })));
+    expect((await early).body).toEqual({ path: '/early' });
+    // A second listener would make Node copy the listener list on every request.
+    expect(started.server.listenerCount('request')).toBe(1);
+  });
 });
 
 describe('holdRequests', () => {
