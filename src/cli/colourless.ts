@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { stripVTControlCharacters } from 'node:util';
 import type { Env } from './flags.js';
 import { onStopSignals } from './runUntilStopped.js';
@@ -41,16 +42,9 @@ export function colourless(argv: readonly string[], env: Env): Promise<number> {
   });
 }
 
+/** Copies `from` to `to` line by line, each line without ANSI escape sequences. */
 function copyStripped(from: NodeJS.ReadableStream, to: NodeJS.WritableStream): void {
-  let partial = '';
-  from.setEncoding('utf8');
-  from.on('data', (chunk: string) => {
-    const text = partial + chunk;
-    const end = text.lastIndexOf('\n') + 1;
-    partial = text.slice(end);
-    if (end > 0) to.write(stripVTControlCharacters(text.slice(0, end)));
-  });
-  from.on('end', () => {
-    if (partial !== '') to.write(stripVTControlCharacters(partial));
-  });
+  createInterface({ input: from, crlfDelay: Number.POSITIVE_INFINITY }).on('line', (line) =>
+    to.write(`${stripVTControlCharacters(line)}\n`),
+  );
 }

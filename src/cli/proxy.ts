@@ -5,7 +5,7 @@ import { ProxyOptionError, proxyOptions, type ValidatingProxyOptions } from '../
 import { pactPathOf } from '../proxy/recording.js';
 import { RecordingLostError } from '../proxy/recordingFile.js';
 import { commandHelp, type Env, flagsOf, readFlags } from './flags.js';
-import { runUntilStopped } from './runUntilStopped.js';
+import type { ServingCommand } from './runUntilStopped.js';
 
 /** The flags of `proxy`, from its settings (src/proxy/proxyOptions.ts). */
 export const proxyFlags = flagsOf(proxyOptions);
@@ -37,27 +37,21 @@ export function parseProxyArgs(argv: readonly string[], env: Env): ProxyArgs {
 }
 
 /**
- * `user-group-mock proxy`: runs until SIGINT or SIGTERM, then writes the recording. Returns the exit code: 2 for a
- * setting that cannot work (a wrong target, a recording folder that is missing or not writable, a port in use),
- * checked before it listens; 0 after a clean stop; 1 when the recording could not be written at the stop (the
- * message says what is lost and where).
+ * `user-group-mock proxy`: runs until SIGINT or SIGTERM, then writes the recording. Exits 2 for a setting that
+ * cannot work (a wrong target, a recording folder that is missing or not writable, a port in use), checked before it
+ * listens; 0 after a clean stop; 1 when the recording could not be written at the stop (the message says what is
+ * lost and where).
  */
-export function runProxy(argv: readonly string[], env: Env): Promise<number> {
-  return runUntilStopped<ProxyArgs, ValidatingProxy>(
-    {
-      parse: parseProxyArgs,
-      help: proxyHelp,
-      start: ({ help: _help, ...args }) =>
-        createValidatingProxy({ ...args, onWarning: (message) => process.stderr.write(`${message}\n`) }),
-      exitCodeOf: (error) => (error instanceof ListenError || error instanceof ProxyOptionError ? 2 : 1),
-      shutdownFailure: (error) => (error instanceof RecordingLostError ? error.message : undefined),
-      readyLines,
-      stopping: 'finishing in-flight requests',
-    },
-    argv,
-    env,
-  );
-}
+export const proxyCommand: ServingCommand<ProxyArgs, ValidatingProxy> = {
+  parse: parseProxyArgs,
+  help: proxyHelp,
+  start: ({ help: _help, ...args }) =>
+    createValidatingProxy({ ...args, onWarning: (message) => process.stderr.write(`${message}\n`) }),
+  exitCodeOf: (error) => (error instanceof ListenError || error instanceof ProxyOptionError ? 2 : 1),
+  shutdownFailure: (error) => (error instanceof RecordingLostError ? error.message : undefined),
+  readyLines,
+  stopping: 'finishing in-flight requests',
+};
 
 function readyLines(proxy: ValidatingProxy, args: ProxyArgs): string {
   return [

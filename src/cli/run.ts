@@ -12,7 +12,7 @@ import { pagePaths } from '../ui/pages.js';
 import { parseServeArgs, type ServeArgs, serveHelp } from './args.js';
 import { colourless, colourWanted } from './colourless.js';
 import type { Env } from './flags.js';
-import { runUntilStopped } from './runUntilStopped.js';
+import { runUntilStopped, type ServingCommand } from './runUntilStopped.js';
 import { nearest } from './suggest.js';
 
 interface Command {
@@ -41,7 +41,7 @@ export const commands: Readonly<Record<string, Command>> = {
   },
   proxy: {
     summary: 'check a real service and client against the contract, between them',
-    run: async (argv, env) => (await import('./proxy.js')).runProxy(argv, env),
+    run: async (argv, env) => runUntilStopped((await import('./proxy.js')).proxyCommand, argv, env),
   },
 };
 
@@ -81,34 +81,27 @@ export async function run(argv: readonly string[], env: Env): Promise<number> {
 }
 
 /** `user-group-mock serve`: the mock until SIGINT or SIGTERM, then its store flushed. */
-function serve(argv: readonly string[], env: Env): Promise<number> {
-  return runUntilStopped<ServeArgs, MockServer>(
-    {
-      parse: parseServeArgs,
-      help: serveHelp,
-      start: ({ help: _help, ...options }) => createMockServer(options),
-      exitCodeOf,
-      readyLines: (server, args) => readyLines(server, args.db),
-      stopping: 'finishing in-flight requests and flushing the store',
-    },
-    argv,
-    env,
-  );
-}
+const serveCommand: ServingCommand<ServeArgs, MockServer> = {
+  parse: parseServeArgs,
+  help: serveHelp,
+  start: ({ help: _help, ...options }) => createMockServer(options),
+  exitCodeOf,
+  readyLines: (server, args) => readyLines(server, args.db),
+  stopping: 'finishing in-flight requests and flushing the store',
+};
+
+const serve = (argv: readonly string[], env: Env): Promise<number> =>
+  runUntilStopped(serveCommand, argv, env);
 
 /**
  * The exit code of a failed start: 2 for a port in use, 3 for PostgreSQL refusing the URL's database, user or
  * password, or out of reach, 4 for a database whose schema is newer than this version knows, 1 for anything else (a
  * locked or damaged database file, bad fixtures).
  */
-export const exitCodes = { failed: 1, listen: 2, database: 3, schemaTooNew: 4 } as const;
-
 function exitCodeOf(error: unknown): number {
-  if (error instanceof ListenError) return exitCodes.listen;
-  if (error instanceof DatabaseUnreachableError || error instanceof DatabaseRefusedError)
-    return exitCodes.database;
-  if (error instanceof SchemaTooNewError) return exitCodes.schemaTooNew;
-  return exitCodes.failed;
+  if (error instanceof ListenError) return 2;
+  if (error instanceof DatabaseUnreachableError || error instanceof DatabaseRefusedError) return 3;
+  return error instanceof SchemaTooNewError ? 4 : 1;
 }
 
 /** The first two browser pages: the inspector and the API reference. */

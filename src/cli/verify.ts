@@ -152,16 +152,13 @@ export interface VerifyDependencies {
 
 /**
  * SIGINT and SIGTERM abort the run (so that its tenant is removed) instead of ending the process at once: `signal`
- * aborts, the signal its reason; a second signal ends the process at once. `release` restores the default handling.
+ * aborts, the signal its reason. The first signal gives the default handling back, so that a second one ends the
+ * process at once; `release` gives it back too.
  */
 function interruptible(): { signal: AbortSignal; release: () => void } {
   const controller = new AbortController();
   const release = onStopSignals((signal) => {
-    if (controller.signal.aborted) {
-      release();
-      process.kill(process.pid, signal);
-      return;
-    }
+    release();
     process.stderr.write(
       `${product}: ${signal} received; stopping once the tenant made for the run is removed\n`,
     );

@@ -1,10 +1,16 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AdminOperationId } from '../admin/adminDocument.js';
 import { type Controls, createControls, packageVersion } from '../admin/controls.js';
 import { createAdminHandler } from '../admin/createAdminHandler.js';
 import { checkJournalQuery } from '../admin/journalQuery.js';
+import { reach } from '../contract/reach.js';
 import { cryptoIds } from '../domain/ids.js';
 import { type ApiError, apiError } from '../errors.js';
+import { answerFavicon } from '../http/favicon.js';
+import { readHead } from '../http/head.js';
 import { closeServer, startServer } from '../http/listen.js';
+import { send } from '../http/respond.js';
+import { errorReply } from '../pipeline/answer.js';
 import { KeyRing } from '../runtime/keyRing.js';
 import { createLog } from '../runtime/log.js';
 import { type MockContext, runtimeOf } from '../runtime/mockContext.js';
@@ -21,8 +27,8 @@ import { openStore } from '../store/openStore.js';
 import { AssetStore } from '../ui/assets.js';
 import { createPages, pagePaths } from '../ui/pages.js';
 import { warmUp } from '../validate/schemaChecks.js';
-import { acceptsConnections, stopForwarding, target as targetOf } from './forward.js';
-import { createProxyApp } from './proxyApp.js';
+import { stopForwarding, target as targetOf } from './forward.js';
+import { proxyExchange } from './proxyExchange.js';
 import {
   checkRecordPath,
   ProxyOptionError,
@@ -116,7 +122,9 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
       rules.clear();
     },
     health: async (): Promise<Health> => {
-      const reachable = await acceptsConnections(target);
+      // A TCP connection opened and closed at once (within a second): what can be learnt cheaply, without
+      // sending the service a request.
+      const { ok: reachable } = await reach(base.href, Math.min(1000, timeout));
       return {
         status: reachable ? 'ready' : 'degraded',
         version: packageVersion(),
@@ -137,17 +145,32 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
     rules,
     recording,
   };
-  serve(
-    createProxyApp(
-      proxy,
-      createAdminHandler(context, controls, {
-        has: (operationId) => !mockOnlyOperations.has(operationId),
-        lacking: mockOnly(options.target),
-        tenants: false,
-      }),
-      createPages(context, new AssetStore(), 'proxy'),
-    ),
-  );
+  const admin = createAdminHandler(context, controls, {
+    has: (operationId) => !mockOnlyOperations.has(operationId),
+    lacking: mockOnly(options.target),
+    tenants: false,
+  });
+  const pages = createPages(context, new AssetStore(), 'proxy');
+  const failed = (res: ServerResponse, error: Error): void => {
+    context.logger.error({ err: error }, 'internal error');
+    const message =
+      'the proxy failed internally; this is a bug in user-group-mock, not in the client or the service. Retry, and report it with the log.';
+    send(res, errorReply(apiError('INTERNAL_ERROR', message)));
+  };
+  // `/__admin` (the journal of the exchanges) and the browser pages are the proxy's own, as on the mock; every
+  // other request is judged and forwarded.
+  serve((req: IncomingMessage, res: ServerResponse) => {
+    const head = readHead(req);
+    const { path } = head;
+    try {
+      if (path !== '/api/user' && (answerFavicon(req, res, path) || pages(req, res, path))) return;
+      if (path === '/__admin' || path.startsWith('/__admin/') || admin.owns(req.method ?? 'GET', path))
+        admin.handle(req, res, path, head).catch((error: Error) => failed(res, error));
+      else proxyExchange(proxy, req, res, path, head);
+    } catch (error) {
+      failed(res, error as Error);
+    }
+  });
   let closing: Promise<void> | undefined;
   const shutDown = async (): Promise<void> => {
     stopping.abort();

@@ -1,6 +1,5 @@
 import type { Socket } from 'node:net';
 import { buildConnector, type Dispatcher, Pool } from 'undici';
-import { reach } from '../contract/reach.js';
 import type { ApiError } from '../errors.js';
 import type { Result } from '../result.js';
 import {
@@ -78,14 +77,6 @@ export function stopForwarding(to: Target): void {
   to.pool.destroy(new Stopping()).catch(() => undefined);
 }
 
-/**
- * Whether the target accepts a TCP connection now (opened and closed at once, within `withinMs`): what the health
- * check can learn cheaply, without sending the service a request.
- */
-export async function acceptsConnections(to: Target, withinMs = 1000): Promise<boolean> {
-  return (await reach(to.url.href, Math.min(withinMs, to.timeout))).ok;
-}
-
 /** The target's answer, as it came: status, reason, headers as sent, and the whole body. */
 export interface TargetAnswer {
   readonly status: number;
@@ -119,60 +110,48 @@ export function forward(
   sent: Forwarded,
   done: (answer: Result<TargetAnswer, ApiError>) => void,
 ): void {
-  const where = `${to.url.origin}${sent.pathAndQuery}`;
-  const options: Dispatcher.DispatchOptions = {
-    method: sent.method as Dispatcher.HttpMethod,
-    path: `${to.url.pathname.replace(/\/$/, '')}${sent.pathAndQuery}`,
-    headers: sent.headers as string[],
-    body: sent.body ?? null,
-    // undici closes the connection after a GET that carries a body unless told not to (decision 19); after a HEAD
-    // it closes it to be safe from a target that sends a body anyway.
-    ...(sent.method === 'HEAD' ? {} : { reset: false }),
-  };
-  let settled = false;
-  const finish = (result: Result<TargetAnswer, ApiError>): void => {
-    if (settled) return;
-    settled = true;
-    clearTimeout(timer);
-    done(result);
-  };
-  let exchange = new Exchange(to, where, sent.method, finish);
-  const timer = setTimeout(() => {
-    finish({ ok: false, error: timedOut(where, to.timeout) });
-    exchange.abort();
-  }, to.timeout);
-  exchange.sendAgain = () => {
-    exchange = new Exchange(to, where, sent.method, finish);
-    to.pool.dispatch(options, exchange);
-  };
-  to.pool.dispatch(options, exchange);
+  new Exchange(to, sent, done);
 }
 
-/** One attempt at an exchange: undici's handler, collecting the answer and naming what went wrong. */
+/**
+ * One exchange: undici's handler, collecting the answer and naming what went wrong, under the exchange's deadline.
+ * A second attempt is dispatched with the same handler: it is made only before any answer came, so nothing is kept.
+ */
 class Exchange implements Dispatcher.DispatchHandler {
-  /** Set on the first attempt of an idempotent request: sends it again on a new exchange. */
-  sendAgain: (() => void) | undefined;
+  readonly #where: string;
+  readonly #options: Dispatcher.DispatchOptions;
+  readonly #timer: NodeJS.Timeout;
+  #settled = false;
+  #sentAgain = false;
   #abort: ((error?: Error) => void) | undefined;
   #aborted = false;
   #status = 0;
   #reason = '';
   #rawHeaders: string[] = [];
-  /** Whether the answer is framed by the connection's end (a body with neither length nor chunked coding). */
-  #closeDelimited = false;
   readonly #body: Buffer[] = [];
   #bodyBytes = 0;
 
   constructor(
     readonly to: Target,
-    readonly where: string,
-    readonly method: string,
-    readonly finish: (result: Result<TargetAnswer, ApiError>) => void,
-  ) {}
-
-  /** Ends the exchange (its result is already given): the connection is closed, or the request never sent. */
-  abort(): void {
-    this.#aborted = true;
-    this.#abort?.();
+    readonly sent: Forwarded,
+    readonly done: (result: Result<TargetAnswer, ApiError>) => void,
+  ) {
+    this.#where = `${to.url.origin}${sent.pathAndQuery}`;
+    this.#options = {
+      method: sent.method as Dispatcher.HttpMethod,
+      path: `${to.url.pathname.replace(/\/$/, '')}${sent.pathAndQuery}`,
+      headers: sent.headers as string[],
+      body: sent.body ?? null,
+      // undici closes the connection after a GET that carries a body unless told not to (decision 19); after a
+      // HEAD it closes it to be safe from a target that sends a body anyway.
+      ...(sent.method === 'HEAD' ? {} : { reset: false }),
+    };
+    this.#timer = setTimeout(() => {
+      this.#finish({ ok: false, error: timedOut(this.#where, to.timeout) });
+      this.#aborted = true;
+      this.#abort?.();
+    }, to.timeout);
+    to.pool.dispatch(this.#options, this);
   }
 
   onConnect(abort: (error?: Error) => void): void {
@@ -187,30 +166,23 @@ class Exchange implements Dispatcher.DispatchHandler {
     }
     const headers: string[] = new Array(rawHeaders.length);
     let length: string | undefined;
-    let chunked = false;
     for (let i = 0; i < rawHeaders.length; i += 2) {
-      const name = (rawHeaders[i] as Buffer).toString('latin1');
-      const value = (rawHeaders[i + 1] as Buffer).toString('latin1');
-      headers[i] = name;
-      headers[i + 1] = value;
-      const lower = name.toLowerCase();
-      if (lower === 'content-length') length = value;
-      else if (lower === 'transfer-encoding') chunked = /(?:^|,)\s*chunked\s*$/i.test(value);
+      headers[i] = (rawHeaders[i] as Buffer).toString('latin1');
+      headers[i + 1] = (rawHeaders[i + 1] as Buffer).toString('latin1');
+      if ((headers[i] as string).toLowerCase() === 'content-length') length = headers[i + 1];
     }
     this.#status = status;
     this.#reason = reason;
     this.#rawHeaders = headers;
-    const bodiless = this.method === 'HEAD' || this.#bodilessByStatus();
-    this.#closeDelimited = !bodiless && length === undefined && !chunked;
-    if (!bodiless && length !== undefined && Number(length) > this.to.bodyLimit)
-      this.#tooLarge(bodyTooLarge(this.to.bodyLimit));
+    const bodiless = this.sent.method === 'HEAD' || this.#bodilessByStatus();
+    if (!bodiless && length !== undefined && Number(length) > this.to.bodyLimit) this.#tooLarge();
     return true;
   }
 
   onData(chunk: Buffer): boolean {
     this.#bodyBytes += chunk.length;
     if (this.#bodyBytes > this.to.bodyLimit) {
-      this.#tooLarge(bodyTooLarge(this.to.bodyLimit));
+      this.#tooLarge();
       return false;
     }
     this.#body.push(chunk);
@@ -218,51 +190,54 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 
   onComplete(): void {
-    if (this.#closeDelimited && this.to.resetNow()) {
+    // undici completes an answer framed by the connection's end when the connection is reset: it is cut short.
+    if (this.to.resetNow()) {
       this.onError(new CutShort());
       return;
     }
     const body =
       this.#body.length === 1 ? (this.#body[0] as Buffer) : Buffer.concat(this.#body, this.#bodyBytes);
-    this.finish({
+    this.#finish({
       ok: true,
       value: { status: this.#status, reason: this.#reason, rawHeaders: this.#rawHeaders, body },
     });
   }
 
   onError(error: Error): void {
+    const { method } = this.sent;
     if (
       this.#bodilessByStatus() &&
       this.#bodyBytes === 0 &&
       (error as NodeJS.ErrnoException).code === lengthMismatch
     ) {
       // undici holds a 204's or 304's Content-Length against the body llhttp rightly read as none: it is whole.
-      this.#closeDelimited = false;
       this.onComplete();
       return;
     }
-    if (this.#status === 0 && closedUnder(error) && this.sendAgain !== undefined && keptAlive(error)) {
+    if (this.#status === 0 && !this.#sentAgain && closedUnder(error) && keptAlive(error)) {
       // The target had closed the kept-alive connection as the request arrived: once more on another, unless
       // sending again could act twice.
-      if (idempotent.has(this.method)) {
-        const again = this.sendAgain;
-        this.sendAgain = undefined;
-        again();
-      } else this.finish({ ok: false, error: closedUnderRequest(this.where, this.method) });
+      this.#sentAgain = true;
+      if (idempotent.has(method)) this.to.pool.dispatch(this.#options, this);
+      else this.#finish({ ok: false, error: closedUnderRequest(this.#where, method) });
       return;
     }
-    this.finish({
-      ok: false,
-      error: failure(this.where, error, this.#status !== 0, headLimit),
-    });
+    this.#finish({ ok: false, error: failure(this.#where, error, this.#status !== 0, headLimit) });
+  }
+
+  #finish(result: Result<TargetAnswer, ApiError>): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    clearTimeout(this.#timer);
+    this.done(result);
   }
 
   #bodilessByStatus(): boolean {
     return this.#status === 204 || this.#status === 304;
   }
 
-  #tooLarge(why: string): void {
+  #tooLarge(): void {
     this.#aborted = true;
-    this.#abort?.(new TooLarge(why));
+    this.#abort?.(new TooLarge(bodyTooLarge(this.to.bodyLimit)));
   }
 }

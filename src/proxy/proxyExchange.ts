@@ -15,6 +15,7 @@ import { elapsedMs, type Log, logExchange } from '../runtime/log.js';
 import type { OperationId } from '../spec/operations.js';
 import type { Diagnostic, Environment } from '../spec/types.js';
 import type { Journal } from '../store/journal.js';
+import { diagnostic } from '../validate/diagnostic.js';
 import { parseJsonBody } from '../validate/jsonText.js';
 import { decodeAnswer } from './answerEncoding.js';
 import { forward, type Target, type TargetAnswer } from './forward.js';
@@ -94,7 +95,7 @@ export function proxyExchange(
           ? notAKey
           : environment === undefined
             ? keyNotPlaced
-            : keyAnsweredIn[environment],
+            : `a key the service answers in ${environment}`,
       requestBodyNotKept: bodyNotKept,
       requestText: request.text,
       requestBody: request.text === undefined ? (request.body ?? null) : null,
@@ -120,8 +121,7 @@ export function proxyExchange(
   /** The target could not answer: 502 or 504 here, journalled as the provider's. */
   const unanswered = (error: ApiError): void => {
     const reply = errorReply(error);
-    const diagnostic: Diagnostic = { code: error.code, path: '/status', message: error.message };
-    journal(reply.status, send(res, reply) ?? null, [diagnostic]);
+    journal(reply.status, send(res, reply) ?? null, [diagnostic(error.code, '/status', error.message)]);
   };
 
   // A body over the limit is refused whatever else is wrong: the proxy does not hold one to forward.
@@ -199,12 +199,8 @@ export function proxyExchange(
       if (decoded.kind === 'decoded') body = decoded.body;
       else {
         decodable = false;
-        const diagnostic = {
-          code: 'BODY_INVALID_ENCODING',
-          path: '/headers/content-encoding',
-          message: decoded.message,
-        } as const;
-        (decoded.kind === 'corrupt' ? provider : warnings).push(diagnostic);
+        const found = diagnostic('BODY_INVALID_ENCODING', '/headers/content-encoding', decoded.message);
+        (decoded.kind === 'corrupt' ? provider : warnings).push(found);
       }
     }
     let value: unknown;
@@ -277,11 +273,6 @@ const notAKey = 'not read as an API key';
 /** What a key matched before any answer to it named its environment (`api_environment_tag`). */
 const keyNotPlaced =
   "a key whose environment no answer has shown yet (the proxy learns it from the service's answers)";
-/** What a key matched once the service's answers to it named its environment. */
-const keyAnsweredIn: Readonly<Record<Environment, string>> = {
-  Customer: 'a key the service answers in Customer',
-  Testing: 'a key the service answers in Testing',
-};
 
 /** What JSON.parse makes of an answer parseJsonBody refused (a repeated key, a byte order mark...), if anything. */
 function plainJson(body: Buffer): unknown {

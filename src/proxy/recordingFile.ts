@@ -1,11 +1,25 @@
+import { rename, rm, writeFile } from 'node:fs/promises';
+import { checkAdminSchema } from '../admin/adminDocument.js';
+import type { GroupSeed } from '../domain/seed.js';
 import { product } from '../errors.js';
+import type { Diagnostic, Environment } from '../spec/types.js';
+import { loadableGroups, type RecordedGroup } from './loadableGroups.js';
 import {
+  apiKeyPlaceholder,
+  type KeptExchange,
   type PactNames,
+  pactOf,
   pactPathOf,
   type RecordedExchange,
-  Recording,
-  type RecordingReport,
 } from './recording.js';
+
+type Loose = Readonly<Record<string, unknown>>;
+
+/** A group as the answers showed it, under its API key; its environment is decided when it is written. */
+type KeptGroup = RecordedGroup & { readonly keyScope: string | undefined; readonly tagged: boolean };
+
+/** The exchanges kept for the Pact file: past it, the oldest are dropped. */
+const capacity = 10_000;
 
 /** The recording could not be written when the proxy stopped: what is lost, and where. */
 export class RecordingLostError extends Error {
@@ -16,16 +30,26 @@ export class RecordingLostError extends Error {
 }
 
 /**
- * A recording kept on disk as the proxy goes: each exchange schedules a write of the fixtures and Pact files a
- * short while later (`delayMs`, or four times the last write's duration when writes grow slow), so that a proxy
- * killed outright keeps what it saw up to its last exchanges. Writes never overlap; each file is written whole and
- * renamed into place, so a reader (or a kill) never meets half a file. `close` writes what is left.
+ * What a proxy saw, kept for `--record`: the groups the answers showed (the newest answer of each), written as a
+ * fixtures file `serve --fixtures` starts from, and the exchanges (the newest 10,000), written as a Pact V3 file
+ * beside it. The API keys seen are replaced by `<API_KEY>` in both, wherever they appear.
+ *
+ * The fixtures file always loads: an answer that broke the contract, or whose group the mock's loader would refuse
+ * (`SeedGroupRequest`), is not learnt, and clashes between groups are resolved as `loadableGroups` says.
+ *
+ * Each exchange schedules a write of both files a short while later (`delayMs`, or four times the last write's
+ * duration when writes grow slow), so that a proxy killed outright keeps what it saw up to its last exchanges.
+ * Writes never overlap; each file is written whole and renamed into place, so a reader (or a kill) never meets half
+ * a file. `close` writes what is left.
  *
  * A write that fails (the folder removed, the disk full) is said once through `onWarning`, and once more when
  * writing works again; what was seen stays in memory meanwhile, and the next write that succeeds holds it all.
  */
 export class RecordingFile {
-  readonly #recording = new Recording();
+  readonly #exchanges: KeptExchange[] = [];
+  readonly #groups = new Map<string, KeptGroup>();
+  #seen = 0;
+  readonly #keys = new Set<string>();
   #timer: NodeJS.Timeout | undefined;
   #writing: Promise<void> | undefined;
   #dirty = false;
@@ -36,8 +60,10 @@ export class RecordingFile {
   #lastWritten: Date | undefined;
   /** Set by `close`: its own failure is its rejection, not a warning. */
   #closing = false;
-  /** What the last write recorded otherwise than seen: guessed environments, groups left out or changed. */
-  #report: RecordingReport = { guessed: [], adjusted: [] };
+  /** The ids of the groups the last write recorded as Customer without knowing their environment: said on close. */
+  #guessed: readonly string[] = [];
+  /** What the last fixtures file written leaves out or changes so that it loads, one sentence each: said on close. */
+  #adjusted: readonly string[] = [];
 
   constructor(
     private readonly path: string,
@@ -48,7 +74,16 @@ export class RecordingFile {
   ) {}
 
   add(exchange: RecordedExchange): void {
-    this.#recording.add(exchange);
+    const { requestBody, responseBody, providerDiagnostics, ...rest } = exchange;
+    const kept = {
+      ...rest,
+      request: json(requestBody),
+      response: responseBody.length === 0 ? undefined : json(responseBody),
+    };
+    this.#exchanges.push(kept);
+    if (this.#exchanges.length > capacity) this.#exchanges.shift();
+    if (exchange.apiKey !== undefined) this.#keys.add(exchange.apiKey);
+    this.#learnGroup(kept, providerDiagnostics);
     this.#unwritten++;
     this.#dirty = true;
     this.#schedule();
@@ -66,7 +101,8 @@ export class RecordingFile {
     await this.#writing;
     await this.#write();
     if (this.#failure !== undefined) throw new RecordingLostError(this.#lost(this.#failure));
-    const { guessed, adjusted } = this.#report;
+    const guessed = this.#guessed;
+    const adjusted = this.#adjusted;
     const ids = guessed.map((id) => JSON.stringify(id));
     if (guessed.length > 0)
       this.onWarning(
@@ -76,6 +112,94 @@ export class RecordingFile {
       this.onWarning(
         `${product}: ${this.path} differs from the traffic in ${adjusted.length} place(s), so that serve --fixtures accepts it: ${firstFive(adjusted, '; ')}. The answers that broke the contract are in the journal (/__admin/requests?invalid=true).`,
       );
+  }
+
+  /**
+   * Writes the fixtures file and the Pact file beside it. `environmentOf` gives the environment an API key's answers
+   * have shown, the key named by its `keyScope`. Only update and rotation answers carry `api_environment_tag`: a
+   * group only ever seen through get-or-create, of a key never seen in another answer, is recorded as Customer, a
+   * guess. Keeps the ids of the groups so guessed and what the file records otherwise than seen, for `close`.
+   */
+  async #writeFiles(): Promise<void> {
+    const recorded = [...this.#groups.values()].map((group): RecordedGroup => {
+      const { seed, keyScope, tagged } = group;
+      if (seed === undefined) return group;
+      const learnt = keyScope === undefined ? undefined : this.environmentOf(keyScope);
+      const environment = tagged ? seed.environment : ((learnt ?? 'Customer') as Environment);
+      return { ...group, seed: { ...seed, environment }, guessed: !tagged && learnt === undefined };
+    });
+    const { groups, notes, guessed } = loadableGroups(recorded);
+    await writeWhole(this.path, this.#hideKeys(`${JSON.stringify({ groups }, null, 2)}\n`));
+    await writeWhole(
+      pactPathOf(this.path),
+      this.#hideKeys(`${JSON.stringify(pactOf(this.#exchanges, this.names), null, 2)}\n`),
+    );
+    this.#guessed = guessed;
+    this.#adjusted = notes.map((note) => this.#hideKeys(note));
+  }
+
+  /**
+   * Learns the group an answer shows, unless the answer broke the contract or the group is one the mock's loader
+   * would refuse: then the group stays as an earlier answer showed it (if one did), and why is kept for the report.
+   */
+  #learnGroup(exchange: KeptExchange, providerDiagnostics: readonly Diagnostic[]): void {
+    if (exchange.status !== 200) return;
+    const answer = exchange.response as Loose | undefined;
+    const group = answer?.user_group as Loose | undefined;
+    if (answer?.success !== 1 || group === null || typeof group !== 'object') return;
+    const { provided_id: id, name, token, team_id, properties, api_environment_tag: tag } = group;
+    if (typeof id !== 'string') return;
+    const slot = `${exchange.apiKey ?? ''}\0${id}`;
+    const earlier = this.#groups.get(slot);
+    const refuse = (why: string): void => {
+      const kept = earlier ?? { id, seed: undefined, keyScope: exchange.keyScope, tagged: false, seen: 0 };
+      this.#groups.set(slot, { ...kept, refused: why });
+    };
+    const broken = providerDiagnostics[0];
+    if (broken !== undefined) {
+      refuse(`its answer broke the contract (${broken.code} at ${broken.path})`);
+      return;
+    }
+    if (typeof name !== 'string' || typeof token !== 'string') return;
+    const tagged = tag === 'Customer' || tag === 'Testing';
+    const environment: Environment = tagged ? (tag as Environment) : 'Customer';
+    const request = exchange.request as Loose | undefined;
+    const before = earlier?.seed;
+    const mapping = exchange.operationId === 'rotateUserGroupToken' ? before?.mapping : request?.mapping;
+    const kept =
+      exchange.operationId === 'rotateUserGroupToken' ? before?.properties : (properties ?? undefined);
+    const seed: GroupSeed = {
+      environment,
+      user_group_id: id,
+      name,
+      token,
+      ...(typeof team_id === 'number' ? { team_id } : {}),
+      ...(isObject(mapping) ? { mapping: mapping as GroupSeed['mapping'] } : {}),
+      ...(isObject(kept) ? { properties: kept as GroupSeed['properties'] } : {}),
+    };
+    const refused = checkAdminSchema('/components/schemas/SeedGroupRequest', seed, '')[0];
+    if (refused !== undefined) {
+      refuse(
+        `as seen (the answer, with the mapping of the request), serve --fixtures refuses it (${refused.path}: ${refused.message})`,
+      );
+      return;
+    }
+    this.#groups.set(slot, {
+      id,
+      seed,
+      keyScope: exchange.keyScope,
+      tagged,
+      seen: ++this.#seen,
+      refused: undefined,
+    });
+  }
+
+  /** Every API key seen, as it appears in JSON text, replaced by the placeholder. */
+  #hideKeys(text: string): string {
+    let hidden = text;
+    for (const key of this.#keys)
+      hidden = hidden.replaceAll(JSON.stringify(key).slice(1, -1), apiKeyPlaceholder);
+    return hidden;
   }
 
   #schedule(): void {
@@ -99,7 +223,7 @@ export class RecordingFile {
     const started = performance.now();
     const unwritten = this.#unwritten;
     try {
-      this.#report = await this.#recording.write(this.path, this.names, this.environmentOf);
+      await this.#writeFiles();
       this.#unwritten -= unwritten;
       this.#lastWritten = new Date();
       if (this.#failure !== undefined && !this.#closing)
@@ -130,3 +254,28 @@ export class RecordingFile {
 /** The first five of `items`, then how many more there are. */
 const firstFive = (items: readonly string[], separator: string): string =>
   `${items.slice(0, 5).join(separator)}${items.length > 5 ? `${separator.trim()} and ${items.length - 5} more` : ''}`;
+
+/** JSON bytes as a value; bytes that are not JSON as their text. */
+function json(bytes: Buffer | undefined): unknown {
+  if (bytes === undefined) return undefined;
+  const text = bytes.toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+const isObject = (value: unknown): boolean =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+async function writeWhole(path: string, text: string): Promise<void> {
+  const partial = `${path}.${process.pid}.partial`;
+  try {
+    await writeFile(partial, text, 'utf8');
+    await rename(partial, path);
+  } catch (error) {
+    await rm(partial, { force: true }).catch(() => undefined); // a disk full leaves half a file behind
+    throw error;
+  }
+}
