@@ -4,7 +4,7 @@ import { request } from 'undici';
 const adminTimeoutMs = 15_000;
 
 /** What a provider without a route answers to it: no such path, method, or implementation. */
-export const routeMissing = new Set([404, 405, 501]);
+export const routeMissing: ReadonlySet<number | undefined> = new Set([404, 405, 501]);
 
 export const adminUrlOf = (baseUrl: string): string => `${baseUrl.replace(/\/+$/, '')}/__admin`;
 
@@ -17,14 +17,17 @@ export const adminHeaders = (
   ...(adminKey === undefined ? {} : { 'x-admin-key': adminKey }),
 });
 
-/** A provider's answer to an `/__admin` call: its status, its text, and the text parsed when it is JSON. */
+/**
+ * A provider's answer to an `/__admin` call: its status, its text, and the text parsed when it is JSON; or no answer
+ * (`status` undefined), `text` saying why (a network error, the time-out).
+ */
 export interface AdminAnswer {
-  readonly status: number;
+  readonly status: number | undefined;
   readonly text: string;
   readonly body: unknown;
 }
 
-/** Sends one `/__admin` or state-change call (a JSON body when given) and reads the whole answer; rejects on network errors. */
+/** Sends one `/__admin` or state-change call (a JSON body when given) and reads the whole answer, if one comes. */
 export async function adminRequest(
   method: 'GET' | 'POST' | 'DELETE',
   url: string,
@@ -32,21 +35,28 @@ export async function adminRequest(
   body?: unknown,
 ): Promise<AdminAnswer> {
   const payload = body === undefined ? undefined : JSON.stringify(body);
-  const response = await request(url, {
-    method,
-    // undici sends the Content-Length of a string body itself.
-    headers: payload === undefined ? headers : { ...headers, 'content-type': 'application/json' },
-    body: payload,
-    signal: AbortSignal.timeout(adminTimeoutMs),
-  });
-  const text = await response.body.text();
+  let status: number;
+  let text: string;
+  try {
+    const response = await request(url, {
+      method,
+      // undici sends the Content-Length of a string body itself.
+      headers: payload === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+      body: payload,
+      signal: AbortSignal.timeout(adminTimeoutMs),
+    });
+    status = response.statusCode;
+    text = await response.body.text();
+  } catch (error) {
+    return { status: undefined, text: (error as Error).message, body: undefined };
+  }
   let parsed: unknown;
   try {
     parsed = text === '' ? undefined : JSON.parse(text);
   } catch {
     parsed = undefined;
   }
-  return { status: response.statusCode, text, body: parsed };
+  return { status, text, body: parsed };
 }
 
 /** The error envelope's `code: message`, or the start of the text. */

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { guardProxy } from './proxyGuard.js';
 import { contractApiKeys } from './publishedContract.js';
 import type { StateHandler } from './stateFailure.js';
+import type { ProviderVerification } from './verifyProvider.js';
 
 /** The part of `@pact-foundation/pact` verify uses (loaded on demand: it is an optional dependency). */
 export type PactModule = Pick<typeof import('@pact-foundation/pact'), 'Verifier'>;
@@ -21,20 +22,13 @@ export interface PactRunOptions {
   readonly keys: ProviderKeys;
 }
 
-/**
- * What the Pact Verifier found: each replayed interaction passed or failed, or it could not run at all. `lost`:
- * a connection to the provider failed during the run (its code, e.g. `ECONNRESET`), so the counts mean nothing.
- */
-export type PactRun =
-  | {
-      readonly ran: true;
-      readonly passed: number;
-      readonly failed: readonly string[];
-      readonly lost?: string;
-    }
-  | { readonly ran: false; readonly reason: string };
+/** What the Pact Verifier found: each replayed interaction passed or failed, or why there is no verdict. */
+export type PactRun = Pick<ProviderVerification, 'outcome' | 'interactions' | 'reason'>;
 
-/** Runs the Pact Verifier (it prints its report to stdout as it goes, logging errors only) and reads its results. */
+/**
+ * Runs the Pact Verifier (it prints its report to stdout as it goes, logging errors only) and reads its results. A
+ * connection to the provider that failed during the run leaves no verdict: the counts would mean nothing.
+ */
 export async function runPact(pact: PactModule, options: PactRunOptions): Promise<PactRun> {
   const guard = guardProxy();
   const replacements = keyReplacements(options.keys);
@@ -52,19 +46,26 @@ export async function runPact(pact: PactModule, options: PactRunOptions): Promis
   });
   let run: PactRun;
   try {
-    run = resultsOf(await verifier.verifyProvider()) ?? { ran: false, reason: 'Pact reported no results' };
+    run = resultsOf(await verifier.verifyProvider()) ?? {
+      outcome: 'could-not-run',
+      reason: 'Pact reported no results',
+    };
   } catch (error) {
     // A failed verification rejects with Pact's JSON results; anything else means it could not run.
     const message = error instanceof Error ? error.message : String(error);
-    run = resultsOf(message) ?? { ran: false, reason: `Pact could not verify: ${message}` };
+    run = resultsOf(message) ?? { outcome: 'could-not-run', reason: `Pact could not verify: ${message}` };
   } finally {
     guard.release();
   }
   const lost = guard.lost();
-  return run.ran && lost !== undefined ? { ...run, lost } : run;
+  if (run.interactions === undefined || lost === undefined) return run;
+  return {
+    outcome: 'unreachable',
+    reason: `the connection to ${options.providerBaseUrl} failed during the run (${lost}); is the provider still running? Look at its log for a crash`,
+  };
 }
 
-/** Pact's JSON results (`interactionResults`, each `result: "OK"` or not) as counts; undefined when not JSON. */
+/** Pact's JSON results (`interactionResults`, each `result: "OK"` or not) as a verdict; undefined when not JSON. */
 function resultsOf(output: unknown): PactRun | undefined {
   let results: { interactionResults?: { description?: string; result?: string }[] };
   try {
@@ -76,7 +77,10 @@ function resultsOf(output: unknown): PactRun | undefined {
   const failed = results.interactionResults
     .filter((interaction) => interaction.result !== 'OK')
     .map((interaction) => interaction.description ?? 'an interaction');
-  return { ran: true, passed: results.interactionResults.length - failed.length, failed };
+  return {
+    outcome: failed.length === 0 ? 'honoured' : 'not-honoured',
+    interactions: { passed: results.interactionResults.length - failed.length, failed },
+  };
 }
 
 /**

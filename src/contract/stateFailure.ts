@@ -34,17 +34,11 @@ export async function stateSetupCall(
   accepted: (status: number) => boolean = () => false,
 ): Promise<AdminAnswer> {
   const { state, method, url } = call;
-  let answer: AdminAnswer;
-  try {
-    answer = await adminRequest(method, url, headers, body);
-  } catch (error) {
-    const { message } = error as Error;
-    throw new StateSetupError(says(undefined, message), state, url, undefined, message, method);
-  }
+  const answer = await adminRequest(method, url, headers, body);
   const { status } = answer;
-  if ((status >= 200 && status < 300) || accepted(status)) return answer;
-  const reason = reasonOf(answer);
-  throw new StateSetupError(says(status, reason), state, url, status, reason, method);
+  if (status !== undefined && ((status >= 200 && status < 300) || accepted(status))) return answer;
+  const detail = status === undefined ? answer.text : reasonOf(answer);
+  throw new StateSetupError(says(status, detail), state, url, status, detail, method);
 }
 
 /** A state handler that failed: the state, and what it threw. */
@@ -58,27 +52,6 @@ export type StateSource =
   | { readonly kind: 'url' }
   | { readonly kind: 'admin'; readonly flag: 'tenant' | 'allow-reset' }
   | { readonly kind: 'handlers' };
-
-/**
- * Sets each provider state of the contracts up once, in order of first use, with the params of its first use; the
- * first that fails, if any. Pact carries on past a state handler that throws (it logs the error and replays the
- * interaction anyway), so a run is only worth starting once every state can be set up.
- */
-export async function setUpEachState(
-  handlers: Readonly<Record<string, StateHandler>>,
-  contracts: readonly string[],
-): Promise<StateFailure | undefined> {
-  for (const [state, params] of contractStates(contracts)) {
-    const handler = handlers[state];
-    if (handler === undefined) continue;
-    try {
-      await handler(params);
-    } catch (error) {
-      return { state, error };
-    }
-  }
-  return undefined;
-}
 
 /** The same handlers, remembering the first that failed (and still throwing, for Pact to log). */
 export function watchStates(handlers: Readonly<Record<string, StateHandler>>): {
@@ -97,6 +70,22 @@ export function watchStates(handlers: Readonly<Record<string, StateHandler>>): {
       }
     };
   return { handlers: watched, failure: () => first };
+}
+
+/**
+ * Sets each provider state of the contracts up once through `states`, in order of first use, with the params of its
+ * first use; the first that fails, if any. Pact carries on past a state handler that throws (it logs the error and
+ * replays the interaction anyway), so a run is only worth starting once every state can be set up.
+ */
+export async function setUpEachState(
+  states: ReturnType<typeof watchStates>,
+  contracts: readonly string[],
+): Promise<StateFailure | undefined> {
+  for (const [state, params] of contractStates(contracts)) {
+    if (states.failure() !== undefined) break;
+    await states.handlers[state]?.(params).catch(() => undefined);
+  }
+  return states.failure();
 }
 
 const docs = 'docs/integrators.md shows how';

@@ -5,12 +5,11 @@ import { join } from 'node:path';
 import { product } from '../errors.js';
 import type { TenantHandle } from '../spec/types.js';
 import { type PactModule, type ProviderKeys, runPact, withoutTestingKey } from './pactRun.js';
-import { contractStateHandlers } from './providerStates.js';
+import { contractStateHandlers, forwardingStateHandlers } from './providerStates.js';
 import { publishedContracts } from './publishedContract.js';
 import { reach } from './reach.js';
 import type { StateHandler } from './stateFailure.js';
 import { type StateSource, setUpEachState, stateFailureReason, watchStates } from './stateFailure.js';
-import { forwardingStateHandlers } from './stateSetupUrl.js';
 import { createVerifyTenant, invalidRequestsOf, removeVerifyTenant } from './verifyTenant.js';
 
 /** What `verify` is given: its flags (their help is `verifyOptions` of src/cli/verify.ts), and what tests inject. */
@@ -222,7 +221,8 @@ async function replay(
 ): Promise<Omit<ProviderVerification, 'warnings'>> {
   if (options.signal?.aborted) return { ...interrupted, skipped: [] };
   const contracts = options.contracts ?? publishedContracts();
-  const unset = await Promise.race([setUpEachState(setUp.handlers, contracts), abortion(options.signal)]);
+  const states = watchStates(setUp.handlers);
+  const unset = await Promise.race([setUpEachState(states, contracts), abortion(options.signal)]);
   if (unset === 'aborted') return { ...interrupted, skipped: [] };
   if (unset !== undefined)
     return {
@@ -230,7 +230,6 @@ async function replay(
       reason: `the provider states could not be set up: ${stateFailureReason(unset, setUp.source)}`,
       skipped: [],
     };
-  const states = watchStates(setUp.handlers);
   const work = mkdtempSync(join(tmpdir(), `${product}-verify-`));
   try {
     const skipped: string[] = [];
@@ -248,23 +247,11 @@ async function replay(
       abortion(options.signal),
     ]);
     if (run === 'aborted') return { ...interrupted, skipped };
-    if (!run.ran) return { outcome: 'could-not-run', reason: run.reason, skipped };
-    if (run.lost !== undefined)
-      return {
-        outcome: 'unreachable',
-        reason: `the connection to ${options.providerBaseUrl} failed during the run (${run.lost}); is the provider still running? Look at its log for a crash`,
-        skipped,
-      };
     const unsetDuringRun = states.failure();
-    if (unsetDuringRun !== undefined)
-      return {
-        outcome: 'could-not-run',
-        reason: `a provider state could not be set up during the run, so its results say nothing: ${stateFailureReason(unsetDuringRun, setUp.source)}`,
-        skipped,
-      };
+    if (run.interactions === undefined || unsetDuringRun === undefined) return { ...run, skipped };
     return {
-      outcome: run.failed.length === 0 ? 'honoured' : 'not-honoured',
-      interactions: { passed: run.passed, failed: run.failed },
+      outcome: 'could-not-run',
+      reason: `a provider state could not be set up during the run, so its results say nothing: ${stateFailureReason(unsetDuringRun, setUp.source)}`,
       skipped,
     };
   } finally {

@@ -1,6 +1,5 @@
 import type { Diagnostic, TenantHandle } from '../spec/types.js';
 import {
-  type AdminAnswer,
   adminHeaders,
   adminRequest,
   adminUrlOf,
@@ -22,14 +21,11 @@ export type VerifyTenant =
 /** `POST /__admin/tenants` on the provider, from the default scope: a fresh tenant with its own keys and groups. */
 export async function createVerifyTenant(baseUrl: string, adminKey?: string): Promise<VerifyTenant> {
   const url = `${adminUrlOf(baseUrl)}/tenants`;
-  let answer: AdminAnswer;
-  try {
-    answer = await adminRequest('POST', url, adminHeaders(undefined, adminKey));
-  } catch (error) {
-    return { kind: 'failed', reason: `POST ${url} failed: ${(error as Error).message}` };
-  }
-  if (answer.status === 201 && isTenant(answer.body)) return { kind: 'created', tenant: answer.body };
-  if (routeMissing.has(answer.status)) return { kind: 'unavailable', status: answer.status };
+  const answer = await adminRequest('POST', url, adminHeaders(undefined, adminKey));
+  const { status } = answer;
+  if (status === undefined) return { kind: 'failed', reason: `POST ${url} failed: ${answer.text}` };
+  if (status === 201 && isTenant(answer.body)) return { kind: 'created', tenant: answer.body };
+  if (routeMissing.has(status)) return { kind: 'unavailable', status };
   if (errorCodeOf(answer) === 'ADMIN_KEY_REQUIRED')
     return {
       kind: 'refused',
@@ -37,7 +33,7 @@ export async function createVerifyTenant(baseUrl: string, adminKey?: string): Pr
     };
   return {
     kind: 'failed',
-    reason: `POST ${url} answered ${answer.status} (${reasonOf(answer)}) instead of a tenant { id, api_keys }`,
+    reason: `POST ${url} answered ${status} (${reasonOf(answer)}) instead of a tenant { id, api_keys }`,
   };
 }
 
@@ -51,13 +47,10 @@ export async function removeVerifyTenant(
   adminKey?: string,
 ): Promise<string | undefined> {
   const url = `${adminUrlOf(baseUrl)}/tenants/${encodeURIComponent(tenant.id)}`;
-  try {
-    const answer = await adminRequest('DELETE', url, adminHeaders(tenant.api_keys.Customer, adminKey));
-    if (answer.status === 204) return undefined;
-    return `DELETE ${url} answered ${answer.status} (${reasonOf(answer)})`;
-  } catch (error) {
-    return `DELETE ${url} failed: ${(error as Error).message}`;
-  }
+  const answer = await adminRequest('DELETE', url, adminHeaders(tenant.api_keys.Customer, adminKey));
+  if (answer.status === 204) return undefined;
+  if (answer.status === undefined) return `DELETE ${url} failed: ${answer.text}`;
+  return `DELETE ${url} answered ${answer.status} (${reasonOf(answer)})`;
 }
 
 /**
@@ -72,13 +65,9 @@ export async function invalidRequestsOf(
   adminKey?: string,
 ): Promise<string[]> {
   const url = `${adminUrlOf(baseUrl)}/requests?invalid=true`;
-  try {
-    const answer = await adminRequest('GET', url, adminHeaders(tenant.api_keys.Customer, adminKey));
-    if (answer.status !== 200 || !Array.isArray(answer.body)) return [];
-    return (answer.body as unknown[]).flatMap(invalidRequestLine);
-  } catch {
-    return [];
-  }
+  const answer = await adminRequest('GET', url, adminHeaders(tenant.api_keys.Customer, adminKey));
+  if (answer.status !== 200 || !Array.isArray(answer.body)) return [];
+  return (answer.body as unknown[]).flatMap(invalidRequestLine);
 }
 
 function invalidRequestLine(entry: unknown): string[] {

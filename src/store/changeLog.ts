@@ -1,7 +1,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { type Change, isChange } from '../domain/changes.js';
-import { type FileSystem, readIfPresent, syncDirectory } from './fileSystem.js';
+import { damaged, type FileSystem, readIfPresent, syncDirectory } from './fileSystem.js';
 
 /**
  * An append-only log of changes, one JSON line each. `append` returns once the lines are fdatasynced; a failed
@@ -107,9 +107,7 @@ export async function readChangeLog(
       if (!isChange(change)) throw new Error('not a change');
       changes.push(change);
     } catch {
-      throw new Error(
-        `user-group-mock: the change log ${path} is damaged at line ${line}; it was left untouched. Restore it from a backup or start with another --db path.`,
-      );
+      throw damaged(`the change log ${path} is damaged at line ${line}`);
     }
   }
   // Bytes after the last newline: a line whose write a crash cut off (never acknowledged), dropped on open.

@@ -1,6 +1,6 @@
-import { basename, dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import type { Adapter } from 'lowdb';
-import { aside, type FileSystem, readIfPresent, syncDirectory, writeNew } from './fileSystem.js';
+import { aside, damaged, type FileSystem, readIfPresent, syncDirectory, writeNew } from './fileSystem.js';
 
 /**
  * A lowdb adapter like lowdb's JSONFile, but crash-safe: each write goes to a uniquely named temp file, is
@@ -20,27 +20,12 @@ export class DurableJsonFile<T> implements Adapter<T> {
     try {
       value = JSON.parse(bytes.toString('utf8'));
     } catch (error) {
-      throw new Error(
-        `user-group-mock: the database ${this.path} is not valid JSON (${(error as Error).message}); it was left untouched. Restore it from a backup or start with another --db path.`,
-      );
+      throw damaged(`the database ${this.path} is not valid JSON (${(error as Error).message})`);
     }
     // lowdb reads a falsy value as "no file yet" and would start empty over it: refuse anything but an object.
-    if (value === null || typeof value !== 'object') {
-      throw new Error(
-        `user-group-mock: the database ${this.path} holds ${JSON.stringify(value)}, not a JSON object; it was left untouched. Restore it from a backup or start with another --db path.`,
-      );
-    }
+    if (value === null || typeof value !== 'object')
+      throw damaged(`the database ${this.path} holds ${JSON.stringify(value)}, not a JSON object`);
     return value as T;
-  }
-
-  /** Removes temp files a killed writer left behind (call with the database's lock held). */
-  async removeLeftovers(): Promise<void> {
-    const prefix = `.${basename(this.path)}.`;
-    for (const name of await this.files.readdir(dirname(this.path))) {
-      if (name.startsWith(prefix) && name.endsWith('.tmp')) {
-        await this.files.unlink(join(dirname(this.path), name)).catch(() => undefined);
-      }
-    }
   }
 
   async write(data: T): Promise<void> {

@@ -23,6 +23,12 @@ export const nodeFileSystem: FileSystem = fs;
 export const isMissing = (error: unknown): boolean =>
   (error as NodeJS.ErrnoException | null)?.code === 'ENOENT';
 
+/** The error for a file of the database that cannot be read back (`what` is wrong): it is left as it is. */
+export const damaged = (what: string): Error =>
+  new Error(
+    `user-group-mock: ${what}; it was left untouched. Restore it from a backup or start with another --db path.`,
+  );
+
 /** A file's bytes, or undefined when it is not there. */
 export const readIfPresent = (files: FileSystem, path: string): Promise<Buffer | undefined> =>
   files.readFile(path).catch((error: unknown) => {
@@ -54,3 +60,18 @@ export async function writeNew(files: FileSystem, path: string, text: string, sy
 /** A new name beside `path` for a file written aside, naming this process (`.db.json.<pid>.<random>.<suffix>`). */
 export const aside = (path: string, suffix: string): string =>
   join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.${suffix}`);
+
+/** Removes the files written `aside` of `path` with one of these suffixes that a writer `gone` (by its pid) left. */
+export async function removeAside(
+  files: FileSystem,
+  path: string,
+  suffixes: readonly string[],
+  gone: (pid: number) => boolean = () => true,
+): Promise<void> {
+  const prefix = `.${basename(path)}.`;
+  for (const name of await files.readdir(dirname(path))) {
+    const [, pid, suffix] = /^(\d+)\.[0-9a-f]+\.(\w+)$/.exec(name.slice(prefix.length)) ?? [];
+    if (name.startsWith(prefix) && suffixes.includes(suffix as string) && gone(Number(pid)))
+      await files.unlink(join(dirname(path), name)).catch(() => undefined);
+  }
+}

@@ -1,5 +1,4 @@
-import { basename, dirname, join } from 'node:path';
-import { aside, type FileSystem, isMissing, readIfPresent, writeNew } from './fileSystem.js';
+import { aside, type FileSystem, isMissing, readIfPresent, removeAside, writeNew } from './fileSystem.js';
 import { isStillRunning, ownIdentity, type ProcessIdentity, pidIsAlive } from './processIdentity.js';
 
 /** The lock files this process holds: a second store on one of them is refused without reading the file. */
@@ -20,7 +19,8 @@ export async function acquireLock(files: FileSystem, path: string): Promise<() =
     const text = `${JSON.stringify(self)}\n`;
     for (let attempt = 0; attempt < 3; attempt++) {
       if (await create(files, path, text)) {
-        await removeLeftovers(files, path);
+        // The files of lock takers killed half way (or of this process).
+        await removeAside(files, path, ['new', 'stale'], (pid) => pid === process.pid || !pidIsAlive(pid));
         return async () => {
           if ((await readLock(files, path))?.text === text) await files.unlink(path).catch(() => undefined);
           held.delete(path);
@@ -63,17 +63,6 @@ async function create(files: FileSystem, path: string, text: string): Promise<bo
     throw error;
   } finally {
     await files.unlink(temp).catch(() => undefined);
-  }
-}
-
-/** Removes the files a lock taker killed half way left beside the lock (its pid is in their names). */
-async function removeLeftovers(files: FileSystem, path: string): Promise<void> {
-  const prefix = `.${basename(path)}.`;
-  for (const name of await files.readdir(dirname(path))) {
-    const pid = /^(\d+)\.[0-9a-f]+\.(?:new|stale)$/.exec(name.slice(prefix.length))?.[1];
-    if (!name.startsWith(prefix) || pid === undefined) continue;
-    if (Number(pid) === process.pid || !pidIsAlive(Number(pid)))
-      await files.unlink(join(dirname(path), name)).catch(() => undefined);
   }
 }
 

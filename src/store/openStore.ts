@@ -9,27 +9,26 @@ import type { Store } from './store.js';
 /** As `MockServerOptions` has them; `ids` makes tokens, ids and team ids. */
 export interface StoreOptions {
   readonly ids: IdSource;
+  /** How many journal entries (and, on PostgreSQL, faults) each tenant keeps. */
   readonly journalLimit: number;
+  /** PostgreSQL: the connections of this replica (default 10). */
   readonly poolSize?: number | undefined;
   readonly files?: FileSystem | undefined;
+  /** A file: compact once the current log holds this many records (and at least as many as there are groups). */
   readonly compactAfter?: number | undefined;
   readonly onWarning?: OnWarning | undefined;
 }
 
+/** The options as the stores take them, with where warnings go settled. */
+export type OpenedStoreOptions = StoreOptions & { readonly onWarning: OnWarning };
+
 /** The store `db` names: none, memory; a PostgreSQL URL, PostgreSQL; anything else, a database file. */
 export async function openStore(db: string | undefined, options: StoreOptions): Promise<Store> {
-  const { ids } = options;
-  const onWarning = options.onWarning ?? processWarning;
+  const opened = { ...options, onWarning: options.onWarning ?? processWarning };
+  const { ids, onWarning } = opened;
   if (db === undefined) return new EmbeddedStore(memoryPersistence(), 'memory', ids, onWarning);
-  if (isPostgresUrl(db))
-    return PostgresStore.open(db, {
-      ids,
-      capacity: options.journalLimit,
-      poolSize: options.poolSize,
-      onWarning,
-    });
-  const persistence = await openFilePersistence(db, { ...options, onWarning });
-  return new EmbeddedStore(persistence, 'file', ids, onWarning);
+  if (isPostgresUrl(db)) return PostgresStore.open(db, opened);
+  return new EmbeddedStore(await openFilePersistence(db, opened), 'file', ids, onWarning);
 }
 
 export {

@@ -4,8 +4,9 @@ import { applyChanges, type Change } from '../domain/changes.js';
 import { emptyWorld, type World } from '../domain/model.js';
 import { ChangeLog, readChangeLog } from './changeLog.js';
 import { DurableJsonFile } from './durableJsonFile.js';
-import { type FileSystem, nodeFileSystem } from './fileSystem.js';
+import { type FileSystem, nodeFileSystem, removeAside } from './fileSystem.js';
 import { acquireLock } from './lock.js';
+import type { OpenedStoreOptions } from './openStore.js';
 import { fromSnapshot, type SnapshotFile, toSnapshot } from './snapshot.js';
 
 /** Where the store keeps what it acknowledged. `append` resolves only once the changes are durable. */
@@ -34,31 +35,22 @@ export type OnWarning = (message: string) => void;
 /** The default: a process warning, printed on stderr (`(node:PID) Warning: user-group-mock: ...`). */
 export const processWarning: OnWarning = (message) => process.emitWarning(message);
 
-export interface FilePersistenceOptions {
-  readonly files?: FileSystem;
-  /** Compact once the current log holds this many records (and at least as many as there are groups). */
-  readonly compactAfter?: number;
-  readonly onWarning?: OnWarning;
-}
-
 /**
  * A lowdb JSON snapshot (`db.json`, written crash-safely) plus an append-only, fdatasynced change log
  * (`db.json.log.<generation>`) replayed on start. Compaction writes a new snapshot in the background.
  */
 export async function openFilePersistence(
   path: string,
-  options: FilePersistenceOptions = {},
+  { files = nodeFileSystem, compactAfter = 20_000, onWarning }: OpenedStoreOptions,
 ): Promise<Persistence> {
-  const files = options.files ?? nodeFileSystem;
-  const compactAfter = options.compactAfter ?? 20_000;
-  const onWarning = options.onWarning ?? processWarning;
   const dbPath = resolve(path);
   const directory = dirname(dbPath);
   await files.mkdir(directory, { recursive: true });
   const release = await acquireLock(files, `${dbPath}.lock`);
   try {
     const snapshotFile = new DurableJsonFile<SnapshotFile | null>(dbPath, files);
-    await snapshotFile.removeLeftovers();
+    // The temp files of snapshot writes a killed process left (any process's: the lock is held).
+    await removeAside(files, dbPath, ['tmp']);
     const db = new Low<SnapshotFile | null>(snapshotFile, null);
     await db.read();
     const world = db.data === null ? emptyWorld() : fromSnapshot(db.data, dbPath);

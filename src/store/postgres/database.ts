@@ -56,22 +56,13 @@ export class Database {
   }
 
   /** One statement outside a transaction; a lost connection becomes `StoreUnavailableError`. */
-  async query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
-    try {
-      return await this.pool.query<R>(text, values);
-    } catch (error) {
-      throw classified(error);
-    }
+  query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
+    return this.pool.query<R>(text, values).catch(throwClassified);
   }
 
   /** Runs `work` in one transaction: committed when it returns, rolled back when it throws. */
   async transaction<T>(work: (client: Client) => Promise<T>): Promise<T> {
-    let client: Client;
-    try {
-      client = await this.pool.connect();
-    } catch (error) {
-      throw classified(error);
-    }
+    const client = await this.pool.connect().catch(throwClassified);
     let broken: Error | undefined;
     // A checked-out client is this code's to watch: a connection lost between two statements is an 'error' event
     // (the pool listens only to idle clients), which unheard would end the process. The next statement fails too,
@@ -88,7 +79,7 @@ export class Database {
     } catch (error) {
       if (isUnavailable(error)) broken = error as Error;
       else await client.query('ROLLBACK').catch((e: Error) => (broken = e));
-      throw classified(error);
+      throwClassified(error);
     } finally {
       client.off('error', lost);
       client.release(broken);
@@ -105,13 +96,6 @@ export class Database {
       [tenant, keep - 1],
     );
     return rowCount ?? 0;
-  }
-
-  async reachable(): Promise<boolean> {
-    return this.pool.query('SELECT 1').then(
-      () => true,
-      () => false,
-    );
   }
 
   close(): Promise<void> {
@@ -144,9 +128,10 @@ function isUnavailable(error: unknown): boolean {
   );
 }
 
-/** The error to throw for what the driver threw: unavailable as `StoreUnavailableError`, anything else as it is. */
-const classified = (error: unknown): unknown =>
-  isUnavailable(error) ? new StoreUnavailableError(error as Error) : error;
+/** Throws what the driver threw: unavailable as `StoreUnavailableError`, anything else as it is. */
+function throwClassified(error: unknown): never {
+  throw isUnavailable(error) ? new StoreUnavailableError(error as Error) : error;
+}
 
 /** Whether the database refused a statement by this constraint (a unique key or a tenant's removal). */
 export const violates = (error: unknown, ...constraints: readonly string[]): boolean =>

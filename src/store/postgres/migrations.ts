@@ -1,18 +1,10 @@
 /**
- * The schema of the PostgreSQL store, one migration per version, applied in order at start (`migrate`). A
- * migration is never edited once released: a change of the schema is a new entry at the end.
+ * The schema of the PostgreSQL store, one migration per version (version n is the nth), applied in order at start
+ * (`migrate`). A migration is never edited once released: a change of the schema is a new entry at the end.
  */
-export interface Migration {
-  readonly version: number;
-  readonly summary: string;
-  readonly sql: string;
-}
-
-export const migrations: readonly Migration[] = [
-  {
-    version: 1,
-    summary: 'tenants, groups and the team_id sequence',
-    sql: `
+export const migrations: readonly string[] = [
+  // 1: tenants, groups and the team_id sequence
+  `
       CREATE TABLE tenants (
         id text COLLATE "C" PRIMARY KEY,
         customer_key text COLLATE "C" UNIQUE,
@@ -35,11 +27,8 @@ export const migrations: readonly Migration[] = [
         CONSTRAINT groups_team_id_key UNIQUE (team_id)
       );
     `,
-  },
-  {
-    version: 2,
-    summary: 'the journal and the planned faults, shared by every replica',
-    sql: `
+  // 2: the journal and the planned faults, shared by every replica
+  `
       CREATE TABLE journal (
         id bigserial PRIMARY KEY,
         tenant text COLLATE "C" NOT NULL,
@@ -60,17 +49,13 @@ export const migrations: readonly Migration[] = [
       );
       CREATE INDEX faults_tenant_id ON faults (tenant, id);
     `,
-  },
-  {
-    version: 3,
-    summary: 'the token each journaled rotation replaced, indexed, so that a key is looked up without a scan',
-    sql: `
+  // 3: the token each journaled rotation replaced, indexed, so that a key is looked up without a scan
+  `
       ALTER TABLE journal ADD COLUMN retired_token text COLLATE "C";
       UPDATE journal SET retired_token = (record::jsonb->>'requestText')::jsonb->>'current_token'
         WHERE operation_id = 'rotateUserGroupToken' AND record::jsonb->>'status' = '200';
       CREATE INDEX journal_retired_token ON journal (retired_token) WHERE retired_token IS NOT NULL;
     `,
-  },
 ];
 
 export const latestVersion = migrations.length;

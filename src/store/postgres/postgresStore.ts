@@ -1,10 +1,10 @@
 import { LRUCache } from 'lru-cache';
-import type { IdSource } from '../../domain/ids.js';
 import {
   defaultTenantId,
   type Environment,
   emptyWorld,
   type Group,
+  type Tenant,
   type TenantKeys,
 } from '../../domain/model.js';
 import { type GroupSeed, seedGroup } from '../../domain/seed.js';
@@ -12,6 +12,7 @@ import { ok, type Result } from '../../result.js';
 import type { OperationId } from '../../spec/operations.js';
 import { type Fault, type FaultSpec, plannedFault } from '../faults.js';
 import type { JournalEntry, JournalQuery, JournalRecord } from '../journal.js';
+import type { OpenedStoreOptions } from '../openStore.js';
 import type { KeyLookup, ServiceCall, Store, TenantMemory, TenantRow } from '../store.js';
 import { Database, violates } from './database.js';
 import { JournalTable } from './journalTable.js';
@@ -19,28 +20,16 @@ import { type GroupRow, groupColumns, groupOf, groupValues, partialWorld, toText
 import { groupById, ServiceRequests, tenantExists } from './serviceRequests.js';
 import { faultColumns, journalLine, keyStatement } from './statements.js';
 
-export interface PostgresStoreOptions {
-  /** Connections of this replica (default 10). */
-  readonly poolSize?: number | undefined;
-  /** Trouble the pool recovers from by itself (a pooled connection that died). */
-  readonly onWarning: (message: string) => void;
-  /** Where tokens, ids and team ids come from. */
-  readonly ids: IdSource;
-  /** How many journal entries and faults each tenant keeps. */
-  readonly capacity: number;
-}
-
 /**
  * Tenants, groups, tokens and team ids, and every tenant's journal and planned faults, in PostgreSQL, shared by
  * every replica pointed at the database. Each operation is one transaction (or one statement); the rules of
  * src/domain decide the answer over the rows read, and the constraints decide the races: the primary key (tenant,
  * environment, provided_id) with `INSERT … ON CONFLICT` makes one group of concurrent get-or-creates, a rotation
- * updates `WHERE token = old`, `team_id` comes from a sequence and is unique. A success is returned only after the
- * commit. The journal and faults are bounded as the in-memory ones are: the newest `capacity` per tenant.
+ * locks the row `WHERE token = old`, `team_id` comes from a sequence and is unique. A success is returned only after
+ * the commit. The journal and faults are bounded as the in-memory ones are: the newest `journalLimit` per tenant.
  */
 export class PostgresStore implements Store {
   readonly kind = 'postgres';
-  /** No group is held in this process: each request asks the database. */
   readonly world = emptyWorld();
   /**
    * The keys the database did not know, for 5 s: a client sending a wrong key on every request costs one look-up
@@ -53,13 +42,13 @@ export class PostgresStore implements Store {
 
   private constructor(
     private readonly db: Database,
-    private readonly options: PostgresStoreOptions,
+    private readonly options: OpenedStoreOptions,
   ) {
     this.#requests = new ServiceRequests(db, options.ids);
-    this.#journal = new JournalTable(db, options.capacity);
+    this.#journal = new JournalTable(db, options.journalLimit);
   }
 
-  static async open(url: string, options: PostgresStoreOptions): Promise<PostgresStore> {
+  static async open(url: string, options: OpenedStoreOptions): Promise<PostgresStore> {
     return new PostgresStore(await Database.open(url, options), options);
   }
 
@@ -96,9 +85,7 @@ export class PostgresStore implements Store {
           ? Number((await this.db.query<{ id: string }>("SELECT nextval('team_ids') AS id")).rows[0]?.id)
           : 1;
       const world = partialWorld(rows, [tenant], next);
-      const scope = world.tenants.get(tenant);
-      if (scope === undefined) return undefined;
-      const decision = seedGroup(world, scope, seed, this.options.ids);
+      const decision = seedGroup(world, world.tenants.get(tenant) as Tenant, seed, this.options.ids);
       if (!decision.ok) return decision;
       const group = decision.value.body;
       try {
@@ -234,7 +221,7 @@ export class PostgresStore implements Store {
       `INSERT INTO faults (tenant, operation_id, status, delay_ms, action, remaining) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${faultColumns}`,
       [tenant.id, fault.operationId, fault.status, fault.delay_ms, fault.action, fault.remaining],
     );
-    await this.db.trim('faults', tenant.id, this.options.capacity);
+    await this.db.trim('faults', tenant.id, this.options.journalLimit);
     return rows[0] as Fault;
   }
 
@@ -251,7 +238,10 @@ export class PostgresStore implements Store {
   }
 
   async health(): Promise<{ status: 'ready' | 'degraded'; database: 'up' | 'down' }> {
-    const up = await this.db.reachable();
+    const up = await this.db.query('SELECT 1').then(
+      () => true,
+      () => false,
+    );
     return { status: up ? 'ready' : 'degraded', database: up ? 'up' : 'down' };
   }
 

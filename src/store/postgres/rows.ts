@@ -4,13 +4,10 @@ import { type Environment, emptyWorld, type Group, groupKey, type World } from '
  * Text as PostgreSQL can hold it: a `text` value cannot contain U+0000, which JSON allows in an id or a name. A NUL
  * is kept as `\0` and a backslash as `\\`, so reading the two escapes back gives the text exactly.
  */
-export const toText = (text: string): string =>
-  text.includes('\\') || text.includes('\0')
-    ? text.replace(/[\\\0]/g, (c) => (c === '\\' ? '\\\\' : '\\0'))
-    : text;
+export const toText = (text: string): string => text.replace(/[\\\0]/g, (c) => (c === '\\' ? '\\\\' : '\\0'));
 
 const fromText = (text: string): string =>
-  text.includes('\\') ? text.replace(/\\([\\0])/g, (_, c: string) => (c === '0' ? '\0' : '\\')) : text;
+  text.replace(/\\([\\0])/g, (_, c: string) => (c === '0' ? '\0' : '\\'));
 
 /** A row of `groups` as the driver returns it (bigint comes back as text). */
 export interface GroupRow {

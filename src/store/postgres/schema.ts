@@ -32,8 +32,10 @@ export async function migrate(client: pg.ClientBase, target = latestVersion): Pr
     if (found > latestVersion) throw new SchemaTooNewError(found, latestVersion);
     // Each migration is one query of several statements, which PostgreSQL runs as one transaction: the schema and
     // its version row change together or not at all.
-    for (const { sql, version } of migrations.filter((m) => m.version > found && m.version <= target))
-      await client.query(`${sql};\nINSERT INTO schema_version (version) VALUES (${version})`);
+    for (let version = found + 1; version <= target; version++)
+      await client.query(
+        `${migrations[version - 1]};\nINSERT INTO schema_version (version) VALUES (${version})`,
+      );
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [migrationLock]);
   }

@@ -1,5 +1,5 @@
 import type { IdSource } from '../../domain/ids.js';
-import type { Group, KeyOwner, Tenant, World } from '../../domain/model.js';
+import type { KeyOwner, Tenant, World } from '../../domain/model.js';
 import { type Caller, type Decision, getOrCreate, rotate, update } from '../../domain/userGroups.js';
 import { tenantRemoved } from '../../errors.js';
 import { failure, type Result } from '../../result.js';
@@ -98,20 +98,11 @@ export class ServiceRequests {
   }
 
   #update(asked: Asked, request: RequestBodies['updateUserGroup']): Promise<Served> {
-    const { owner } = asked;
-    const id = toText(request.user_group_id);
     // The id's group in either environment: the rule names the other one when the group is there.
     return this.#changeLocked(
       asked,
-      { where: 'tenant = $1 AND provided_id = $3', values: [id] },
-      (rows) => update(over(rows, owner)[1], request),
-      (group) => {
-        const [, , , , , name, mapping, properties] = groupValues(owner.tenant, group);
-        return {
-          sql: 'UPDATE groups SET name = $4, mapping = $5, properties = $6 WHERE tenant = $1 AND environment = $2 AND provided_id = $3',
-          values: [owner.tenant, owner.environment, id, name, mapping, properties],
-        };
-      },
+      { where: 'tenant = $1 AND provided_id = $3', values: [toText(request.user_group_id)] },
+      (rows) => update(over(rows, asked.owner)[1], request),
     );
   }
 
@@ -122,23 +113,20 @@ export class ServiceRequests {
       asked,
       { where: 'token = $3', values: [request.current_token] },
       (rows) => rotate(...over(rows, asked.owner), request, this.ids),
-      (group) => ({
-        sql: 'UPDATE groups SET token = $2 WHERE token = $1',
-        values: [request.current_token, group.token],
-        retired: request.current_token,
-      }),
+      request.current_token,
     );
   }
 
   /**
    * An update or a rotation, in one transaction: the planned fault due claimed, else the groups matching `lock`
-   * locked, the rule applied to them (`decide`), and the changed group written (`write`) with the journal entry.
+   * locked, the rule applied to them (`decide`), and the changed group written with the journal entry (naming the
+   * token a rotation `retired`).
    */
   async #changeLocked(
     { owner, claim, journal }: Asked,
     lock: { readonly where: string; readonly values: readonly unknown[] },
     decide: (rows: readonly GroupRow[]) => Result<Decision<unknown>>,
-    write: (group: Group) => { readonly sql: string; readonly values: unknown[]; readonly retired?: string },
+    retired: string | null = null,
   ): Promise<Served> {
     const served = await this.db.transaction(async (client): Promise<Served> => {
       const { claimed, targets } = await claimAndLock(client, lock.where, [
@@ -150,8 +138,7 @@ export class ServiceRequests {
       const result = decide(targets);
       const change = result.ok ? result.value.changes[0] : undefined;
       if (!result.ok || change?.op !== 'putGroup') return { result, journaled: false };
-      const { sql, values, retired } = write(change.group);
-      await changeAndJournal(client, sql, values, owner.tenant, journal(result.value), retired ?? null);
+      await changeAndJournal(client, owner.tenant, change.group, journal(result.value), retired);
       return { result, journaled: true };
     });
     // A refusal because the tenant was removed through another replica meanwhile answers as such.

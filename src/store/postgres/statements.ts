@@ -1,7 +1,8 @@
+import type { Group } from '../../domain/model.js';
 import type { Fault } from '../faults.js';
 import { type JournalRecord, storedRecord } from '../journal.js';
 import type { Client } from './database.js';
-import { type GroupRow, groupColumns } from './rows.js';
+import { type GroupRow, groupColumns, groupValues } from './rows.js';
 
 /** A row of `faults` as a `Fault` (the id, a bigint, as a number: exact up to 2^53). */
 export const faultColumns =
@@ -79,23 +80,24 @@ export async function claimAndLock(
 }
 
 /**
- * One statement: the change (an UPDATE of one locked row) and, with it, the request's journal entry; a rotation's
- * entry names the token it replaced (`retired_token`, indexed), which `keyStatement` looks up.
+ * One statement: the changed group written over its locked row and, with it, the request's journal entry; a
+ * rotation's entry names the token it replaced (`retired_token`, indexed), which `keyStatement` looks up.
  */
 export async function changeAndJournal(
   client: Client,
-  change: string,
-  values: unknown[],
   tenant: string,
+  group: Group,
   line: JournalLine,
   retiredToken: string | null,
 ): Promise<void> {
-  const n = values.length;
   const { rowCount } = await client.query(
-    `WITH changed AS (${change} RETURNING 1)
+    `WITH changed AS (
+       UPDATE groups SET team_id = $4, token = $5, name = $6, mapping = $7, properties = $8
+       WHERE tenant = $1 AND environment = $2 AND provided_id = $3 RETURNING 1
+     )
      INSERT INTO journal (tenant, operation_id, invalid, record, retired_token)
-     SELECT $${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5} FROM changed`,
-    [...values, tenant, line.operationId, line.invalid, line.record, retiredToken],
+     SELECT $1, $9, $10, $11, $12 FROM changed`,
+    [...groupValues(tenant, group), line.operationId, line.invalid, line.record, retiredToken],
   );
   if (rowCount !== 1) throw new Error('the locked row disappeared under its lock');
 }
