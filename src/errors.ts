@@ -69,7 +69,7 @@ export function apiError(
   return { code, message, details, ...extra };
 }
 
-/** The error made from diagnostics: the first diagnostic's code decides, its message leads. */
+/** The error made from diagnostics, the first one's message leading. */
 export function errorFromDiagnostics(
   code: ErrorCode,
   details: readonly Diagnostic[],

@@ -1,4 +1,4 @@
-export type { AdminControls, Controls, TenantHandle, TokenOwner } from './admin/controlsApi.js';
+export type { AdminControls, Controls } from './admin/controlsApi.js';
 export * from './client/index.js';
 export { contractStateHandlers, type GroupStateParams, providerStates } from './contract/providerStates.js';
 export type { Group } from './domain/model.js';

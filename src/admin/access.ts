@@ -12,7 +12,6 @@ import type { Route } from '../spec/operations.js';
 import { errorAt } from '../validate/diagnostic.js';
 import { adminRoute, securityOf } from './adminDocument.js';
 
-/** The header that carries the admin key. */
 const adminKeyHeader = 'x-admin-key';
 
 const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();

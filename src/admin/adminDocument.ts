@@ -56,7 +56,6 @@ export function securityOf(operation: Operation): readonly string[][] {
 }
 
 let router: ((method: string, path: string) => Route) | undefined;
-/** Finds the admin operation for a method and path (`/__admin/tokens/{token}` and the like). */
 export const adminRoute = (method: string, path: string): Route => {
   router ??= createRouter(adminOperations());
   return router(method, path);

@@ -40,9 +40,8 @@ function tenantRemovalRefused(id: string, scope: string): ApiError | undefined {
 }
 
 /**
- * The fixture controls over one mock's store and runtime state: one implementation for every store, each control
- * awaitable. Watching the journal hears this process's requests (the event stream of `/__admin/requests/events` is
- * per replica with PostgreSQL).
+ * The fixture controls over one mock's store and runtime state. Watching the journal hears this process's requests
+ * only (with PostgreSQL, the event stream of `/__admin/events` is per replica).
  */
 export function createControls(context: MockContext): Controls {
   const { store } = context;
@@ -60,9 +59,7 @@ export function createControls(context: MockContext): Controls {
       `${product}: ${control}: ${given}; pass the id that createTenant() returned (tenant.id), or nothing for the default tenant`,
     );
   };
-  /** The tenant's state in this process, once the tenant is known. */
   const memory = async (tenant: unknown, control: string) => runtimeOf(context, await known(tenant, control));
-  /** A value a control was given, checked against its schema in openapi/admin.yaml. */
   const refused = (schema: string, value: unknown, what: string): Result<never> | undefined => {
     const diagnostics = checkAdminSchema(`/components/schemas/${schema}`, value, '');
     if (diagnostics.length === 0) return undefined;

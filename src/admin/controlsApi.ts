@@ -7,8 +7,6 @@ import type { Health, TenantHandle, TenantSummary, TokenOwner } from '../spec/ty
 import type { Fault, FaultSpec } from '../store/faults.js';
 import type { JournalEntry, JournalQuery, RequestWatcher } from '../store/journal.js';
 
-export type { Health, TenantHandle, TenantSummary, TokenOwner };
-
 /**
  * The fixture controls: what a test does to the mock besides calling the service, in process (`MockServer` has
  * them) or through the `/__admin` routes (one implementation for both), the same on every store (memory, a

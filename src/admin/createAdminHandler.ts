@@ -6,7 +6,6 @@ import { send } from '../http/respond.js';
 import { errorReply, type Reply } from '../pipeline/answer.js';
 import { ok } from '../result.js';
 import type { MockContext } from '../runtime/mockContext.js';
-import type { Route } from '../spec/operations.js';
 import { StoreUnavailableError } from '../store/store.js';
 import { errorAt } from '../validate/diagnostic.js';
 import { accessOf, adminKeyCheck, scopeOf } from './access.js';
@@ -52,7 +51,8 @@ export function createAdminHandler(context: MockContext, controls: Controls, lim
     const access = accessOf(found, path);
     const denied = access.adminKey ? checkAdminKey(req) : undefined;
     if (denied !== undefined) return errorReply(denied);
-    if (found.kind !== 'operation') return errorReply(routeError(found, method, path, has));
+    if (found.kind === 'not-found') return errorReply(noOperation(path, has));
+    if (found.kind !== 'operation') return errorReply(notAllowed(found.allow, method, path));
     if (!has(found.operation.operationId as AdminOperationId))
       return errorReply(limits.lacking?.(method, path, servedRoutes(has)) ?? noOperation(path, has));
     const scope = access.scope && limits.tenants !== false ? await scopeOf(req, head, context) : noScope;
@@ -95,7 +95,6 @@ export function createAdminHandler(context: MockContext, controls: Controls, lim
   };
 }
 
-/** A JSON reply, bytes with their media type, or a bare status for 204. */
 function write(res: ServerResponse, reply: Reply | BytesReply): void {
   if (res.headersSent || res.destroyed) return;
   if ('bytes' in reply) {
@@ -110,15 +109,8 @@ function write(res: ServerResponse, reply: Reply | BytesReply): void {
   }
 }
 
-/** 405 with `Allow`, or 404 naming the admin operations this server has. */
-function routeError(
-  route: Exclude<Route, { kind: 'operation' }>,
-  method: string,
-  path: string,
-  has: (operationId: AdminOperationId) => boolean,
-): ApiError {
-  if (route.kind === 'not-found') return noOperation(path, has);
-  const allow = route.allow.join(', ');
+function notAllowed(allowed: readonly string[], method: string, path: string): ApiError {
+  const allow = allowed.join(', ');
   const message = `${method} is not allowed on ${path}; it answers ${allow}`;
   return errorAt('METHOD_NOT_ALLOWED', '/method', message, { allow });
 }

@@ -19,7 +19,6 @@ import {
 /** One admin call, its parameters and body already checked against openapi/admin.yaml. */
 export interface AdminCall {
   readonly controls: Controls;
-  /** The tenant the call acts on. */
   readonly tenant: string;
   readonly params: CallParameters;
   readonly body: unknown;

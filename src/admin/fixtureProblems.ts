@@ -3,14 +3,12 @@ import { product } from '../errors.js';
 import type { Environment } from '../spec/types.js';
 import { checkAdminSchema } from './adminDocument.js';
 
-/** How many problems of a fixtures file one message lists; the rest are counted. */
-export const listedFixtureProblems = 20;
+const listedFixtureProblems = 20;
 
 /**
  * Every problem of a fixtures file that can be seen before seeding, in one message, so that a file is mended in one
  * pass: each entry that breaks `SeedGroupRequest` (openapi/admin.yaml), named by its place in the file and the field
- * (`groups[2].environment must be …`), and each entry that repeats an earlier one's id in the same environment, its
- * token or its team_id. The first 20 are listed and the rest counted; undefined when there is none.
+ * (`groups[2].environment must be …`), and each of `repeats`. The first 20 are listed and the rest counted.
  */
 export function fixtureProblems(groups: readonly unknown[], path: string): string | undefined {
   const malformed = groups.flatMap((seed, index) =>

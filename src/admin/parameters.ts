@@ -15,8 +15,7 @@ export interface CallParameters {
 }
 
 /**
- * Checks the path and query parameters of a call against the operation's parameter schemas (an error,
- * `VALIDATION_FAILED`, names what breaks them). Diagnostics point at
+ * Checks the path and query parameters of a call against the operation's parameter schemas. Diagnostics point at
  * `/path/<name>` and `/query/<name>`; an undeclared query parameter is an unknown field.
  */
 export function checkParameters(

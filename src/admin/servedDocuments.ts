@@ -4,7 +4,6 @@ import { documentIds } from './adminDocument.js';
 export type DocumentName = 'service' | 'admin';
 export type DocumentFormat = 'json' | 'yaml';
 
-/** A document as the mock serves it: its bytes and their media type. */
 export interface ServedDocument {
   readonly bytes: Buffer;
   readonly contentType: string;

@@ -1,6 +1,5 @@
 import { type Dispatcher, request } from 'undici';
-import { product } from '../errors.js';
-import { type OperationId, operations } from '../spec/operations.js';
+import { type Operation, type OperationId, operations } from '../spec/operations.js';
 import type { ErrorResponse, RequestBodies, SuccessBodies } from '../spec/types.js';
 import { UserGroupServiceError } from './UserGroupServiceError.js';
 
@@ -44,8 +43,7 @@ export function createUserGroupClient(options: UserGroupClientOptions): UserGrou
     operationId: K,
     body: RequestBodies[K],
   ): Promise<SuccessBodies[K]> {
-    const operation = operations().find((o) => o.operationId === operationId);
-    if (operation === undefined) throw new Error(`${product}: the document has no operation ${operationId}`);
+    const operation = operations().find((o) => o.operationId === operationId) as Operation;
     const payload = JSON.stringify(body);
     let status = 0;
     let text: string;

@@ -15,7 +15,6 @@ export const handlers: { readonly [K in OperationId]: Rule<RequestBodies[K]> } =
   rotateUserGroupToken: rotate,
 };
 
-/** Runs the rule for a validated body (the validator has narrowed `body` to the operation's schema). */
 export function handle(
   operationId: OperationId,
   world: World,

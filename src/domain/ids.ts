@@ -4,9 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
 export interface IdSource {
   /** 64 lowercase hex characters. */
   token(): string;
-  /** A short id for a new tenant. */
   tenantId(): string;
-  /** A random-looking API key. */
   apiKey(): string;
 }
 

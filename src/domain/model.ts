@@ -25,7 +25,6 @@ export interface Tenant {
 /** All state the service keeps: tenants, their groups, and the token index over them. */
 export interface World {
   readonly tenants: Map<string, Tenant>;
-  /** Token to the tenant and group key holding it. */
   readonly tokens: Map<string, TokenHolder>;
   nextTeamId: number;
 }
@@ -46,7 +45,6 @@ export function emptyWorld(): World {
   return world;
 }
 
-/** The group a token identifies right now, if any. */
 export function findByToken(world: World, token: string): { tenant: Tenant; group: Group } | undefined {
   const holder = world.tokens.get(token);
   const tenant = holder === undefined ? undefined : world.tenants.get(holder.tenant);

@@ -8,7 +8,6 @@ import { type Decision, newGroup } from './userGroups.js';
 /** A group to put in place directly (admin API, `--fixtures`), with an optional known token and team_id. */
 export type GroupSeed = Readonly<SeedGroupRequest>;
 
-/** Seeds one group; 409 when the id is taken in that environment or the token or team_id is in use. */
 export function seedGroup(
   world: World,
   tenant: Tenant,

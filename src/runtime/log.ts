@@ -1,6 +1,5 @@
 import { product } from '../errors.js';
 
-/** One log call: the event's fields, then its message. */
 type LogCall = (fields: object, message?: string) => void;
 
 /**

@@ -13,9 +13,7 @@ import { RetiredTokens } from './retiredTokens.js';
  * (with an embedded store), the tokens it rotated away.
  */
 export interface TenantRuntime extends TenantMemory {
-  /** Learned from the journal, for the embed preview's "this token was rotated". */
   readonly retired: RetiredTokens;
-  /** The requests waiting on a planned delay: cancelled when the scope is reset or removed, or the mock closes. */
   readonly delays: PendingDelays;
 }
 
@@ -32,7 +30,6 @@ export interface MockContext {
   /** Required on admin calls when set (always set when listening beyond loopback). */
   readonly adminKey: string | undefined;
   readonly runtimes: Map<string, TenantRuntime>;
-  /** How many entries each tenant's journal keeps (`journalLimit`; default 1000). */
   readonly journalLimit?: number;
   /** Aborted when the mock starts closing: long-lived answers (the journal's event stream) end then. */
   readonly stopping: AbortSignal;

@@ -2,19 +2,14 @@ import { product } from '../errors.js';
 import { nearest } from '../validate/nearest.js';
 
 /**
- * The settings of a command, one table each (`serveOptions`, `proxyOptions`, `verifyOptions`): an entry is an
- * in-process option, its flag, environment variable, help line, default and check. The command line reads its flags
- * and --help from the table (src/cli/flags.ts); `createMockServer` and `createValidatingProxy` check their options
- * and fill their defaults from it. The same messages reach a caller in process and a user of the command line.
+ * The settings of a command, one table each (`serveOptions`, `proxyOptions`, `verifyOptions`): the command line
+ * reads its flags and --help from the table (src/cli/flags.ts); `createMockServer` and `createValidatingProxy` check
+ * their options and fill their defaults from it, so both ways of giving a setting get the same messages.
  */
 
 /** How a message names a setting, for both ways of giving it: `the timeout option (--timeout)`. */
 export const setting = (option: string, flag: string = option): string => `the ${option} option (--${flag})`;
 
-/** The largest body the mock and the proxy take by default, in bytes (1 MiB). */
-export const defaultBodyLimit = 1024 * 1024;
-
-/** What an option takes: a whole number in a range, a string, one of some words, a boolean, a function or an object. */
 export type OptionRule =
   | { readonly kind: 'integer'; readonly min: number; readonly max: number }
   | { readonly kind: 'string'; readonly nonEmpty?: boolean }
@@ -38,7 +33,6 @@ export type Setting = OptionRule & {
   readonly value?: string;
   /** Repeatable on the command line; the environment variable then holds the values comma-separated. */
   readonly multiple?: boolean;
-  /** The value when the setting is not given. */
   readonly default?: string | number | boolean;
   /** The command line's default, where it differs from the in-process one (a fixed port, logs on). */
   readonly flagDefault?: string | number;
@@ -58,13 +52,11 @@ export function flagOf(name: string, entry: Setting): string | undefined {
   return entry.flag ?? name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
 }
 
-/** The environment variable of a setting's flag, or undefined when it has none. */
 export function envOf(flag: string, entry: Setting): string | undefined {
   if (entry.env === '') return undefined;
   return entry.env ?? `USER_GROUP_MOCK_${flag.toUpperCase().replaceAll('-', '_')}`;
 }
 
-/** The settings the mock and the proxy share. */
 export const sharedOptions = {
   host: {
     kind: 'string',
@@ -85,7 +77,7 @@ export const sharedOptions = {
     min: 1,
     max: 1024 ** 3,
     help: 'largest body in bytes',
-    default: defaultBodyLimit,
+    default: 1024 * 1024,
   },
   logLevel: {
     kind: 'oneOf',
@@ -124,7 +116,6 @@ export type OptionsOf<S extends Settings, Typed> = {
     : ValueOf<S[N]>;
 };
 
-/** The settings that have a default. */
 type Defaulted<S> = { [N in keyof S]: S[N] extends { readonly default: unknown } ? N : never }[keyof S];
 
 /** The options given, each one not given (or given as undefined) filled with its setting's default. */

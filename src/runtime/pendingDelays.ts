@@ -6,7 +6,6 @@
 export class PendingDelays {
   readonly #pending = new Set<PendingDelay>();
 
-  /** `stopping`: aborted when the mock closes; a delay asked for after that is cancelled at once. */
   constructor(private readonly stopping?: AbortSignal) {}
 
   /**
@@ -28,7 +27,6 @@ export class PendingDelays {
     this.#pending.add(delay);
   }
 
-  /** How many requests are waiting. */
   get size(): number {
     return this.#pending.size;
   }

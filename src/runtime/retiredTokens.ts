@@ -2,7 +2,6 @@ import { groupKey } from '../domain/model.js';
 import type { RotatedAway } from '../domain/userGroups.js';
 import { type JournalListener, type JournalRecord, rotatedAway } from '../store/journal.js';
 
-/** A token that a rotation replaced: the group that held it, and when the rotation was answered. */
 export type RetiredToken = RotatedAway;
 
 /**
@@ -35,7 +34,6 @@ export class RetiredTokens implements JournalListener {
     if (this.#tokens.size > this.capacity) this.#tokens.delete(this.#tokens.keys().next().value as string);
   }
 
-  /** The group a token belonged to before a rotation replaced it, while it is remembered. */
   find(token: string): RetiredToken | undefined {
     return this.#tokens.get(token)?.retired;
   }

@@ -16,7 +16,6 @@ export const builtDocumentsDirectory = new URL('../openapi/', import.meta.url);
 export const serviceDocumentUrl = new URL('user-group-service.yaml', openapiDirectory);
 export const adminDocumentUrl = new URL('admin.yaml', openapiDirectory);
 
-/** `read`, made to read each URL once per process. */
 function oncePerUrl<T>(read: (url: URL) => T): (url: URL) => T {
   const cache = new Map<string, T>();
   return (url) => {

@@ -29,7 +29,6 @@ export interface OperationParameter {
   readonly schema: string;
 }
 
-/** Parses a document's paths into its operations. */
 export function listOperations(document: OpenAPIV3_1.Document): Operation[] {
   const operations: Operation[] = [];
   for (const [path, item] of Object.entries(document.paths ?? {})) {
@@ -64,13 +63,11 @@ export function listOperations(document: OpenAPIV3_1.Document): Operation[] {
   return operations;
 }
 
-type ParameterList = OpenAPIV3_1.OperationObject['parameters'];
-
 /** The parameters listed at `base` (a path item or an operation), each resolved through a local `$ref`. */
 function parametersAt(
   document: OpenAPIV3_1.Document,
   base: string,
-  list: ParameterList,
+  list: OpenAPIV3_1.OperationObject['parameters'],
 ): OperationParameter[] {
   return (list ?? []).map((entry, index) => {
     const ref = (entry as OpenAPIV3_1.ReferenceObject).$ref;
@@ -154,7 +151,6 @@ export function perOperation<V>(compute: (operation: Operation) => V): (operatio
 }
 
 let serviceOperations: Operation[] | undefined;
-/** The operations of the User Group Service document. */
 export const operations = (): readonly Operation[] => {
   serviceOperations ??= listOperations(serviceDocument());
   return serviceOperations;

@@ -2,7 +2,6 @@ import { match as compile } from 'path-to-regexp';
 
 /** A path of the document, such as `/__admin/tokens/{token}`, matched segment by segment. */
 export interface PathTemplate {
-  readonly template: string;
   /** Whether the template has no `{parameter}` at all (then only an equal path matches). */
   readonly literal: boolean;
   /** The path parameters of a matching path, decoded; `undefined` when the path does not match. */
@@ -20,7 +19,6 @@ export function pathTemplate(template: string): PathTemplate {
     trailing: false,
   });
   return {
-    template,
     literal: !template.includes('{'),
     match(path) {
       const found = match(path);

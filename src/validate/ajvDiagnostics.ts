@@ -146,7 +146,6 @@ function describe(error: ErrorObject, base: string, voice: Voice): Diagnostic {
   const was = sent(voice, error.data);
   const params = error.params as Record<string, unknown>;
   const schema = schemaOf(error);
-  /** The diagnostic at `where`, its message naming the place first. */
   const said = (code: string, message: string, where = path): Diagnostic =>
     diagnostic(code, where, `${placeFor(voice, path)} ${message}`);
   switch (error.keyword) {

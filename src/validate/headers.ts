@@ -9,10 +9,7 @@ export type HeaderBag = Readonly<Record<string, HeaderValue>>;
 const authPath = '/headers/authorization';
 const tokenForm = '"Authorization: Token <API_KEY>"';
 
-/**
- * The API key of a well-formed `Authorization: Token <API_KEY>`, or the error naming the mistake (with the
- * `WWW-Authenticate: Token` challenge, except for a repeated header).
- */
+/** The API key of a well-formed `Authorization: Token <API_KEY>`, or the error naming the mistake. */
 export function readApiKey(value: HeaderValue): Result<string> {
   if (Array.isArray(value) && value.length > 1) {
     return fail(

@@ -26,10 +26,10 @@ const isPlainObject = (value: object): boolean => {
  * surrogates, and values that are not JSON at all. Iterative, so 100,000-deep input cannot overflow the
  * stack; stops at the first 20 problems.
  */
-export function inspectJsonValue(root: unknown, base = '/body'): ValueProblem[] {
+export function inspectJsonValue(root: unknown): ValueProblem[] {
   const found: ValueProblem[] = [];
   // Each entry: a value, its depth, and how to name it (parent entry and key): pointers are built only for problems.
-  const stack: Frame[] = [{ value: root, depth: 0, parent: undefined, key: base }];
+  const stack: Frame[] = [{ value: root, depth: 0, parent: undefined, key: '/body' }];
   while (stack.length > 0 && found.length < maxDiagnostics) {
     const frame = stack.pop() as Frame;
     const { value, depth } = frame;
@@ -105,7 +105,6 @@ function pathOf(frame: Frame): string {
   return frame.parent === undefined ? String(frame.key) : pointer(pathOf(frame.parent), frame.key);
 }
 
-/** Adds a problem of the value at `frame`, `what` said after its place. */
 function report(found: ValueProblem[], frame: Frame, code: ValueProblem['code'], what: string): void {
   const path = pathOf(frame);
   found.push(diagnostic(code, path, `${place(path)}${what}`));

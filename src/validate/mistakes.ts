@@ -8,7 +8,6 @@ import { type Diagnostic, diagnostic, pointer } from './diagnostic.js';
  * request (`api_environment_tag`, `token`, `team_id`, …), explained by the `x-request-hint` the document gives it.
  */
 
-/** The other operations of the same path whose request schema accepts `body`. */
 export function operationsFitting(operation: Operation, accepts: (other: Operation) => boolean): Operation[] {
   return operations().filter(
     (other) =>
@@ -65,7 +64,6 @@ export function explainWrapper(
   return diagnostics;
 }
 
-/** The top-level fields of an operation's request body, as the document names them. */
 export const requestFieldNames = perOperation((operation): readonly string[] =>
   Object.keys(requestSchemaOf(operation)?.properties ?? {}),
 );
@@ -134,13 +132,10 @@ function answerOnlyFields(): ReadonlyMap<string, string> {
   return fields;
 }
 
-/** The schema of an operation's request body, its `$ref`s followed. */
 const requestSchemaOf = (operation: Operation): Node | undefined => resolve(at(operation.requestSchema));
 
-/** A node of the service document with its `$ref`s followed. */
 const resolve = (node: Node | undefined): Node | undefined => followRefs(node) as Node | undefined;
 
-/** The node at a JSON pointer of the service document. */
 function at(path: string | undefined): Node | undefined {
   return path === undefined ? undefined : (atPointer(serviceDocument(), path) as Node | undefined);
 }

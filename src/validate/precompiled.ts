@@ -11,7 +11,6 @@ import type { OpenAPIV3_1 } from 'openapi-types';
  */
 export const precompiledUrl = new URL('../validate/precompiled.cjs', import.meta.url);
 
-/** What identifies a document's content: the digest of its JSON text. */
 export const documentDigest = (document: OpenAPIV3_1.Document): string =>
   createHash('sha256').update(JSON.stringify(document)).digest('hex');
 

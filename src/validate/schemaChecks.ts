@@ -9,7 +9,6 @@ import { SchemaRegistry } from './schemas.js';
 /** The service document's id in the registry: its file name, so admin.yaml's relative `$ref`s resolve to it. */
 export const documentId = 'user-group-service.yaml';
 let registry: SchemaRegistry | undefined;
-/** The checks compiled at build time for this very document, by schema pointer (none when running the sources). */
 let precompiled: ReturnType<typeof precompiledChecks>;
 /** The one schema registry of the process; the admin API registers openapi/admin.yaml into it when first used. */
 export const schemas = (): SchemaRegistry => {
@@ -23,13 +22,11 @@ export const schemas = (): SchemaRegistry => {
 };
 
 let router: ((method: string, path: string) => Route) | undefined;
-/** Finds the operation for a method and path of the User Group Service. */
 export const route = (method: string, path: string): Route => {
   router ??= createRouter(operations());
   return router(method, path);
 };
 
-/** The check of an operation's request body (for an operation that takes one). */
 const requestCheck = perOperation((operation) =>
   schemas().check(documentId, operation.requestSchema as string),
 );
@@ -94,7 +91,6 @@ export function checkUnroutedAnswer(
       `the service answered status ${status} to ${method} ${path}, a method the document does not give this path (it gives ${found.allow.join(', ')}); the document's answer to it is 405 with the error envelope`,
     );
   }
-  // A path the document does not have: 404 with the error envelope every error answer of the document carries.
   if (status === 404) return answerDiagnostics('/components/schemas/ErrorResponse', body, lenient);
   return [
     diagnostic(
@@ -105,12 +101,10 @@ export function checkUnroutedAnswer(
   ];
 }
 
-/** An answer whose status the document does not give. */
 const undocumented = (message: string): Diagnostic[] => [
   diagnostic('UNDOCUMENTED_STATUS', '/status', message),
 ];
 
-/** An answer's body against a schema of the document, the diagnostics speaking to the service. */
 const answerDiagnostics = (schema: string, body: unknown, lenient: boolean): Diagnostic[] =>
   diagnosticsFromAjv(schemas().check(documentId, schema, { lenient })(body), '/body', 'answer');
 

@@ -42,7 +42,6 @@ export class SchemaRegistry {
   readonly #documents = new Map<string, OpenAPIV3_1.Document>();
   readonly #compiled = new Map<string, ValidateFunction>();
 
-  /** `precompiled`: validators by schema pointer, generated from this very document. */
   register(
     id: string,
     document: OpenAPIV3_1.Document,
