@@ -26,8 +26,7 @@ const tenantMissing = (id: string): ApiError =>
 
 /**
  * Why a call acting for `scope` may not remove tenant `id`, or undefined when it may (whether `id` exists is the
- * caller's to check): the default tenant never (it is reset instead), another tenant only from the default scope or
- * its own.
+ * caller's to check).
  */
 function tenantRemovalRefused(id: string, scope: string): ApiError | undefined {
   const why =

@@ -7,10 +7,9 @@ import { queryValueProblems } from './parameters.js';
 
 /**
  * A journal query given in process (`requests(query)` of the mock, a tenant or the proxy), checked as
- * `GET /__admin/requests` checks its query (the listRequests parameters of openapi/admin.yaml, one check for both):
- * an operation id that is not the service's, a limit below 1, a field of another name. A mistake of the calling
- * code, so it throws, naming each problem; a filter that matched nothing would let "no invalid requests" pass.
- * `after` (the events' backlog) is no parameter of that call and is checked on its own.
+ * `GET /__admin/requests` checks its query (the listRequests parameters of openapi/admin.yaml, one check for both).
+ * A mistake of the calling code, so it throws, naming each problem; a filter that matched nothing would let "no
+ * invalid requests" pass. `after` (the events' backlog) is no parameter of that call and is checked on its own.
  */
 export function checkJournalQuery(query: unknown): JournalQuery {
   if (query === undefined) return {};

@@ -19,7 +19,6 @@ export interface TenantRuntime extends TenantMemory {
 
 /** Everything a request handler needs, passed in: no module-level state. */
 export interface MockContext {
-  /** Where the groups, tenants, journal and faults are kept: memory, a database file (`--db`) or PostgreSQL. */
   readonly store: Store;
   /** The keys known in this process: every key with an embedded store; a cache of the database's with PostgreSQL. */
   readonly keys: KeyRing;

@@ -3,8 +3,8 @@ import { nearest } from '../validate/nearest.js';
 
 /**
  * The settings of a command, one table each (`serveOptions`, `proxyOptions`, `verifyOptions`): the command line
- * reads its flags and --help from the table (src/cli/flags.ts); `createMockServer` and `createValidatingProxy` check
- * their options and fill their defaults from it, so both ways of giving a setting get the same messages.
+ * reads its flags and --help from the table (src/cli/flags.ts); `createMockServer` and `createValidatingProxy`
+ * check their options and fill their defaults from it, so both ways of giving a setting get the same messages.
  */
 
 /** How a message names a setting, for both ways of giving it: `the timeout option (--timeout)`. */

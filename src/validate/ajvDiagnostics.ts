@@ -68,7 +68,6 @@ function hasOptionalField(error: ErrorObject): boolean {
 
 type Schema = Readonly<Record<string, unknown>>;
 const schemaOf = (error: ErrorObject): Schema => (error.parentSchema ?? {}) as Schema;
-/** The fields an object schema names, and those it requires. */
 const fieldsOf = (schema: Schema): string[] => Object.keys((schema.properties as object | undefined) ?? {});
 const requiredOf = (schema: Schema): Set<string> => new Set((schema.required as string[] | undefined) ?? []);
 

@@ -6,7 +6,6 @@ import { explainAnswerFields, explainWrapper, operationsFitting, wrongMethod } f
 import { precompiledChecks } from './precompiled.js';
 import { SchemaRegistry } from './schemas.js';
 
-/** The service document's id in the registry: its file name, so admin.yaml's relative `$ref`s resolve to it. */
 export const documentId = 'user-group-service.yaml';
 let registry: SchemaRegistry | undefined;
 let precompiled: ReturnType<typeof precompiledChecks>;
