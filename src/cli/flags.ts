@@ -43,20 +43,19 @@ export const commandHelp = (usage: string, about: string, settings: Settings, af
   `Usage: user-group-mock ${usage}\n\n${about}\n\nFlags (environment variable in brackets):\n${flagHelpLines(settings)}\n${after}`;
 
 /**
- * Reads a command line with `parse`: its options, or the exit code once the mistake (exit `refused`) or the help
- * (exit 0) is printed.
+ * Reads a command line with `parse`: its options, or the exit code once the mistake (exit 2, as every command's
+ * usage errors) or the help (exit 0) is printed.
  */
 export function commandLine<Args extends { readonly help?: unknown }>(
   parse: () => Args,
   help: () => string,
-  refused = 2,
 ): Args | number {
   let args: Args;
   try {
     args = parse();
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n`);
-    return refused;
+    return 2;
   }
   if (args.help !== true) return args;
   process.stdout.write(help());

@@ -9,11 +9,11 @@ import {
   SchemaTooNewError,
 } from '../store/openStore.js';
 import { pagePaths } from '../ui/pages.js';
+import { nearest } from '../validate/nearest.js';
 import { parseServeArgs, type ServeArgs, serveHelp } from './args.js';
 import { colourless, colourWanted } from './colourless.js';
 import type { Env } from './flags.js';
 import { runUntilStopped, type ServingCommand } from './runUntilStopped.js';
-import { nearest } from './suggest.js';
 
 interface Command {
   /** One line for the usage. */

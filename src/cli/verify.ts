@@ -65,11 +65,7 @@ export async function runVerify(
   env: Readonly<Record<string, string | undefined>>,
   dependencies: VerifyDependencies = {},
 ): Promise<number> {
-  const options = commandLine(
-    () => readFlags('verify', verifyOptions, argv, env).options,
-    verifyHelp,
-    verifyExitCodes.refused.code,
-  );
+  const options = commandLine(() => readFlags('verify', verifyOptions, argv, env).options, verifyHelp);
   if (typeof options === 'number') return options;
   const { providerBaseUrl, apiKey, testingApiKey, stateSetupUrl, adminKey } = options as Partial<
     Record<string, string>

@@ -41,7 +41,6 @@ export async function stateSetupCall(
   throw new StateSetupError(says(status, detail), state, url, status, detail, method);
 }
 
-/** A state handler that failed: the state, and what it threw. */
 export interface StateFailure {
   readonly state: string;
   readonly error: unknown;

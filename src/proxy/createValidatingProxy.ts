@@ -40,8 +40,6 @@ import {
 import { RecordingFile } from './recordingFile.js';
 import { TrafficRules } from './trafficRules.js';
 
-export type { ValidatingProxyOptions };
-
 export interface ValidatingProxy {
   readonly url: string;
   readonly host: string;
@@ -111,10 +109,6 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
         );
   const target = targetOf(base, timeout, bodyLimit, ca);
   const mockControls = createControls(context);
-  /**
-   * A reset, in process or `POST /__admin/reset`, empties the journal and the rules' memory alike; the health is the
-   * proxy's own: what it forwards to and whether that accepts connections (a proxy has no store).
-   */
   const controls = {
     ...mockControls,
     reset: async (tenant?: string) => {
@@ -157,8 +151,6 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
       'the proxy failed internally; this is a bug in user-group-mock, not in the client or the service. Retry, and report it with the log.';
     send(res, errorReply(apiError('INTERNAL_ERROR', message)));
   };
-  // `/__admin` (the journal of the exchanges) and the browser pages are the proxy's own, as on the mock; every
-  // other request is judged and forwarded.
   serve((req: IncomingMessage, res: ServerResponse) => {
     const head = readHead(req);
     const { path } = head;

@@ -190,7 +190,6 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 
   onComplete(): void {
-    // undici completes an answer framed by the connection's end when the connection is reset: it is cut short.
     if (this.to.resetNow()) {
       this.onError(new CutShort());
       return;

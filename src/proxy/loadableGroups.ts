@@ -10,7 +10,7 @@ export interface RecordedGroup {
   readonly seen: number;
   /** Why the newest exchange about it was not recorded ("its answer broke the contract (…)"), if it was not. */
   readonly refused: string | undefined;
-  /** Its environment is a guess (Customer): no answer to its API key said which (see `Recording.write`). */
+  /** Its environment is a guess (Customer): no answer to its API key said which (see `RecordingFile`). */
   readonly guessed?: boolean;
 }
 

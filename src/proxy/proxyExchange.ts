@@ -69,7 +69,6 @@ export function proxyExchange(
   let scope: string | undefined;
   const scopeOf = (): string | undefined => (scope ??= apiKey === undefined ? undefined : keyScope(apiKey));
   let clientDiagnostics: readonly Diagnostic[] = noDiagnostics;
-  /** Why the body the request announced is not in the journal, if it is not. */
   let bodyNotKept: string | undefined;
   const journal = (
     status: number,

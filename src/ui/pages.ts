@@ -21,8 +21,6 @@ import { resolveEmbed } from './embedToken.js';
 import { contentSecurityPolicy, jsonInScript, page } from './html.js';
 import { inlineReferences } from './inlineReferences.js';
 
-export type { PageHandler };
-
 const common = {
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',

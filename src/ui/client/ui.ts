@@ -114,7 +114,6 @@ export const onProxy: boolean =
   (JSON.parse(document.getElementById('server')?.textContent ?? '{}') as { kind?: string }).kind === 'proxy';
 
 export interface AskFirstProps {
-  /** The asking button's id. */
   readonly id: string;
   /** The asking button's text ("Reset tenant…") and its other attributes (class, title, disabled…). */
   readonly ask: string;
