@@ -7,7 +7,6 @@ import { RecordingLostError } from '../proxy/recordingFile.js';
 import { commandHelp, type Env, flagsOf, readFlags } from './flags.js';
 import type { ServingCommand } from './runUntilStopped.js';
 
-/** The flags of `proxy`, from its settings (src/proxy/proxyOptions.ts). */
 export const proxyFlags = flagsOf(proxyOptions);
 
 export const proxyHelp = (): string =>
@@ -19,7 +18,6 @@ export const proxyHelp = (): string =>
 
 export type ProxyArgs = ValidatingProxyOptions & { readonly help: boolean };
 
-/** argv and env to proxy options; throws an Error whose message names the bad flag and the fix. */
 export function parseProxyArgs(argv: readonly string[], env: Env): ProxyArgs {
   const { options } = readFlags('proxy', proxyOptions, argv, env);
   const { strict, lenient, ...rest } = options;

@@ -104,7 +104,6 @@ function exitCodeOf(error: unknown): number {
   return error instanceof SchemaTooNewError ? 4 : 1;
 }
 
-/** The first two browser pages: the inspector and the API reference. */
 const [inspector, reference] = pagePaths('mock');
 
 function readyLines(server: MockServer, db: string | undefined): string {

@@ -12,7 +12,6 @@ export interface ServingCommand<
   parse(argv: readonly string[], env: Env): Args;
   help(): string;
   start(args: Args): Promise<Server>;
-  /** The exit code of a failed start. */
   exitCodeOf(error: unknown): number;
   /** What stdout says once it serves (ending with a newline): printed lines mean "ready and stoppable". */
   readyLines(server: Server, args: Args): string;

@@ -44,7 +44,6 @@ export const verifyOptions = {
   help: sharedOptions.help,
 } as const satisfies Settings;
 
-/** The flags of `verify`, from its settings. */
 export const verifyFlags = flagsOf(verifyOptions);
 
 export const verifyHelp = (): string =>

@@ -201,10 +201,7 @@ const mockOnlyOperations: ReadonlySet<AdminOperationId> = new Set<AdminOperation
   'clearFaults',
 ]);
 
-/**
- * A 404 for the mock's admin operations, naming the proxy, where the state lives, and what the proxy serves: the
- * admin routes it has (the admin document's, less the mock's) and its browser pages.
- */
+/** The 404 of a mock-only admin operation; `served` lists the admin routes the proxy has. */
 const mockOnly =
   (target: string) =>
   (method: string, path: string, served: readonly string[]): ApiError => {

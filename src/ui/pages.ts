@@ -218,10 +218,6 @@ function noPage(path: string, server: PagesServer): ApiError {
   return notFound(`no page at "${path}"; the browser pages are ${pagePaths(server).join(', ')}`);
 }
 
-/**
- * The embed preview shows the group a token identifies, from the mock's own groups; a validating proxy keeps none
- * (its target issued the token), so any answer it gave there would be a guess.
- */
 function embedOnProxy(path: string): ApiError {
   return notFound(
     `no page at "${path}": the embed preview is the mock's, and this is a validating proxy, which keeps no groups, so it cannot tell which group a token identifies (its target issued the token). For the preview, run user-group-mock serve; the browser pages here are ${pagePaths('proxy').join(', ')}`,
