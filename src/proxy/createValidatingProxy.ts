@@ -116,8 +116,7 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
       rules.clear();
     },
     health: async (): Promise<Health> => {
-      // A TCP connection opened and closed at once (within a second): what can be learnt cheaply, without
-      // sending the service a request.
+      // A TCP connect within a second: learnt cheaply, without sending the service a request.
       const { ok: reachable } = await reach(base.href, Math.min(1000, timeout));
       return {
         status: reachable ? 'ready' : 'degraded',

@@ -183,7 +183,6 @@ export function proxyExchange(
 
   const answered = (answer: TargetAnswer, sentBody: Buffer | undefined): void => {
     const { status } = answer;
-    // Passed back unchanged first; the verdict does not hold the answer up.
     if (!res.headersSent && !res.destroyed) passBack(res, method, answer);
     const contentType = headerOf(answer.rawHeaders, 'content-type');
     const provider: Diagnostic[] = [];

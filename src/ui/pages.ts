@@ -137,7 +137,6 @@ export function createPages(
   function answer(req: IncomingMessage, path: string): Served | ApiError | Promise<Served | ApiError> {
     const method = req.method ?? 'GET';
     if (method !== 'GET' && method !== 'HEAD') return notAllowed(method, path);
-    // The embed preview and its files: `/embed`, `/embed/{dashboard_id}`, `/embed/component.js`, `/embed/assets/…`.
     if (server === 'proxy' && path.startsWith('/embed')) return embedOnProxy(path);
     const headers = files[path];
     if (headers !== undefined) {
