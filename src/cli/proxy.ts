@@ -35,10 +35,8 @@ export function parseProxyArgs(argv: readonly string[], env: Env): ProxyArgs {
 }
 
 /**
- * `user-group-mock proxy`: runs until SIGINT or SIGTERM, then writes the recording. Exits 2 for a setting that
- * cannot work (a wrong target, a recording folder that is missing or not writable, a port in use), checked before it
- * listens; 0 after a clean stop; 1 when the recording could not be written at the stop (the message says what is
- * lost and where).
+ * `user-group-mock proxy`: runs until SIGINT or SIGTERM, then writes the recording. A setting that cannot
+ * work (a wrong target, a recording folder missing or not writable, a port in use) exits 2 before it listens.
  */
 export const proxyCommand: ServingCommand<ProxyArgs, ValidatingProxy> = {
   parse: parseProxyArgs,

@@ -93,11 +93,7 @@ const serveCommand: ServingCommand<ServeArgs, MockServer> = {
 const serve = (argv: readonly string[], env: Env): Promise<number> =>
   runUntilStopped(serveCommand, argv, env);
 
-/**
- * The exit code of a failed start: 2 for a port in use, 3 for PostgreSQL refusing the URL's database, user or
- * password, or out of reach, 4 for a database whose schema is newer than this version knows, 1 for anything else (a
- * locked or damaged database file, bad fixtures).
- */
+/** The exit code of a failed start: 1 for any other error (a locked or damaged database, bad fixtures). */
 function exitCodeOf(error: unknown): number {
   if (error instanceof ListenError) return 2;
   if (error instanceof DatabaseUnreachableError || error instanceof DatabaseRefusedError) return 3;

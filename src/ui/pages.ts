@@ -93,11 +93,8 @@ const isPagePath = (path: string): boolean => /^\/(__admin\/ui|docs|embed)(\/|$)
 const embedPath = pathTemplate('/embed/{dashboard_id}');
 
 /**
- * The three browser pages, served by the mock itself from the built files (nothing is fetched from elsewhere):
- * the inspector (`/__admin/ui`; its data comes from the admin API, with the admin key it asks for), the API
- * reference (`/docs`, `/docs/admin`) and the embed preview (`/embed/{dashboard_id}?token=…`, and the web component
- * `/embed/component.js`; not on a validating proxy, which keeps no groups). Pages and their files need no admin
- * key: they hold no data of the mock.
+ * The browser pages (`pagePaths`), from the built files (nothing is fetched from elsewhere). They need no
+ * admin key: they hold no data of the mock (the inspector's comes from the admin API, with its key).
  */
 export function createPages(
   context: MockContext,
