@@ -35,8 +35,7 @@ const idleMs = 4_000;
 
 /**
  * A target for a base URL (http or https; `ca` trusts a private certificate authority; SNI names the host unless it
- * is an address). One connection carries one exchange at a time (`pipelining: 1`), up to 256 at once; a free one is
- * closed after 4 s unused, or 1 s before the target's `Keep-Alive: timeout` says it will.
+ * is an address). A free connection is closed 1 s before the target's `Keep-Alive: timeout` says it would be.
  */
 export function target(url: URL, timeout: number, bodyLimit: number, ca?: string | Buffer): Target {
   const connector = buildConnector(ca === undefined ? {} : { ca });

@@ -188,7 +188,6 @@ export function proxyExchange(
     const provider: Diagnostic[] = [];
     const warnings: Diagnostic[] = [];
     const operation = request.operation;
-    // Judged as the service meant it: a gzip, deflate or br body decoded (the client got it as it came).
     let body = answer.body;
     let decodable = true;
     const coding = headerOf(answer.rawHeaders, 'content-encoding');
