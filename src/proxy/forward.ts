@@ -99,10 +99,9 @@ export interface Forwarded {
 const idempotent = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS', 'TRACE']);
 
 /**
- * Sends one request to the target through undici and reads its answer (within the body limit), or the error to
- * answer instead: 502 `UPSTREAM_UNREACHABLE` (refused, reset, unknown host, TLS, an answer llhttp refuses or one
- * too large) or 504 `UPSTREAM_TIMEOUT` (no whole answer within the timeout, or the proxy stopped). A request whose
- * kept-alive connection turns out to be closed before any answer is sent again once, if its method is idempotent.
+ * Sends one request to the target through undici and reads its answer (within the body limit), or the 502 or
+ * 504 to answer instead (upstreamErrors.ts). A request whose kept-alive connection turns out to be closed
+ * before any answer is sent again once, if its method is idempotent.
  */
 export function forward(
   to: Target,
