@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { defaultTenantId } from '../domain/model.js';
-import { type ApiError, apiError } from '../errors.js';
+import type { ApiError } from '../errors.js';
 import { authenticateOnConnection } from '../http/connectionKeys.js';
 import type { RequestHead } from '../http/head.js';
 import { sentKey } from '../pipeline/authenticate.js';
@@ -9,7 +9,7 @@ import { PipelineRequest } from '../pipeline/pipelineRequest.js';
 import { failure, ok, type Result } from '../result.js';
 import type { MockContext } from '../runtime/mockContext.js';
 import type { Route } from '../spec/operations.js';
-import { type KeyLookup, StoreUnavailableError } from '../store/store.js';
+import { errorAt } from '../validate/diagnostic.js';
 import { adminRoute, securityOf } from './adminDocument.js';
 
 /** The header that carries the admin key. */
@@ -36,9 +36,7 @@ export function adminKeyCheck(adminKey: string | undefined): (req: IncomingMessa
         : sent.length > 1
           ? `the request carries ${sent.length} X-Admin-Key headers; send exactly one, ${form}`
           : `X-Admin-Key does not match the admin key this mock was started with; send ${form}`;
-    return apiError('ADMIN_KEY_REQUIRED', message, [
-      { code: 'ADMIN_KEY_REQUIRED', path: `/headers/${adminKeyHeader}`, message },
-    ]);
+    return errorAt('ADMIN_KEY_REQUIRED', `/headers/${adminKeyHeader}`, message);
   };
 }
 
@@ -59,13 +57,7 @@ export async function scopeOf(
   if (refused === undefined) return ok(request.owner?.tenant ?? defaultTenantId);
   const key = refused.code === 'AUTH_UNKNOWN_KEY' ? sentKey(head.authorization) : undefined;
   if (key === undefined) return failure(refused);
-  let found: KeyLookup;
-  try {
-    found = await context.store.lookUpKey(key);
-  } catch (error) {
-    if (error instanceof StoreUnavailableError) return failure(apiError('STORE_UNAVAILABLE', error.reason));
-    throw error;
-  }
+  const found = await context.store.lookUpKey(key);
   if (found === undefined || found === 'group-token') return failure(refused);
   context.keys.learn(key, found);
   return ok(found.tenant);

@@ -1,6 +1,6 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { operations as AdminOperations } from '../spec/admin-types.generated.js';
-import { adminDocumentUrl, loadDocument, serviceDocumentUrl } from '../spec/loadDocument.js';
+import { adminDocumentUrl, loadDocument } from '../spec/loadDocument.js';
 import { createRouter, listOperations, type Operation, type Route } from '../spec/operations.js';
 import { diagnosticsFromAjv } from '../validate/ajvDiagnostics.js';
 import type { Diagnostic } from '../validate/diagnostic.js';
@@ -19,13 +19,6 @@ const fileName = (url: URL): string => url.pathname.split('/').at(-1) as string;
 export const documentIds = { service: serviceDocumentId, admin: fileName(adminDocumentUrl) } as const;
 
 export const adminDocument = (): OpenAPIV3_1.Document => loadDocument(adminDocumentUrl);
-
-/** Both documents by id, for following a `$ref` from one into the other. */
-export const documentsById = (): ReadonlyMap<string, OpenAPIV3_1.Document> =>
-  new Map([
-    [documentIds.service, loadDocument(serviceDocumentUrl)],
-    [documentIds.admin, adminDocument()],
-  ]);
 
 let registered = false;
 /**

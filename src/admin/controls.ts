@@ -30,17 +30,13 @@ const tenantMissing = (id: string): ApiError =>
  * its own.
  */
 function tenantRemovalRefused(id: string, scope: string): ApiError | undefined {
-  if (id === defaultTenantId)
-    return apiError(
-      'TENANT_NOT_FOUND',
-      'the default tenant cannot be removed; reset it with POST /__admin/reset',
-    );
-  if (scope !== defaultTenantId && scope !== id)
-    return apiError(
-      'TENANT_NOT_FOUND',
-      `tenant "${id}" can be removed only by itself (Authorization: Token <one of its keys>) or from the default scope (no Authorization header); this call acts for tenant "${scope}"`,
-    );
-  return undefined;
+  const why =
+    id === defaultTenantId
+      ? 'the default tenant cannot be removed; reset it with POST /__admin/reset'
+      : scope !== defaultTenantId && scope !== id
+        ? `tenant "${id}" can be removed only by itself (Authorization: Token <one of its keys>) or from the default scope (no Authorization header); this call acts for tenant "${scope}"`
+        : undefined;
+  return why === undefined ? undefined : apiError('TENANT_NOT_FOUND', why);
 }
 
 /**

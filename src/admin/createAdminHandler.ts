@@ -8,6 +8,7 @@ import { ok } from '../result.js';
 import type { MockContext } from '../runtime/mockContext.js';
 import type { Route } from '../spec/operations.js';
 import { StoreUnavailableError } from '../store/store.js';
+import { errorAt } from '../validate/diagnostic.js';
 import { accessOf, adminKeyCheck, scopeOf } from './access.js';
 import { type AdminOperationId, adminOperations, adminRoute } from './adminDocument.js';
 import type { Controls } from './controlsApi.js';
@@ -62,15 +63,15 @@ export function createAdminHandler(context: MockContext, controls: Controls, lim
     const body = await readAdminBody(req, head, context, operation);
     if (!body.ok) return 'gone' in body ? undefined : errorReply(body.error);
     const endpoint = endpoints[operation.operationId as AdminOperationId];
-    try {
-      return await endpoint({ controls, tenant: scope.value, params: params.value, body: body.value });
-    } catch (error) {
-      if (error instanceof StoreUnavailableError)
-        return errorReply(apiError('STORE_UNAVAILABLE', error.reason));
-      // A failed write of the database file: the store rolled the change back.
-      context.logger.error({ err: error }, 'admin change failed');
-      return errorReply(apiError('INTERNAL_ERROR', `${(error as Error).message} Retry the request.`));
-    }
+    return endpoint({ controls, tenant: scope.value, params: params.value, body: body.value });
+  }
+
+  /** A store that cannot be reached, or a failed write of the database file (the store rolled the change back). */
+  function failed(error: unknown): Reply {
+    if (error instanceof StoreUnavailableError)
+      return errorReply(apiError('STORE_UNAVAILABLE', error.reason));
+    context.logger.error({ err: error }, 'admin change failed');
+    return errorReply(apiError('INTERNAL_ERROR', `${(error as Error).message} Retry the request.`));
   }
 
   return {
@@ -84,7 +85,7 @@ export function createAdminHandler(context: MockContext, controls: Controls, lim
       head: RequestHead,
     ): Promise<void> => {
       const method = req.method ?? 'GET';
-      const reply = await answer(req, head, method, path);
+      const reply = await answer(req, head, method, path).catch(failed);
       if (reply === undefined) res.destroy();
       else if (isStreamReply(reply)) reply.stream(req, res, context.stopping);
       else write(res, reply);
@@ -96,14 +97,14 @@ export function createAdminHandler(context: MockContext, controls: Controls, lim
 
 /** A JSON reply, bytes with their media type, or a bare status for 204. */
 function write(res: ServerResponse, reply: Reply | BytesReply): void {
+  if (res.headersSent || res.destroyed) return;
   if ('bytes' in reply) {
-    if (res.headersSent || res.destroyed) return;
     const length = String(reply.bytes.length);
     res.writeHead(reply.status, ['content-type', reply.contentType, 'content-length', length]);
     res.end(reply.bytes);
   } else if (reply.body !== undefined) {
     send(res, reply);
-  } else if (!res.headersSent && !res.destroyed) {
+  } else {
     res.writeHead(reply.status, reply.headers);
     res.end();
   }
@@ -117,10 +118,9 @@ function routeError(
   has: (operationId: AdminOperationId) => boolean,
 ): ApiError {
   if (route.kind === 'not-found') return noOperation(path, has);
-  const message = `${method} is not allowed on ${path}; it answers ${route.allow.join(', ')}`;
-  return apiError('METHOD_NOT_ALLOWED', message, [{ code: 'METHOD_NOT_ALLOWED', path: '/method', message }], {
-    headers: { allow: route.allow.join(', ') },
-  });
+  const allow = route.allow.join(', ');
+  const message = `${method} is not allowed on ${path}; it answers ${allow}`;
+  return errorAt('METHOD_NOT_ALLOWED', '/method', message, { allow });
 }
 
 /** The admin routes a server has, from the admin document's operations: `GET /__admin/requests`, .... */
@@ -131,5 +131,5 @@ const servedRoutes = (has: (operationId: AdminOperationId) => boolean): string[]
 
 function noOperation(path: string, has: (operationId: AdminOperationId) => boolean): ApiError {
   const message = `no admin operation at "${path}"; the admin API has ${servedRoutes(has).join(', ')} (see openapi/admin.yaml)`;
-  return apiError('ROUTE_NOT_FOUND', message, [{ code: 'ROUTE_NOT_FOUND', path: '/path', message }]);
+  return errorAt('ROUTE_NOT_FOUND', '/path', message);
 }

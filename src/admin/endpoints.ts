@@ -1,10 +1,10 @@
 import type { Environment } from '../domain/model.js';
 import type { GroupSeed } from '../domain/seed.js';
-import { apiError } from '../errors.js';
 import { errorReply, type Reply } from '../pipeline/answer.js';
 import type { Result } from '../result.js';
 import type { FaultSpec } from '../store/faults.js';
 import type { JournalQuery } from '../store/journal.js';
+import { errorAt } from '../validate/diagnostic.js';
 import type { AdminOperationId } from './adminDocument.js';
 import type { Controls } from './controlsApi.js';
 import { journalEvents } from './events.js';
@@ -67,9 +67,7 @@ export const endpoints: { readonly [K in AdminOperationId]: Endpoint } = {
     if (owner !== undefined) return json(200, owner);
     const message =
       'no group of this scope holds this token now: it was rotated away, its group was removed, or it belongs to another tenant. Use the token of the latest response';
-    return errorReply(
-      apiError('TOKEN_NOT_FOUND', message, [{ code: 'TOKEN_NOT_FOUND', path: '/path/token', message }]),
-    );
+    return errorReply(errorAt('TOKEN_NOT_FOUND', '/path/token', message));
   },
 
   listRequests: async ({ controls, tenant, params }) => {

@@ -1,12 +1,12 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { errorFromDiagnostics } from '../errors.js';
 import { failure, ok, type Result } from '../result.js';
-import { atPointer } from '../spec/loadDocument.js';
-import type { Operation } from '../spec/operations.js';
+import { atPointer, followRefs } from '../spec/loadDocument.js';
+import { type Operation, perOperation } from '../spec/operations.js';
 import { diagnosticsFromAjv } from '../validate/ajvDiagnostics.js';
 import type { Diagnostic } from '../validate/diagnostic.js';
 import type { SchemaCheck } from '../validate/schemas.js';
-import { adminSchemas, documentIds, documentsById } from './adminDocument.js';
+import { adminDocument, adminSchemas, documentIds } from './adminDocument.js';
 
 /** The path and query parameters of one call, coerced to the types their schemas declare. */
 export interface CallParameters {
@@ -82,15 +82,11 @@ interface ParameterCheck {
   readonly check: SchemaCheck;
 }
 
-const checks = new WeakMap<Operation, ParameterCheck>();
-
 /**
  * The operation's parameter check, made once: an object schema `{ path: {...}, query: {...} }` whose properties
  * `$ref` the declared schemas, registered under its own id next to the documents.
  */
-function compiled(operation: Operation): ParameterCheck {
-  let found = checks.get(operation);
-  if (found !== undefined) return found;
+const compiled = perOperation((operation): ParameterCheck => {
   const group = (where: 'path' | 'query') => {
     const declared = operation.parameters.filter((p) => p.in === where);
     return {
@@ -106,28 +102,15 @@ function compiled(operation: Operation): ParameterCheck {
   const schema = { type: 'object', properties: { path: group('path'), query: group('query') } };
   // The registry takes whole documents; a plain JSON schema is registered the same way, by its own id.
   adminSchemas().register(id, schema as unknown as OpenAPIV3_1.Document);
-  found = {
+  return {
     types: new Map(operation.parameters.map((p) => [`${p.in}:${p.name}`, declaredType(p.schema)])),
     check: adminSchemas().check(id, ''),
   };
-  checks.set(operation, found);
-  return found;
-}
+});
 
-/** The `type` a schema declares, following `$ref`s within and between the two documents. */
-function declaredType(pointer: string): unknown {
-  const documents = documentsById();
-  let document = documentIds.admin as string;
-  let at = pointer;
-  for (let hop = 0; hop < 16; hop++) {
-    const node = atPointer(documents.get(document), at) as { type?: unknown; $ref?: string } | undefined;
-    if (node?.$ref === undefined) return node?.type;
-    const [file, fragment = ''] = node.$ref.split('#');
-    if (file !== undefined && file !== '') document = file;
-    at = fragment;
-  }
-  return undefined;
-}
+/** The `type` a schema of the admin document declares, its `$ref`s followed (into the service document too). */
+const declaredType = (pointer: string): unknown =>
+  followRefs(atPointer(adminDocument(), pointer), documentIds.admin)?.type;
 
 /** A query or path text as the type its schema declares, when it reads as one; else the text itself. */
 function coerce(text: string, type: unknown): unknown {

@@ -7,7 +7,7 @@ import { PipelineRequest, type Routed } from '../pipeline/pipelineRequest.js';
 import { failure, ok, type Result } from '../result.js';
 import type { MockContext } from '../runtime/mockContext.js';
 import type { Operation } from '../spec/operations.js';
-import { diagnostic } from '../validate/diagnostic.js';
+import { errorAt } from '../validate/diagnostic.js';
 import { checkAdminSchema } from './adminDocument.js';
 
 /** The checked body, the error to answer, or `ClientGone` (the client went away mid-body). */
@@ -60,7 +60,5 @@ function noBodyExpected(bytes: Uint8Array, operation: Operation): Result<undefin
       ? '; a reset empties every environment of its tenant, and a test that needs a state of its own takes a tenant (POST /__admin/tenants)'
       : ' (openapi/admin.yaml lists what it takes)';
   const message = `${name} takes no body and would ignore this one; send it without a body${what}`;
-  return failure(
-    errorFromDiagnostics('VALIDATION_FAILED', [diagnostic('VALIDATION_FAILED', '/body', message)]),
-  );
+  return failure(errorAt('VALIDATION_FAILED', '/body', message));
 }

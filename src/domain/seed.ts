@@ -3,7 +3,7 @@ import type { SeedGroupRequest } from '../spec/types.js';
 import { errorAt } from '../validate/diagnostic.js';
 import type { IdSource } from './ids.js';
 import { type Group, groupKey, type Tenant, type World } from './model.js';
-import type { Decision } from './userGroups.js';
+import { type Decision, newGroup } from './userGroups.js';
 
 /** A group to put in place directly (admin API, `--fixtures`), with an optional known token and team_id. */
 export type GroupSeed = Readonly<SeedGroupRequest>;
@@ -34,15 +34,7 @@ export function seedGroup(
       '/body/team_id',
     );
   }
-  const group: Group = {
-    environment: seed.environment,
-    team_id: seed.team_id ?? world.nextTeamId,
-    token: seed.token ?? ids.token(),
-    name: seed.name,
-    provided_id: seed.user_group_id,
-    mapping: seed.mapping ?? null,
-    properties: seed.properties ?? null,
-  };
+  const group = newGroup(world, ids, seed.environment, seed);
   return ok({ body: group, changes: [{ op: 'putGroup', tenant: tenant.id, group }] });
 }
 

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { type ApiError, apiError, type ErrorCode } from '../errors.js';
 import { failure, ok, type Result } from '../result.js';
-import type { RequestBodies, SuccessBodies } from '../spec/types.js';
+import type { RequestBodies, SeedGroupRequest, SuccessBodies } from '../spec/types.js';
 import type { Change } from './changes.js';
 import type { IdSource } from './ids.js';
 import { type Environment, findByToken, type Group, groupKey, type Tenant, type World } from './model.js';
@@ -39,20 +39,28 @@ export function getOrCreate(
       ...(notice ? { notice } : {}),
     });
   }
-  const group: Group = {
-    environment: caller.environment,
-    team_id: world.nextTeamId,
-    token: ids.token(),
-    name: request.name,
-    provided_id: request.user_group_id,
-    mapping: request.mapping ?? null,
-    properties: request.properties ?? null,
-  };
+  const group = newGroup(world, ids, caller.environment, request);
   return ok({
     body: getOrCreateBody(group, true),
     changes: [{ op: 'putGroup', tenant: caller.tenant.id, group }],
   });
 }
+
+/** A group made from a request's fields: the next team_id and a fresh token, unless given (a seed may give them). */
+export const newGroup = (
+  world: World,
+  ids: IdSource,
+  environment: Environment,
+  fields: Omit<SeedGroupRequest, 'environment'>,
+): Group => ({
+  environment,
+  team_id: fields.team_id ?? world.nextTeamId,
+  token: fields.token ?? ids.token(),
+  name: fields.name,
+  provided_id: fields.user_group_id,
+  mapping: fields.mapping ?? null,
+  properties: fields.properties ?? null,
+});
 
 /**
  * Update: fields present replace the stored ones whole; absent fields stay. An unknown id is refused, naming the
@@ -161,37 +169,26 @@ function differingFields(request: RequestBodies['getOrCreateUserGroup'], existin
 const otherEnvironment = (environment: Environment): Environment =>
   environment === 'Customer' ? 'Testing' : 'Customer';
 
+/** The fields every answer names a group by, in the order the answers list them. */
+const named = (group: Group) => ({
+  team_id: group.team_id,
+  token: group.token,
+  name: group.name,
+  provided_id: group.provided_id,
+});
+
 const getOrCreateBody = (group: Group, isNew: boolean): SuccessBodies['getOrCreateUserGroup'] => ({
   success: 1,
   new_user_group: isNew,
-  user_group: {
-    team_id: group.team_id,
-    token: group.token,
-    name: group.name,
-    provided_id: group.provided_id,
-    properties: group.properties,
-  },
+  user_group: { ...named(group), properties: group.properties },
 });
 
 const updateBody = (group: Group): SuccessBodies['updateUserGroup'] => ({
   success: 1,
-  user_group: {
-    team_id: group.team_id,
-    token: group.token,
-    name: group.name,
-    provided_id: group.provided_id,
-    properties: group.properties,
-    api_environment_tag: group.environment,
-  },
+  user_group: { ...named(group), properties: group.properties, api_environment_tag: group.environment },
 });
 
 const rotateBody = (group: Group): SuccessBodies['rotateUserGroupToken'] => ({
   success: 1,
-  user_group: {
-    team_id: group.team_id,
-    token: group.token,
-    name: group.name,
-    provided_id: group.provided_id,
-    api_environment_tag: group.environment,
-  },
+  user_group: { ...named(group), api_environment_tag: group.environment },
 });

@@ -60,3 +60,23 @@ export function atPointer(root: unknown, pointer: string): unknown {
   }
   return node;
 }
+
+/**
+ * A node of an openapi/ document with its `$ref`s followed (at most 16 hops): `#/…` within the document the node is
+ * in (`file`, the service document's by default), `admin.yaml#/…` or `user-group-service.yaml#/…` into that one.
+ * `until` stops at a node that already holds what is sought (an `x-request-hint` beside a `$ref`).
+ */
+export function followRefs(
+  node: unknown,
+  file = basename(serviceDocumentUrl.pathname),
+  until: (node: Readonly<Record<string, unknown>>) => boolean = () => false,
+): Readonly<Record<string, unknown>> | undefined {
+  let current = node as Readonly<Record<string, unknown>> | undefined;
+  let document = file;
+  for (let hop = 0; hop < 16 && typeof current?.$ref === 'string' && !until(current); hop++) {
+    const [target, fragment = ''] = current.$ref.split('#');
+    if (target !== undefined && target !== '') document = target;
+    current = atPointer(loadDocument(new URL(document, openapiDirectory)), fragment) as typeof current;
+  }
+  return current;
+}

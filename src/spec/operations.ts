@@ -1,5 +1,6 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
-import { serviceDocument } from './loadDocument.js';
+import { pointer } from './jsonPointer.js';
+import { atPointer, serviceDocument } from './loadDocument.js';
 import { type PathTemplate, pathTemplate } from './pathTemplate.js';
 
 const httpMethods = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
@@ -28,8 +29,6 @@ export interface OperationParameter {
   readonly schema: string;
 }
 
-const escapePointer = (segment: string): string => segment.replaceAll('~', '~0').replaceAll('/', '~1');
-
 /** Parses a document's paths into its operations. */
 export function listOperations(document: OpenAPIV3_1.Document): Operation[] {
   const operations: Operation[] = [];
@@ -37,13 +36,13 @@ export function listOperations(document: OpenAPIV3_1.Document): Operation[] {
     for (const method of httpMethods) {
       const operation = item?.[method];
       if (operation?.operationId === undefined) continue;
-      const base = `/paths/${escapePointer(path)}/${method}`;
+      const base = pointer(pointer('/paths', path), method);
       const requestBody = operation.requestBody as OpenAPIV3_1.RequestBodyObject | undefined;
       const responseSchemas = new Map<string, string>();
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         const ref = (response as OpenAPIV3_1.ReferenceObject).$ref;
-        const pointer = ref === undefined ? `${base}/responses/${status}` : ref.slice(1);
-        responseSchemas.set(status, `${pointer}/content/application~1json/schema`);
+        const at = ref === undefined ? `${base}/responses/${status}` : ref.slice(1);
+        responseSchemas.set(status, `${at}/content/application~1json/schema`);
       }
       const shortName = (operation as { 'x-short-name'?: unknown })['x-short-name'];
       operations.push({
@@ -56,7 +55,7 @@ export function listOperations(document: OpenAPIV3_1.Document): Operation[] {
           : undefined,
         responseSchemas,
         parameters: [
-          ...parametersAt(document, `/paths/${escapePointer(path)}`, item?.parameters),
+          ...parametersAt(document, pointer('/paths', path), item?.parameters),
           ...parametersAt(document, base, operation.parameters),
         ],
       });
@@ -75,17 +74,14 @@ function parametersAt(
 ): OperationParameter[] {
   return (list ?? []).map((entry, index) => {
     const ref = (entry as OpenAPIV3_1.ReferenceObject).$ref;
-    const pointer = ref === undefined ? `${base}/parameters/${index}` : ref.slice(1);
-    const name = pointer.split('/').at(-1) ?? '';
-    const parameter = (ref === undefined ? entry : document.components?.parameters?.[name]) as
-      | OpenAPIV3_1.ParameterObject
-      | undefined;
+    const at = ref === undefined ? `${base}/parameters/${index}` : ref.slice(1);
+    const parameter = atPointer(document, at) as OpenAPIV3_1.ParameterObject | undefined;
     if (parameter === undefined) throw new Error(`user-group-mock: unresolved parameter ${ref}`);
     return {
       name: parameter.name,
       in: parameter.in as OperationParameter['in'],
       required: parameter.required === true,
-      schema: `${pointer}/schema`,
+      schema: `${at}/schema`,
     };
   });
 }
@@ -144,6 +140,19 @@ export function createRouter(operations: readonly Operation[]): (method: string,
   };
 }
 
+/** `compute`, made to run once per operation: what is derived from an operation's schemas, kept with it. */
+export function perOperation<V>(compute: (operation: Operation) => V): (operation: Operation) => V {
+  const derived = new WeakMap<Operation, V>();
+  return (operation) => {
+    let value = derived.get(operation);
+    if (value === undefined && !derived.has(operation)) {
+      value = compute(operation);
+      derived.set(operation, value);
+    }
+    return value as V;
+  };
+}
+
 let serviceOperations: Operation[] | undefined;
 /** The operations of the User Group Service document. */
 export const operations = (): readonly Operation[] => {
@@ -151,4 +160,4 @@ export const operations = (): readonly Operation[] => {
   return serviceOperations;
 };
 
-export type OperationId = 'getOrCreateUserGroup' | 'updateUserGroup' | 'rotateUserGroupToken';
+export type OperationId = keyof import('./openapi-types.generated.js').operations;

@@ -143,78 +143,68 @@ const jsonType = (value: unknown): string =>
 
 function describe(error: ErrorObject, base: string, voice: Voice): Diagnostic {
   const path = base + error.instancePath;
-  const at = placeFor(voice, path);
   const was = sent(voice, error.data);
   const params = error.params as Record<string, unknown>;
   const schema = schemaOf(error);
+  /** The diagnostic at `where`, its message naming the place first. */
+  const said = (code: string, message: string, where = path): Diagnostic =>
+    diagnostic(code, where, `${placeFor(voice, path)} ${message}`);
   switch (error.keyword) {
     case 'required': {
       const field = String(params.missingProperty);
-      return diagnostic(
-        'MISSING_FIELD',
-        pointer(path, field),
+      const message =
         voice === 'answer'
-          ? `${at} lacks the required field "${field}"; the service must send it`
-          : `${at} must have required field "${field}"`,
-      );
+          ? `lacks the required field "${field}"; the service must send it`
+          : `must have required field "${field}"`;
+      return said('MISSING_FIELD', message, pointer(path, field));
     }
     case 'additionalProperties': {
       const field = String(params.additionalProperty);
       const known = fieldsOf(schema);
-      return diagnostic(
-        'UNKNOWN_FIELD',
-        pointer(path, field),
+      const message =
         voice === 'answer'
-          ? `${at} has the field "${field}", which the document does not name${suggest(field, known)}; the service must not send it, unless extra fields are allowed (lenient checking)`
-          : `${at} has unknown field "${field}"${suggest(field, known, schema.properties as Record<string, unknown> | undefined)}`,
-      );
+          ? `has the field "${field}", which the document does not name${suggest(field, known)}; the service must not send it, unless extra fields are allowed (lenient checking)`
+          : `has unknown field "${field}"${suggest(field, known, schema.properties as Record<string, unknown> | undefined)}`;
+      return said('UNKNOWN_FIELD', message, pointer(path, field));
     }
     case 'type':
-      return diagnostic(
+      return said(
         'WRONG_TYPE',
-        path,
-        `${at} must be ${typeNames(params.type as string).join(' or ')}, not ${jsonType(error.data)}${was}`,
+        `must be ${typeNames(params.type as string).join(' or ')}, not ${jsonType(error.data)}${was}`,
       );
     case 'minLength':
       return params.limit === 1
-        ? diagnostic('TOO_SHORT', path, `${at} must not be empty${was}`)
-        : diagnostic('TOO_SHORT', path, `${at} must have at least ${params.limit} characters${was}`);
+        ? said('TOO_SHORT', `must not be empty${was}`)
+        : said('TOO_SHORT', `must have at least ${params.limit} characters${was}`);
     case 'maxLength':
-      return diagnostic(
+      return said(
         'TOO_LONG',
-        path,
-        `${at} must have at most ${params.limit} characters, not ${characters(String(error.data))}${was}`,
+        `must have at most ${params.limit} characters, not ${characters(String(error.data))}${was}`,
       );
     case 'pattern': {
       const rule = String(schema['x-pattern-message'] ?? `must match ${params.pattern}`);
       const hint = schema['x-pattern-hint'];
       const advice = voice === 'request' && hint !== undefined ? `, ${String(hint)}` : '';
-      return diagnostic('INVALID_FORMAT', path, `${at} ${rule}${advice}${was}`);
+      return said('INVALID_FORMAT', `${rule}${advice}${was}`);
     }
     case 'minProperties': {
       const required = requiredOf(schema);
       const others = fieldsOf(schema).filter((k) => !required.has(k));
       const besides = required.size > 0 ? ` besides ${[...required].map((k) => `"${k}"`).join(', ')}` : '';
-      return diagnostic(
+      return said(
         'MISSING_FIELD',
-        path,
-        `${at} must have at least one of ${others.map((k) => `"${k}"`).join(', ')}${besides}`,
+        `must have at least one of ${others.map((k) => `"${k}"`).join(', ')}${besides}`,
       );
     }
     case 'enum':
-      return diagnostic(
+      return said(
         'INVALID_VALUE',
-        path,
-        `${at} must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}${was}`,
+        `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}${was}`,
       );
     case 'const':
-      return diagnostic('INVALID_VALUE', path, `${at} must be ${JSON.stringify(params.allowedValue)}${was}`);
+      return said('INVALID_VALUE', `must be ${JSON.stringify(params.allowedValue)}${was}`);
     default:
-      return diagnostic(
-        `SCHEMA_${error.keyword.toUpperCase()}`,
-        path,
-        `${at} ${error.message ?? 'is invalid'}${was}`,
-      );
+      return said(`SCHEMA_${error.keyword.toUpperCase()}`, `${error.message ?? 'is invalid'}${was}`);
   }
 }
 

@@ -1,6 +1,8 @@
 import { type ApiError, apiError, type ErrorCode } from '../errors.js';
 import type { Diagnostic } from '../spec/types.js';
 
+export { pointer } from '../spec/jsonPointer.js';
+
 export type { Diagnostic };
 
 /**
@@ -24,10 +26,6 @@ export const errorAt = (
   headers?: ApiError['headers'],
 ): ApiError =>
   apiError(code, message, [diagnostic(code, path, message)], headers === undefined ? {} : { headers });
-
-/** Appends one segment to a JSON pointer, escaping `~` and `/`. */
-export const pointer = (base: string, segment: string | number): string =>
-  `${base}/${String(segment).replaceAll('~', '~0').replaceAll('/', '~1')}`;
 
 /** `/body/user_group_id` -> `body/user_group_id`, the way messages name a place. */
 export const place = (path: string): string => (path === '' ? 'the request' : path.slice(1));

@@ -1,5 +1,5 @@
-import { atPointer, serviceDocument } from '../spec/loadDocument.js';
-import { type Operation, operations } from '../spec/operations.js';
+import { atPointer, followRefs, serviceDocument } from '../spec/loadDocument.js';
+import { type Operation, operations, perOperation } from '../spec/operations.js';
 import { type Diagnostic, diagnostic, pointer } from './diagnostic.js';
 
 /**
@@ -65,27 +65,17 @@ export function explainWrapper(
   return diagnostics;
 }
 
-const fieldNames = new WeakMap<Operation, readonly string[]>();
-
 /** The top-level fields of an operation's request body, as the document names them. */
-export function requestFieldNames(operation: Operation): readonly string[] {
-  let names = fieldNames.get(operation);
-  if (names === undefined) {
-    names = Object.keys(requestSchemaOf(operation)?.properties ?? {});
-    fieldNames.set(operation, names);
-  }
-  return names;
-}
-
-const smallestBodies = new WeakMap<Operation, string | undefined>();
+export const requestFieldNames = perOperation((operation): readonly string[] =>
+  Object.keys(requestSchemaOf(operation)?.properties ?? {}),
+);
 
 /**
  * The smallest body an operation takes, as JSON text, from the document's examples of its fields: the required
  * fields, and as many others as `minProperties` asks (`{"user_group_id":"customer-a","name":"Customer A"}`).
  * Undefined when a field it needs has no example.
  */
-export function smallestBody(operation: Operation): string | undefined {
-  if (smallestBodies.has(operation)) return smallestBodies.get(operation);
+export const smallestBody = perOperation((operation): string | undefined => {
   const schema = requestSchemaOf(operation);
   const properties = (schema?.properties as Record<string, Node> | undefined) ?? {};
   const required = (schema?.required as string[] | undefined) ?? [];
@@ -100,10 +90,8 @@ export function smallestBody(operation: Operation): string | undefined {
     if (!Array.isArray(examples) || examples.length === 0) break;
     body[name] = examples[0];
   }
-  const text = Object.keys(body).length === names.length ? JSON.stringify(body) : undefined;
-  smallestBodies.set(operation, text);
-  return text;
-}
+  return Object.keys(body).length === names.length ? JSON.stringify(body) : undefined;
+});
 
 /** Rewrites the unknown-field diagnostics of fields that only answers carry, with what decides each one. */
 export function explainAnswerFields(diagnostics: readonly Diagnostic[]): Diagnostic[] {
@@ -130,21 +118,14 @@ type Node = Record<string, unknown>;
 function answerOnlyFields(): ReadonlyMap<string, string> {
   if (answerOnly !== undefined) return answerOnly;
   /** The first `x-request-hint` along a chain of `$ref`s, starting at the property itself. */
-  const hintOf = (node: unknown): string | undefined => {
-    let current = node as Node | undefined;
-    for (let hops = 0; current !== undefined && hops < 8; hops++) {
-      const hint = current['x-request-hint'];
-      if (typeof hint === 'string') return hint;
-      current = typeof current.$ref === 'string' ? at(current.$ref.slice(1)) : undefined;
-    }
-    return undefined;
-  };
+  const hintOf = (node: unknown): unknown =>
+    followRefs(node, undefined, (n) => typeof n['x-request-hint'] === 'string')?.['x-request-hint'];
   const requestFields = new Set(operations().flatMap((operation) => requestFieldNames(operation)));
   const fields = new Map<string, string>();
   const visit = (schema: Node | undefined, depth: number): void => {
     for (const [name, property] of Object.entries((schema?.properties as Node | undefined) ?? {})) {
       const hint = hintOf(property);
-      if (hint !== undefined && !requestFields.has(name)) fields.set(name, hint);
+      if (typeof hint === 'string' && !requestFields.has(name)) fields.set(name, hint);
       if (depth < 1) visit(resolve(property as Node), depth + 1);
     }
   };
@@ -156,13 +137,8 @@ function answerOnlyFields(): ReadonlyMap<string, string> {
 /** The schema of an operation's request body, its `$ref`s followed. */
 const requestSchemaOf = (operation: Operation): Node | undefined => resolve(at(operation.requestSchema));
 
-/** A node of the service document with its `$ref`s followed (at most 8). */
-function resolve(node: Node | undefined): Node | undefined {
-  let current = node;
-  for (let hops = 0; typeof current?.$ref === 'string' && hops < 8; hops++)
-    current = at(current.$ref.slice(1));
-  return current;
-}
+/** A node of the service document with its `$ref`s followed. */
+const resolve = (node: Node | undefined): Node | undefined => followRefs(node) as Node | undefined;
 
 /** The node at a JSON pointer of the service document. */
 function at(path: string | undefined): Node | undefined {

@@ -1,10 +1,10 @@
 import { serviceDocument } from '../spec/loadDocument.js';
-import { createRouter, type Operation, operations, type Route } from '../spec/operations.js';
+import { createRouter, type Operation, operations, perOperation, type Route } from '../spec/operations.js';
 import { diagnosticsFromAjv } from './ajvDiagnostics.js';
 import { type Diagnostic, diagnostic } from './diagnostic.js';
 import { explainAnswerFields, explainWrapper, operationsFitting, wrongMethod } from './mistakes.js';
 import { precompiledChecks } from './precompiled.js';
-import { type SchemaCheck, SchemaRegistry } from './schemas.js';
+import { SchemaRegistry } from './schemas.js';
 
 /** The service document's id in the registry: its file name, so admin.yaml's relative `$ref`s resolve to it. */
 export const documentId = 'user-group-service.yaml';
@@ -29,15 +29,10 @@ export const route = (method: string, path: string): Route => {
   return router(method, path);
 };
 
-const requestChecks = new WeakMap<Operation, SchemaCheck>();
-const requestCheck = (operation: Operation, pointer: string): SchemaCheck => {
-  let check = requestChecks.get(operation);
-  if (check === undefined) {
-    check = schemas().check(documentId, pointer);
-    requestChecks.set(operation, check);
-  }
-  return check;
-};
+/** The check of an operation's request body (for an operation that takes one). */
+const requestCheck = perOperation((operation) =>
+  schemas().check(documentId, operation.requestSchema as string),
+);
 
 const none: readonly Diagnostic[] = [];
 
@@ -47,17 +42,14 @@ const none: readonly Diagnostic[] = [];
  */
 export function checkRequestSchema(operation: Operation, body: unknown): readonly Diagnostic[] {
   if (operation.requestSchema === undefined) return none;
-  const errors = requestCheck(operation, operation.requestSchema)(body);
+  const errors = requestCheck(operation)(body);
   if (errors.length === 0) return none;
   const diagnostics = explainWrapper(
     operation,
     body,
     explainAnswerFields(diagnosticsFromAjv(errors, '/body')),
   );
-  const fitting = operationsFitting(
-    operation,
-    (other) => requestCheck(other, other.requestSchema as string)(body).length === 0,
-  );
+  const fitting = operationsFitting(operation, (other) => requestCheck(other)(body).length === 0);
   return fitting.length === 0 ? diagnostics : [wrongMethod(operation, fitting), ...diagnostics];
 }
 
@@ -74,13 +66,9 @@ export function checkResponseBody(
   const schema = operation.responseSchemas.get(String(status)) ?? operation.responseSchemas.get('default');
   if (schema === undefined) {
     const known = [...operation.responseSchemas.keys()].join(', ');
-    return [
-      diagnostic(
-        'UNDOCUMENTED_STATUS',
-        '/status',
-        `the service answered status ${status}, which ${operation.operationId} does not document; the service must answer one of ${known}`,
-      ),
-    ];
+    return undocumented(
+      `the service answered status ${status}, which ${operation.operationId} does not document; the service must answer one of ${known}`,
+    );
   }
   return answerDiagnostics(schema, body, lenient);
 }
@@ -102,13 +90,9 @@ export function checkUnroutedAnswer(
   const ofPath = operations().find((o) => o.path === path);
   if (found.kind === 'method-not-allowed' && ofPath !== undefined) {
     if (status === 405) return checkResponseBody(ofPath, status, body, lenient);
-    return [
-      diagnostic(
-        'UNDOCUMENTED_STATUS',
-        '/status',
-        `the service answered status ${status} to ${method} ${path}, a method the document does not give this path (it gives ${found.allow.join(', ')}); the document's answer to it is 405 with the error envelope`,
-      ),
-    ];
+    return undocumented(
+      `the service answered status ${status} to ${method} ${path}, a method the document does not give this path (it gives ${found.allow.join(', ')}); the document's answer to it is 405 with the error envelope`,
+    );
   }
   // A path the document does not have: 404 with the error envelope every error answer of the document carries.
   if (status === 404) return answerDiagnostics('/components/schemas/ErrorResponse', body, lenient);
@@ -120,6 +104,11 @@ export function checkUnroutedAnswer(
     ),
   ];
 }
+
+/** An answer whose status the document does not give. */
+const undocumented = (message: string): Diagnostic[] => [
+  diagnostic('UNDOCUMENTED_STATUS', '/status', message),
+];
 
 /** An answer's body against a schema of the document, the diagnostics speaking to the service. */
 const answerDiagnostics = (schema: string, body: unknown, lenient: boolean): Diagnostic[] =>
@@ -133,7 +122,7 @@ export function warmUp(): 'precompiled' | 'compiled' {
   let compiled = false;
   for (const operation of operations()) {
     if (operation.requestSchema === undefined) continue;
-    requestCheck(operation, operation.requestSchema);
+    requestCheck(operation);
     if (precompiled?.has(operation.requestSchema) !== true) compiled = true;
   }
   return compiled ? 'compiled' : 'precompiled';
