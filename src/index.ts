@@ -6,12 +6,8 @@ export type { GroupSeed } from './domain/seed.js';
 export { errorCatalogue } from './errors.js';
 export { createMockServer, defaultApiKeys, type MockServer, type MockServerOptions } from './mockServer.js';
 export * from './pipeline/index.js';
-export {
-  createValidatingProxy,
-  type ValidatingProxy,
-  type ValidatingProxyOptions,
-} from './proxy/createValidatingProxy.js';
-export { ProxyOptionError } from './proxy/proxyOptions.js';
+export { createValidatingProxy, type ValidatingProxy } from './proxy/createValidatingProxy.js';
+export { ProxyOptionError, type ValidatingProxyOptions } from './proxy/proxyOptions.js';
 export { RecordingLostError } from './proxy/recordingFile.js';
 export type { ApiKey } from './runtime/keyRing.js';
 export type * from './spec/types.js';

@@ -3,7 +3,6 @@ import { type MockServerOptions, serveOptions } from '../runtime/serveOptions.js
 import { isPostgresUrl, postgresUrlForm, postgresUrlProblem, withoutPassword } from '../store/openStore.js';
 import { commandHelp, type Env, flagsOf, readFlags } from './flags.js';
 
-/** The flags of `serve`, from its settings (src/runtime/serveOptions.ts). */
 export const serveFlags = flagsOf(serveOptions);
 
 export const serveHelp = (): string =>
@@ -11,7 +10,6 @@ export const serveHelp = (): string =>
 
 export type ServeArgs = MockServerOptions & { readonly help: boolean };
 
-/** argv and env to server options; throws an Error whose message names the bad flag and the fix. */
 export function parseServeArgs(argv: readonly string[], env: Env): ServeArgs {
   const { options, source } = readFlags('serve', serveOptions, argv, env);
   const { inMemory, db: given, ...rest } = options;

@@ -42,7 +42,6 @@ export function colourless(argv: readonly string[], env: Env): Promise<number> {
   });
 }
 
-/** Copies `from` to `to` line by line, each line without ANSI escape sequences. */
 function copyStripped(from: NodeJS.ReadableStream, to: NodeJS.WritableStream): void {
   createInterface({ input: from, crlfDelay: Number.POSITIVE_INFINITY }).on('line', (line) =>
     to.write(`${stripVTControlCharacters(line)}\n`),

@@ -23,40 +23,37 @@ export function flagsOf(settings: Settings): Readonly<Record<string, Flag>> {
   );
 }
 
-/** The help lines of a command's settings: flag, value, help line, default, and environment variable in brackets. */
-export function flagHelpLines(settings: Settings): string {
-  return Object.values(flagsOf(settings))
-    .map((entry) => {
-      const words = entry.kind === 'oneOf' ? entry.values.join('|') : 'VALUE';
-      const value =
-        entry.kind === 'boolean' ? '' : ` ${entry.value ?? (entry.kind === 'integer' ? 'N' : words)}`;
-      const fallback = entry.flagDefault ?? entry.default;
-      const byDefault = fallback === undefined || fallback === false ? '' : ` (default ${fallback})`;
-      const env = entry.env === undefined ? '' : `  [${entry.env}]`;
-      return `  --${entry.flag}${value}\n      ${entry.help}${byDefault}${env}`;
-    })
-    .join('\n');
+/**
+ * The --help of a command: its usage, what it does, its flags from its settings (flag, value, help line,
+ * default, environment variable in brackets), and any text after them.
+ */
+export function commandHelp(usage: string, about: string, settings: Settings, after = ''): string {
+  const flags = Object.values(flagsOf(settings)).map((entry) => {
+    const words = entry.kind === 'oneOf' ? entry.values.join('|') : 'VALUE';
+    const value =
+      entry.kind === 'boolean' ? '' : ` ${entry.value ?? (entry.kind === 'integer' ? 'N' : words)}`;
+    const fallback = entry.flagDefault ?? entry.default;
+    const byDefault = fallback === undefined || fallback === false ? '' : ` (default ${fallback})`;
+    const env = entry.env === undefined ? '' : `  [${entry.env}]`;
+    return `  --${entry.flag}${value}\n      ${entry.help}${byDefault}${env}`;
+  });
+  return `Usage: user-group-mock ${usage}\n\n${about}\n\nFlags (environment variable in brackets):\n${flags.join('\n')}\n${after}`;
 }
 
-/** The --help of a command: its usage, what it does, its flags from its settings, and any text after them. */
-export const commandHelp = (usage: string, about: string, settings: Settings, after = ''): string =>
-  `Usage: user-group-mock ${usage}\n\n${about}\n\nFlags (environment variable in brackets):\n${flagHelpLines(settings)}\n${after}`;
-
 /**
- * Reads a command line with `parse`: its options, or the exit code once the mistake (exit `refused`) or the help
- * (exit 0) is printed.
+ * Reads a command line with `parse`: its options, or the exit code once the mistake (exit 2, as every command's
+ * usage errors) or the help (exit 0) is printed.
  */
 export function commandLine<Args extends { readonly help?: unknown }>(
   parse: () => Args,
   help: () => string,
-  refused = 2,
 ): Args | number {
   let args: Args;
   try {
     args = parse();
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n`);
-    return refused;
+    return 2;
   }
   if (args.help !== true) return args;
   process.stdout.write(help());

@@ -7,7 +7,6 @@ import { RecordingLostError } from '../proxy/recordingFile.js';
 import { commandHelp, type Env, flagsOf, readFlags } from './flags.js';
 import type { ServingCommand } from './runUntilStopped.js';
 
-/** The flags of `proxy`, from its settings (src/proxy/proxyOptions.ts). */
 export const proxyFlags = flagsOf(proxyOptions);
 
 export const proxyHelp = (): string =>
@@ -19,7 +18,6 @@ export const proxyHelp = (): string =>
 
 export type ProxyArgs = ValidatingProxyOptions & { readonly help: boolean };
 
-/** argv and env to proxy options; throws an Error whose message names the bad flag and the fix. */
 export function parseProxyArgs(argv: readonly string[], env: Env): ProxyArgs {
   const { options } = readFlags('proxy', proxyOptions, argv, env);
   const { strict, lenient, ...rest } = options;
@@ -37,10 +35,8 @@ export function parseProxyArgs(argv: readonly string[], env: Env): ProxyArgs {
 }
 
 /**
- * `user-group-mock proxy`: runs until SIGINT or SIGTERM, then writes the recording. Exits 2 for a setting that
- * cannot work (a wrong target, a recording folder that is missing or not writable, a port in use), checked before it
- * listens; 0 after a clean stop; 1 when the recording could not be written at the stop (the message says what is
- * lost and where).
+ * `user-group-mock proxy`: runs until SIGINT or SIGTERM, then writes the recording. A setting that cannot
+ * work (a wrong target, a recording folder missing or not writable, a port in use) exits 2 before it listens.
  */
 export const proxyCommand: ServingCommand<ProxyArgs, ValidatingProxy> = {
   parse: parseProxyArgs,

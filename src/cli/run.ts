@@ -9,11 +9,11 @@ import {
   SchemaTooNewError,
 } from '../store/openStore.js';
 import { pagePaths } from '../ui/pages.js';
+import { nearest } from '../validate/nearest.js';
 import { parseServeArgs, type ServeArgs, serveHelp } from './args.js';
 import { colourless, colourWanted } from './colourless.js';
 import type { Env } from './flags.js';
 import { runUntilStopped, type ServingCommand } from './runUntilStopped.js';
-import { nearest } from './suggest.js';
 
 interface Command {
   /** One line for the usage. */
@@ -93,18 +93,13 @@ const serveCommand: ServingCommand<ServeArgs, MockServer> = {
 const serve = (argv: readonly string[], env: Env): Promise<number> =>
   runUntilStopped(serveCommand, argv, env);
 
-/**
- * The exit code of a failed start: 2 for a port in use, 3 for PostgreSQL refusing the URL's database, user or
- * password, or out of reach, 4 for a database whose schema is newer than this version knows, 1 for anything else (a
- * locked or damaged database file, bad fixtures).
- */
+/** The exit code of a failed start: 1 for any other error (a locked or damaged database, bad fixtures). */
 function exitCodeOf(error: unknown): number {
   if (error instanceof ListenError) return 2;
   if (error instanceof DatabaseUnreachableError || error instanceof DatabaseRefusedError) return 3;
   return error instanceof SchemaTooNewError ? 4 : 1;
 }
 
-/** The first two browser pages: the inspector and the API reference. */
 const [inspector, reference] = pagePaths('mock');
 
 function readyLines(server: MockServer, db: string | undefined): string {

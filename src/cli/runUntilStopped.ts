@@ -12,14 +12,10 @@ export interface ServingCommand<
   parse(argv: readonly string[], env: Env): Args;
   help(): string;
   start(args: Args): Promise<Server>;
-  /** The exit code of a failed start. */
   exitCodeOf(error: unknown): number;
   /** What stdout says once it serves (ending with a newline): printed lines mean "ready and stoppable". */
   readyLines(server: Server, args: Args): string;
-  /**
-   * What the shutdown waits for, after "SIGTERM received; " (or "the process that started it (pid 812) has
-   * gone; "), e.g. "finishing in-flight requests".
-   */
+  /** What the shutdown waits for, ending the stop line: "SIGTERM received; finishing in-flight requests". */
   readonly stopping: string;
   /** The whole line that says why the shutdown failed, when the command knows better than the error's message. */
   shutdownFailure?(error: unknown): string | undefined;

@@ -1,8 +1,6 @@
 import { parseArgs } from 'node:util';
 import { nearest } from '../validate/nearest.js';
 
-export { nearest };
-
 /** A command's flags as node:util's parseArgs takes them. */
 export type FlagOptions = Readonly<Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>>;
 

@@ -44,7 +44,6 @@ export const verifyOptions = {
   help: sharedOptions.help,
 } as const satisfies Settings;
 
-/** The flags of `verify`, from its settings. */
 export const verifyFlags = flagsOf(verifyOptions);
 
 export const verifyHelp = (): string =>
@@ -65,11 +64,7 @@ export async function runVerify(
   env: Readonly<Record<string, string | undefined>>,
   dependencies: VerifyDependencies = {},
 ): Promise<number> {
-  const options = commandLine(
-    () => readFlags('verify', verifyOptions, argv, env).options,
-    verifyHelp,
-    verifyExitCodes.refused.code,
-  );
+  const options = commandLine(() => readFlags('verify', verifyOptions, argv, env).options, verifyHelp);
   if (typeof options === 'number') return options;
   const { providerBaseUrl, apiKey, testingApiKey, stateSetupUrl, adminKey } = options as Partial<
     Record<string, string>

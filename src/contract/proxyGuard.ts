@@ -7,7 +7,6 @@ export interface ProxyGuard {
   track(res: ServerResponse): void;
   /** The code of the first broken connection to the provider (`ECONNRESET`), if any. */
   lost(): string | undefined;
-  /** Stops guarding. */
   release(): void;
 }
 

@@ -39,11 +39,7 @@ export function contractStates(contracts: readonly string[]): Map<string, Record
   return states;
 }
 
-/**
- * The API keys the contract's requests carry, one per environment: the keys a default mock accepts.
- * `user-group-mock verify` replaces them with the provider's real keys; any other key in the contract (the
- * deliberately wrong one of the 401 interaction) is sent as is.
- */
+/** The API keys the contract's requests carry, one per environment: the keys a default mock accepts. */
 export const contractApiKeys = Object.fromEntries(
   defaultApiKeys.map(({ key, environment }) => [environment, key]),
 ) as Readonly<Record<Environment, string>>;

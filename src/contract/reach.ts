@@ -1,9 +1,6 @@
 import { connect } from 'node:net';
 import { failure, ok, type Result } from '../result.js';
 
-/** How long `reach` waits for a connection before it calls the address unreachable. */
-export const reachTimeoutMs = 5000;
-
 /** What `reach` found: the address accepts connections, or why it does not (`connection refused`). */
 export type Reach = Result<void, string>;
 
@@ -24,7 +21,7 @@ export const connectionFailures: Readonly<Record<string, string>> = {
  * Whether something accepts TCP connections at the host and port of `url` (the port of its scheme when it names
  * none), within `timeoutMs`. Opens one connection and closes it at once; sends nothing.
  */
-export function reach(url: string, timeoutMs = reachTimeoutMs): Promise<Reach> {
+export function reach(url: string, timeoutMs = 5000): Promise<Reach> {
   const target = new URL(url);
   const port = Number(target.port || (target.protocol === 'https:' ? 443 : 80));
   const host = target.hostname.replace(/^\[(.*)\]$/, '$1');

@@ -4,10 +4,7 @@ import { contractStates } from './publishedContract.js';
 /** A state handler as the Pact Verifier calls it; what it resolves with is injected into the request. */
 export type StateHandler = (params?: unknown) => Promise<Record<string, string | number>>;
 
-/**
- * A provider state that could not be set up: the state, the request that was to set it up (`method url`), the status
- * it answered (undefined when there was no answer) and the start of that answer, or why there was none.
- */
+/** A provider state that could not be set up: `detail` is the start of the answer, or why there was none. */
 export class StateSetupError extends Error {
   override readonly name = 'StateSetupError';
   constructor(
@@ -41,7 +38,6 @@ export async function stateSetupCall(
   throw new StateSetupError(says(status, detail), state, url, status, detail, method);
 }
 
-/** A state handler that failed: the state, and what it threw. */
 export interface StateFailure {
   readonly state: string;
   readonly error: unknown;

@@ -30,12 +30,7 @@ export interface ProviderVerificationOptions {
   readonly loadPact?: () => Promise<PactModule>;
 }
 
-/**
- * How a verification ended. `honoured` and `not-honoured` are verdicts; the others mean nothing was verified:
- * a flag is needed (`refused`), the provider or the state-change URL cannot be reached, Pact is not installed,
- * the tenant or a provider state could not be set up or Pact itself failed (`could-not-run`), or the run was
- * `interrupted`.
- */
+/** `honoured` and `not-honoured` are verdicts; after the others nothing was verified (`verifyExitCodes`). */
 export type VerifyOutcome =
   | 'honoured'
   | 'not-honoured'
@@ -58,9 +53,8 @@ export interface ProviderVerification {
   /** Problems that leave the outcome as it is, e.g. a tenant that could not be removed. */
   readonly warnings: readonly string[];
   /**
-   * When the provider is a user-group-mock and the run had a tenant of its own: what the mock found wrong in the
-   * requests it was sent (its journal's invalid entries, read before the tenant is removed), one line each, e.g.
-   * `GET /api/user 400: MISSING_FIELD at /body/name: body must have required field "name"`. Read only when interactions failed.
+   * When interactions failed in a tenant of the run's own on a user-group-mock: what the mock found wrong in
+   * the requests it was sent (`invalidRequestsOf`), one line each.
    */
   readonly invalidRequests?: readonly string[];
 }

@@ -73,7 +73,6 @@ export function judgeResponse(
   }
   const status = Number(response.status);
   const lenient = options.allowAdditionalProperties === true;
-  // No operation: the answer to a method or path the document does not have, judged by what it documents for one.
   const diagnostics =
     operation === undefined
       ? checkUnroutedAnswer(request.method, request.path, status, body, lenient)

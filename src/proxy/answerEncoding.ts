@@ -24,9 +24,8 @@ const decoders: Readonly<Record<string, (bytes: Buffer, limit: number) => Buffer
 };
 
 /**
- * The body of an answer as the service meant it, for judging: the codings its `Content-Encoding` lists (gzip,
- * deflate, br; identity) undone, the last applied first, the result at most `limit` bytes. The client gets the
- * bytes as they came either way.
+ * The body of an answer as the service meant it, for judging (the client gets the bytes as they came): the
+ * codings its `Content-Encoding` lists undone, the last applied first, the result at most `limit` bytes.
  */
 export function decodeAnswer(body: Buffer, contentEncoding: string, limit: number): DecodedAnswer {
   const codings = contentEncoding

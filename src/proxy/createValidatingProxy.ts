@@ -40,8 +40,6 @@ import {
 import { RecordingFile } from './recordingFile.js';
 import { TrafficRules } from './trafficRules.js';
 
-export type { ValidatingProxyOptions };
-
 export interface ValidatingProxy {
   readonly url: string;
   readonly host: string;
@@ -111,10 +109,6 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
         );
   const target = targetOf(base, timeout, bodyLimit, ca);
   const mockControls = createControls(context);
-  /**
-   * A reset, in process or `POST /__admin/reset`, empties the journal and the rules' memory alike; the health is the
-   * proxy's own: what it forwards to and whether that accepts connections (a proxy has no store).
-   */
   const controls = {
     ...mockControls,
     reset: async (tenant?: string) => {
@@ -122,8 +116,7 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
       rules.clear();
     },
     health: async (): Promise<Health> => {
-      // A TCP connection opened and closed at once (within a second): what can be learnt cheaply, without
-      // sending the service a request.
+      // A TCP connect within a second: learnt cheaply, without sending the service a request.
       const { ok: reachable } = await reach(base.href, Math.min(1000, timeout));
       return {
         status: reachable ? 'ready' : 'degraded',
@@ -157,8 +150,6 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
       'the proxy failed internally; this is a bug in user-group-mock, not in the client or the service. Retry, and report it with the log.';
     send(res, errorReply(apiError('INTERNAL_ERROR', message)));
   };
-  // `/__admin` (the journal of the exchanges) and the browser pages are the proxy's own, as on the mock; every
-  // other request is judged and forwarded.
   serve((req: IncomingMessage, res: ServerResponse) => {
     const head = readHead(req);
     const { path } = head;
@@ -209,10 +200,7 @@ const mockOnlyOperations: ReadonlySet<AdminOperationId> = new Set<AdminOperation
   'clearFaults',
 ]);
 
-/**
- * A 404 for the mock's admin operations, naming the proxy, where the state lives, and what the proxy serves: the
- * admin routes it has (the admin document's, less the mock's) and its browser pages.
- */
+/** The 404 of a mock-only admin operation; `served` lists the admin routes the proxy has. */
 const mockOnly =
   (target: string) =>
   (method: string, path: string, served: readonly string[]): ApiError => {

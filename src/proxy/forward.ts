@@ -35,8 +35,7 @@ const idleMs = 4_000;
 
 /**
  * A target for a base URL (http or https; `ca` trusts a private certificate authority; SNI names the host unless it
- * is an address). One connection carries one exchange at a time (`pipelining: 1`), up to 256 at once; a free one is
- * closed after 4 s unused, or 1 s before the target's `Keep-Alive: timeout` says it will.
+ * is an address). A free connection is closed 1 s before the target's `Keep-Alive: timeout` says it would be.
  */
 export function target(url: URL, timeout: number, bodyLimit: number, ca?: string | Buffer): Target {
   const connector = buildConnector(ca === undefined ? {} : { ca });
@@ -100,10 +99,9 @@ export interface Forwarded {
 const idempotent = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS', 'TRACE']);
 
 /**
- * Sends one request to the target through undici and reads its answer (within the body limit), or the error to
- * answer instead: 502 `UPSTREAM_UNREACHABLE` (refused, reset, unknown host, TLS, an answer llhttp refuses or one
- * too large) or 504 `UPSTREAM_TIMEOUT` (no whole answer within the timeout, or the proxy stopped). A request whose
- * kept-alive connection turns out to be closed before any answer is sent again once, if its method is idempotent.
+ * Sends one request to the target through undici and reads its answer (within the body limit), or the 502 or
+ * 504 to answer instead (upstreamErrors.ts). A request whose kept-alive connection turns out to be closed
+ * before any answer is sent again once, if its method is idempotent.
  */
 export function forward(
   to: Target,
@@ -190,7 +188,6 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 
   onComplete(): void {
-    // undici completes an answer framed by the connection's end when the connection is reset: it is cut short.
     if (this.to.resetNow()) {
       this.onError(new CutShort());
       return;

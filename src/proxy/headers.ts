@@ -14,9 +14,8 @@ const hopByHop = new Set([
 ]);
 
 /**
- * The end-to-end headers of a message as Node's flat `rawHeaders` list (`[name, value, name, value, ...]`), names
- * and values byte for byte, in order; without the hop-by-hop headers, those `Connection` names, `Proxy-*`, and
- * the `also` names (lower case).
+ * The end-to-end headers of a flat `rawHeaders` list (`[name, value, name, value, ...]`), byte for byte and
+ * in order: all but those `hopByHop` says a proxy drops, and the `also` names (lower case).
  */
 export function endToEndHeaders(raw: readonly string[], also: readonly string[] = []): string[] {
   // The names a Connection header lists: rare, so no collection is built without one.

@@ -10,7 +10,7 @@ export interface RecordedGroup {
   readonly seen: number;
   /** Why the newest exchange about it was not recorded ("its answer broke the contract (…)"), if it was not. */
   readonly refused: string | undefined;
-  /** Its environment is a guess (Customer): no answer to its API key said which (see `Recording.write`). */
+  /** Its environment is a guess (Customer): no answer to its API key said which (see `RecordingFile`). */
   readonly guessed?: boolean;
 }
 
@@ -31,12 +31,10 @@ const unique = {
 } as const;
 
 /**
- * The recorded groups as `serve --fixtures` accepts them: what the mock's loader refuses is resolved in favour of
- * the group seen last, as the service stands now. A group no answer showed within the contract is left out; a
- * second group of one id in one environment (seen through two API keys) is left out; a token or team_id that a
- * group seen later also holds (the service restarted and reused team ids) is left out of the earlier one, and the
- * mock gives it a fresh one. Groups keep the order they were first seen in, those without a team_id last (the mock
- * numbers them after the highest one given, so none can take a number a later entry names).
+ * The recorded groups as `serve --fixtures` accepts them: what the mock's loader refuses is resolved in
+ * favour of the group seen last, as the service stands now, each change said in `notes`. Groups keep the
+ * order they were first seen in, those without a team_id last (the mock numbers them after the highest one
+ * given, so none can take a number a later entry names).
  */
 export function loadableGroups(recorded: readonly RecordedGroup[]): LoadableGroups {
   const notes = new Map<RecordedGroup, string[]>();

@@ -69,7 +69,6 @@ export function proxyExchange(
   let scope: string | undefined;
   const scopeOf = (): string | undefined => (scope ??= apiKey === undefined ? undefined : keyScope(apiKey));
   let clientDiagnostics: readonly Diagnostic[] = noDiagnostics;
-  /** Why the body the request announced is not in the journal, if it is not. */
   let bodyNotKept: string | undefined;
   const journal = (
     status: number,
@@ -184,13 +183,11 @@ export function proxyExchange(
 
   const answered = (answer: TargetAnswer, sentBody: Buffer | undefined): void => {
     const { status } = answer;
-    // Passed back unchanged first; the verdict does not hold the answer up.
     if (!res.headersSent && !res.destroyed) passBack(res, method, answer);
     const contentType = headerOf(answer.rawHeaders, 'content-type');
     const provider: Diagnostic[] = [];
     const warnings: Diagnostic[] = [];
     const operation = request.operation;
-    // Judged as the service meant it: a gzip, deflate or br body decoded (the client got it as it came).
     let body = answer.body;
     let decodable = true;
     const coding = headerOf(answer.rawHeaders, 'content-encoding');

@@ -89,11 +89,7 @@ export class RecordingFile {
     this.#schedule();
   }
 
-  /**
-   * Writes what is not written yet and stops; rejects with a RecordingLostError when that last write fails. Says
-   * (through `onWarning`) which groups were recorded as Customer without knowing it, and which were left out or
-   * changed so that `serve --fixtures` accepts the file.
-   */
+  /** Writes what is left and stops; rejects with a RecordingLostError when that last write fails. */
   async close(): Promise<void> {
     this.#closing = true;
     clearTimeout(this.#timer);
@@ -115,10 +111,9 @@ export class RecordingFile {
   }
 
   /**
-   * Writes the fixtures file and the Pact file beside it. `environmentOf` gives the environment an API key's answers
-   * have shown, the key named by its `keyScope`. Only update and rotation answers carry `api_environment_tag`: a
-   * group only ever seen through get-or-create, of a key never seen in another answer, is recorded as Customer, a
-   * guess. Keeps the ids of the groups so guessed and what the file records otherwise than seen, for `close`.
+   * Writes the fixtures file and the Pact file beside it. Only update and rotation answers carry
+   * `api_environment_tag`: a group only ever seen through get-or-create, of a key never seen in another answer
+   * (`environmentOf` its `keyScope`), is recorded as Customer, a guess.
    */
   async #writeFiles(): Promise<void> {
     const recorded = [...this.#groups.values()].map((group): RecordedGroup => {

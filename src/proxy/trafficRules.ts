@@ -27,7 +27,6 @@ export const providerCodes = [
 
 export type ProviderCode = (typeof providerCodes)[number];
 
-/** A diagnostic of the traffic rules: one of their codes, a pointer into the answer, and what to fix. */
 type ProviderDiagnostic = Diagnostic & { readonly code: ProviderCode };
 
 const field = (value: unknown, name: string): unknown =>
@@ -108,7 +107,6 @@ export class TrafficRules {
     return found;
   }
 
-  /** Forgets everything seen. */
   clear(): void {
     this.#tokens.clear();
     this.#retired.clear();

@@ -3,9 +3,8 @@ import { type ApiError, apiError } from '../errors.js';
 import { setting } from '../runtime/options.js';
 
 /**
- * What went wrong on the way to the target, as the 502 or 504 the client gets: each message names the target and
- * says whether the service may have acted on the request. undici's errors are read here; the proxy's own reasons
- * to end an exchange are the classes below.
+ * What went wrong on the way to the target, as the 502 or 504 the client gets: each message names the target
+ * and says whether the service may have acted on the request.
  */
 
 /** The proxy stopping with the exchange in flight. */

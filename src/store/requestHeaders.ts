@@ -13,10 +13,9 @@ const schemed = new Set(['authorization', 'proxy-authorization']);
 const secretName = /cookie|key|token|secret|password|session|signature/;
 
 /**
- * The request's headers as the journal shows them, from Node's flat `rawHeaders` (name, value, name, value...),
- * which the journal keeps as they came: hiding the secrets costs nothing until the journal is read. An
- * `Authorization` value keeps its scheme and says what it matched (`keyMatched`, e.g. the Customer key of a tenant;
- * `noKeyMatched` when not said), never the credential itself; a secret header says only its length.
+ * The request's headers as the journal shows them, from Node's flat `rawHeaders`, which the journal keeps as
+ * they came: hiding the secrets costs nothing until the journal is read. An `Authorization` value also says
+ * what its key matched (`keyMatched`).
  */
 export function requestHeadersOf(raw: readonly string[], keyMatched: string | undefined): RequestHeader[] {
   const headers: RequestHeader[] = [];

@@ -57,7 +57,6 @@ export interface ServiceCall {
  * src/store asks which one it has.
  */
 export interface Store {
-  /** What `/__admin/health` names as the store. */
   readonly kind: Health['store'];
   /**
    * The groups this process holds: every group of an embedded store; none of PostgreSQL's, which is asked on each
@@ -89,7 +88,6 @@ export interface Store {
   groups(tenant: string, environment?: Environment): Promise<Group[]>;
   group(tenant: string, environment: Environment, providedId: string): Promise<Group | undefined>;
   groupByToken(token: string): Promise<{ tenant: string; group: Group } | undefined>;
-  /** Removes a tenant's groups, of one environment when one is given. */
   clearGroups(tenant: string, environment?: Environment): Promise<void>;
 
   requests(tenant: TenantMemory, query: JournalQuery): Promise<JournalEntry[]>;

@@ -84,9 +84,9 @@ const getWithBodyNote = `> **Browsers cannot send this request.** It is a GET wi
 `;
 
 /**
- * The document as the reference renders it: the mock's own URL as its server, and for each operation curl and
- * `undici.request` samples (Redoc's `x-codeSamples`) with the keys shown; a GET with a body says that a browser
- * cannot send it. `which` chooses the headers: an API key for the service, the admin key for the admin API.
+ * The document as the reference renders it: this server's URL, and for each operation curl and
+ * `undici.request` samples (Redoc's `x-codeSamples`) with the keys shown; a GET with a body says that a
+ * browser cannot send it.
  */
 export function referenceDocument(
   source: OpenAPIV3_1.Document,

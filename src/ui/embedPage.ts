@@ -22,7 +22,6 @@ ${card.html}
     styles: ['/embed/assets/embed.css'],
     scripts: ['/embed/assets/embed.js'],
     body,
-    bodyAttributes: `data-outcome="${outcome.kind}"`,
   });
   return { status: card.status, html };
 }

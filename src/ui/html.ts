@@ -18,7 +18,6 @@ interface PageParts {
   readonly modules?: readonly string[];
   /** The body's content, already HTML. */
   readonly body: string;
-  readonly bodyAttributes?: string;
 }
 
 /** A whole page: no inline script or style, so that the Content-Security-Policy can forbid both. */
@@ -39,7 +38,7 @@ export function page(parts: PageParts): string {
 <title>${escapeHtml(parts.title)}</title>
 ${styles}${modules}
 </head>
-<body${parts.bodyAttributes === undefined ? '' : ` ${parts.bodyAttributes}`}>
+<body>
 ${parts.body}
 ${scripts}
 </body>

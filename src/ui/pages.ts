@@ -21,8 +21,6 @@ import { resolveEmbed } from './embedToken.js';
 import { contentSecurityPolicy, jsonInScript, page } from './html.js';
 import { inlineReferences } from './inlineReferences.js';
 
-export type { PageHandler };
-
 const common = {
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
@@ -95,11 +93,8 @@ const isPagePath = (path: string): boolean => /^\/(__admin\/ui|docs|embed)(\/|$)
 const embedPath = pathTemplate('/embed/{dashboard_id}');
 
 /**
- * The three browser pages, served by the mock itself from the built files (nothing is fetched from elsewhere):
- * the inspector (`/__admin/ui`; its data comes from the admin API, with the admin key it asks for), the API
- * reference (`/docs`, `/docs/admin`) and the embed preview (`/embed/{dashboard_id}?token=…`, and the web component
- * `/embed/component.js`; not on a validating proxy, which keeps no groups). Pages and their files need no admin
- * key: they hold no data of the mock.
+ * The browser pages (`pagePaths`), from the built files (nothing is fetched from elsewhere). They need no
+ * admin key: they hold no data of the mock (the inspector's comes from the admin API, with its key).
  */
 export function createPages(
   context: MockContext,
@@ -139,7 +134,6 @@ export function createPages(
   function answer(req: IncomingMessage, path: string): Served | ApiError | Promise<Served | ApiError> {
     const method = req.method ?? 'GET';
     if (method !== 'GET' && method !== 'HEAD') return notAllowed(method, path);
-    // The embed preview and its files: `/embed`, `/embed/{dashboard_id}`, `/embed/component.js`, `/embed/assets/…`.
     if (server === 'proxy' && path.startsWith('/embed')) return embedOnProxy(path);
     const headers = files[path];
     if (headers !== undefined) {
@@ -220,10 +214,6 @@ function noPage(path: string, server: PagesServer): ApiError {
   return notFound(`no page at "${path}"; the browser pages are ${pagePaths(server).join(', ')}`);
 }
 
-/**
- * The embed preview shows the group a token identifies, from the mock's own groups; a validating proxy keeps none
- * (its target issued the token), so any answer it gave there would be a guess.
- */
 function embedOnProxy(path: string): ApiError {
   return notFound(
     `no page at "${path}": the embed preview is the mock's, and this is a validating proxy, which keeps no groups, so it cannot tell which group a token identifies (its target issued the token). For the preview, run user-group-mock serve; the browser pages here are ${pagePaths('proxy').join(', ')}`,

@@ -63,7 +63,6 @@ async function call(
   }
 }
 
-/** An admin call in the session's scope. */
 export const admin = (session: Session, method: string, path: string, body?: unknown): Promise<Answer> =>
   call(method, path, adminHeaders(session), body);
 

@@ -6,7 +6,7 @@ const post = (): void => {
   if (window.parent === window) return;
   const message = {
     type: 'user-group-mock:embed',
-    outcome: document.body.dataset.outcome ?? 'unknown',
+    outcome: document.querySelector('main')?.dataset.outcome ?? 'unknown',
     // The card's own height, not the document's scrollHeight: that is never less than the frame, so a frame once
     // grown for a tall card would never shrink to a shorter one.
     height: document.body.getBoundingClientRect().height,

@@ -61,7 +61,6 @@ const choices: Readonly<Record<Choice, { label: string; options: Readonly<Record
     label: 'Status',
     options: { '': 'all', '2xx': '2xx', '4xx': '4xx', '5xx': '5xx', none: 'no answer' },
   },
-  /** Only the entries that broke the contract by this side's fault. */
   fault: { label: 'Fault', options: { '': 'any', client: "the client's", provider: "the provider's" } },
 };
 
@@ -94,10 +93,7 @@ const groupIdOf = (entry: JournalEntry): string | undefined =>
 const errorCodeOf = (entry: JournalEntry): string | undefined =>
   text((entry.responseBody as Fields)?.error?.code);
 
-/**
- * Behind the proxy, a request with an API key whose environment no answer has shown yet: a get-or-create's answer
- * names none (no `api_environment_tag`), so a key's first get-or-creates come before its first update or rotation.
- */
+/** Behind the proxy, a request with a key whose environment no answer has shown yet (`notPlacedWords`). */
 const keyNotPlaced = (entry: JournalEntry): boolean =>
   onProxy &&
   entry.keyEnvironment === null &&
@@ -273,10 +269,7 @@ function About(props: { entry: JournalEntry }): VNode | string {
 const breakable = (code: string): Array<string | VNode> =>
   code.split('_').flatMap((part, i) => (i === 0 ? [part] : [html`_<wbr />`, part]));
 
-/**
- * No environment for the request's key: none sent, a key the mock does not know, or (through the proxy) a key whose
- * environment the target's answers have not shown yet.
- */
+/** The journal names no environment for the request's key: none was sent, or one the server does not know. */
 const unknownKey = 'no API key of a known environment';
 
 /**

@@ -106,15 +106,11 @@ export const operationNames: Readonly<Record<string, string>> = Object.fromEntri
 export const shortNameOf = (operationId: string | null): string =>
   operationId === null ? 'no operation' : (operationNames[operationId] ?? operationId);
 
-/**
- * Which server the page is on (written into the page by the server): the mock, or a validating proxy, whose
- * journal says whose fault each verdict is and which keeps no groups, tenants or faults of its own.
- */
+/** Whether the page is on a validating proxy rather than the mock (written into the page by the server). */
 export const onProxy: boolean =
   (JSON.parse(document.getElementById('server')?.textContent ?? '{}') as { kind?: string }).kind === 'proxy';
 
 export interface AskFirstProps {
-  /** The asking button's id. */
   readonly id: string;
   /** The asking button's text ("Reset tenant…") and its other attributes (class, title, disabled…). */
   readonly ask: string;

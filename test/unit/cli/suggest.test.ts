@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { serveFlags } from '../../../src/cli/args.js';
 import { run } from '../../../src/cli/run.js';
-import { nearest } from '../../../src/cli/suggest.js';
 import { verifyFlags } from '../../../src/cli/verify.js';
+import { nearest } from '../../../src/validate/nearest.js';
 import { captured } from '../../support/captured.js';
 
 describe('nearest', () => {
