@@ -182,7 +182,6 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
     this.#serving = false;
   }
 
-  /** The journal and faults of the key's tenant. */
   #tenantRuntime(this: Owned<ServiceExchange>): TenantRuntime {
     return this.runtime ?? runtimeOf(this.context, this.owner.tenant);
   }
