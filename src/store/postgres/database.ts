@@ -55,10 +55,18 @@ export class Database {
     return new Database(pool);
   }
 
-  /** One statement outside a transaction; a lost connection becomes `StoreUnavailableError`. */
+  /**
+   * One statement outside a transaction; a lost connection becomes `StoreUnavailableError`. Each text is prepared on
+   * a connection the first time it runs there (named in the order the texts came), so PostgreSQL parses and plans a
+   * request's statements once, not per request. The texts are this directory's constants: the names are few.
+   */
   query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
-    return this.pool.query<R>(text, values).catch(throwClassified);
+    const name = this.#names.get(text) ?? `ugm_${this.#names.size}`;
+    this.#names.set(text, name);
+    return this.pool.query<R>({ name, text, values }).catch(throwClassified);
   }
+
+  readonly #names = new Map<string, string>();
 
   /** Runs `work` in one transaction: committed when it returns, rolled back when it throws. */
   async transaction<T>(work: (client: Client) => Promise<T>): Promise<T> {

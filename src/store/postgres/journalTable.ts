@@ -8,8 +8,9 @@ import {
   rotatedAway,
   type StoredRecord,
 } from '../journal.js';
+import { oneBatchAtATime } from './batches.js';
 import type { Database } from './database.js';
-import { journalLine } from './statements.js';
+import { journalLine, journalStatement } from './statements.js';
 
 /**
  * Every tenant's journal, shared by every replica, bounded as the in-memory one is: a listing shows the newest
@@ -26,14 +27,22 @@ export class JournalTable {
     private readonly capacity: number,
   ) {}
 
-  async record(tenant: string, record: JournalRecord): Promise<void> {
-    const { operationId, invalid, record: text } = journalLine(record);
-    await this.db.query(
-      'INSERT INTO journal (tenant, operation_id, invalid, record) VALUES ($1, $2, $3, $4)',
-      [tenant, operationId, invalid, text],
-    );
-    await this.counted(tenant);
+  /** Resolves once the entry is committed, written with the others asked at once. */
+  record(tenant: string, record: JournalRecord): Promise<void> {
+    return this.#write({ tenant, record });
   }
+
+  readonly #write = oneBatchAtATime(async (entries: readonly { tenant: string; record: JournalRecord }[]) => {
+    const lines = entries.map(({ record }) => journalLine(record));
+    await this.db.query(journalStatement, [
+      entries.map(({ tenant }) => tenant),
+      lines.map((line) => line.operationId),
+      lines.map((line) => line.invalid),
+      lines.map((line) => line.record),
+    ]);
+    for (const { tenant } of entries) await this.counted(tenant);
+    return entries.map(() => undefined);
+  });
 
   /** Counts an entry written (by `record`, or with the change it journals), trimming every hundredth. */
   async counted(tenant: string): Promise<void> {

@@ -14,11 +14,12 @@ import { type Fault, type FaultSpec, plannedFault } from '../faults.js';
 import type { JournalEntry, JournalQuery, JournalRecord } from '../journal.js';
 import type { OpenedStoreOptions } from '../openStore.js';
 import type { KeyLookup, ServiceCall, Store, TenantMemory, TenantRow } from '../store.js';
+import { oneBatchAtATime } from './batches.js';
 import { Database, violates } from './database.js';
 import { JournalTable } from './journalTable.js';
 import { type GroupRow, groupColumns, groupOf, groupValues, partialWorld, toText } from './rows.js';
 import { groupById, ServiceRequests, tenantExists } from './serviceRequests.js';
-import { faultColumns, journalLine, keyStatement } from './statements.js';
+import { faultColumns, journalLine, keysStatement } from './statements.js';
 
 /**
  * Tenants, groups, tokens and team ids, and every tenant's journal and planned faults, in PostgreSQL, shared by
@@ -172,22 +173,20 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * For a key this replica does not know yet (a tenant made through another replica): one statement of index
-   * look-ups (`keyStatement`); an unknown one is remembered for a while.
+   * For a key this replica does not know yet (a tenant made through another replica): index look-ups, for the keys
+   * asked at once in one statement (`keysStatement`); an unknown one is remembered for a while.
    */
   async lookUpKey(key: string): Promise<KeyLookup> {
     if (this.#misses.get(key)) return undefined;
-    const { rows } = await this.db.query<{ tenant: string | null; customer: boolean; token: boolean }>(
-      keyStatement,
-      [key],
-    );
-    const row = rows[0];
-    if (row?.tenant != null)
-      return { tenant: row.tenant, environment: row.customer ? 'Customer' : 'Testing' };
-    if (row?.token === true) return 'group-token';
-    this.#misses.set(key, true);
-    return undefined;
+    const found = await this.#lookUp(key);
+    if (found === undefined) this.#misses.set(key, true);
+    return found;
   }
+
+  readonly #lookUp = oneBatchAtATime(async (keys: readonly string[]) => {
+    const { rows } = await this.db.query<{ found: KeyLookup | null }>(keysStatement, [keys]);
+    return rows.map((row) => row.found ?? undefined);
+  });
 
   async rotatedAway(tenant: TenantMemory, token: string) {
     const retired = await this.#journal.rotatedAway(tenant.id, token);

@@ -103,10 +103,23 @@ export async function changeAndJournal(
 }
 
 /**
- * What key $1 is, in one statement of index look-ups: the tenant whose key it is (and whether the Customer one), and
- * whether it is a group's token now or one a rotation the journal still lists replaced.
+ * What each key of $1 is, in its order, in one statement of index look-ups: the tenant whose key it is and the
+ * environment, or 'group-token' for a group's token (now, or one a rotation the journal still lists replaced), or
+ * NULL.
  */
-export const keyStatement = `
-  SELECT t.id AS tenant, t.customer_key = $1 AS customer,
-    EXISTS (SELECT FROM groups WHERE token = $1) OR EXISTS (SELECT FROM journal WHERE retired_token = $1) AS token
-  FROM (SELECT) one LEFT JOIN tenants t ON t.customer_key = $1 OR t.testing_key = $1`;
+export const keysStatement = `
+  SELECT DISTINCT ON (k.n)
+    CASE
+      WHEN t.id IS NOT NULL THEN json_build_object('tenant', t.id,
+        'environment', CASE WHEN t.customer_key = k.key THEN 'Customer' ELSE 'Testing' END)
+      WHEN EXISTS (SELECT FROM groups WHERE token = k.key) OR EXISTS (SELECT FROM journal WHERE retired_token = k.key)
+        THEN to_json('group-token'::text)
+    END AS found
+  FROM unnest($1::text[]) WITH ORDINALITY AS k (key, n)
+    LEFT JOIN tenants t ON t.customer_key = k.key OR t.testing_key = k.key
+  ORDER BY k.n`;
+
+/** Journal entries written by one statement, in their order: $1 to $4 are the columns' arrays. */
+export const journalStatement = `
+  INSERT INTO journal (tenant, operation_id, invalid, record)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::boolean[], $4::text[])`;

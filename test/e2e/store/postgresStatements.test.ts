@@ -1,9 +1,18 @@
 import pg from 'pg';
+import { Pool } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMockServer, type MockServer } from '../../../src/index.js';
-import { keyStatement } from '../../../src/store/postgres/statements.js';
+import { journalStatement, keysStatement } from '../../../src/store/postgres/statements.js';
 import { admin } from '../../support/admin.js';
-import { type Answer, call, customerKey, jsonHeaders } from '../../support/http.js';
+import {
+  type Answer,
+  apiRequest,
+  call,
+  customerKey,
+  errorCodeOf,
+  jsonHeaders,
+  send,
+} from '../../support/http.js';
 import { postgresAvailable, startTestCluster, type TestCluster } from '../../support/postgres.js';
 
 /**
@@ -30,6 +39,9 @@ describe.skipIf(!postgresAvailable())('the PostgreSQL store, statement by statem
     mock = await createMockServer({ db: database });
     return mock;
   };
+  /** The statements of `text` the spied driver was sent (each goes as a named, prepared statement). */
+  const sentOf = (sent: { mock: { calls: unknown[][] } }, text: string): number =>
+    sent.mock.calls.filter(([config]) => (config as { text?: string }).text === text).length;
   const api = (server: MockServer, method: string, body: unknown): Promise<Answer> =>
     call(server.url, method, '/api/user', { body, headers: jsonHeaders(customerKey) });
 
@@ -67,21 +79,59 @@ describe.skipIf(!postgresAvailable())('the PostgreSQL store, statement by statem
     for (let i = 0; i < 50; i++)
       expect((await call(mock.url, 'GET', '/api/user', wrong)).body.error.code).toBe('AUTH_UNKNOWN_KEY');
     // 50 requests journaled, one look-up: without the memory of misses, each request asked again.
-    expect(sent.mock.calls.filter(([text]) => text === keyStatement)).toHaveLength(1);
+    expect(sentOf(sent, keysStatement)).toBe(1);
     sent.mockRestore();
     // No journal scan: with sequential scans priced out, the plan still finds an index for every table.
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
       await client.query('SET enable_seqscan = off');
-      await client.query(`PREPARE key_lookup(text) AS ${keyStatement}`);
-      const { rows } = await client.query<{ 'QUERY PLAN': string }>("EXPLAIN EXECUTE key_lookup('x')");
+      await client.query(`PREPARE key_lookup(text[]) AS ${keysStatement}`);
+      const { rows } = await client.query<{ 'QUERY PLAN': string }>(
+        "EXPLAIN EXECUTE key_lookup(ARRAY['x', 'y'])",
+      );
       const plan = rows.map((row) => row['QUERY PLAN']).join('\n');
       expect(plan).toContain('journal_retired_token');
       expect(plan).not.toMatch(/Seq Scan on (journal|groups|tenants)/);
     } finally {
       await client.end();
     }
+  });
+
+  it('looks up the wrong keys sent at once and journals their refusals in a statement per batch, one batch at a time', async () => {
+    const url = await cluster.createDatabase();
+    mock = await createMockServer({ db: url });
+    const server = mock;
+    const token = (await api(server, 'GET', { name: 'Made', user_group_id: 'made' })).body.user_group.token;
+    // A tenant made through another replica: its key is news to this one.
+    const other = await createMockServer({ db: url });
+    const tenantKey = (await admin(other.url, 'POST', '/__admin/tenants')).body.api_keys.Customer as string;
+    await other.close();
+    const sent = vi.spyOn(pg.Client.prototype, 'query');
+    const pool = new Pool(server.url, { connections: 50 });
+    try {
+      const keys = [tenantKey, token, ...Array.from({ length: 198 }, (_, i) => `never-issued-${i}`)];
+      const answers = await Promise.all(
+        keys.map((key) =>
+          send(pool, apiRequest('getOrCreateUserGroup', { name: 'A', user_group_id: 'a' }, key)),
+        ),
+      );
+      expect(answers.map(errorCodeOf)).toEqual([
+        undefined,
+        'AUTH_GROUP_TOKEN_AS_KEY',
+        ...Array(198).fill('AUTH_UNKNOWN_KEY'),
+      ]);
+    } finally {
+      await pool.close();
+    }
+    // One statement per request would be 200 of each; a batch takes every request that came while one ran.
+    expect(sentOf(sent, keysStatement)).toBeLessThan(50);
+    expect(sentOf(sent, journalStatement)).toBeLessThan(50);
+    sent.mockRestore();
+    const journal = (await admin(server.url, 'GET', '/__admin/requests?limit=500')).body as {
+      status: number;
+    }[];
+    expect(journal.filter((entry) => entry.status === 401)).toHaveLength(199);
   });
 
   it('hands out team ids in order through one replica, and gives back the one drawn for a known id', async () => {
