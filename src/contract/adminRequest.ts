@@ -50,13 +50,11 @@ export async function adminRequest(
   } catch (error) {
     return { status: undefined, text: (error as Error).message, body: undefined };
   }
-  let parsed: unknown;
   try {
-    parsed = text === '' ? undefined : JSON.parse(text);
+    return { status, text, body: text === '' ? undefined : JSON.parse(text) };
   } catch {
-    parsed = undefined;
+    return { status, text, body: undefined };
   }
-  return { status, text, body: parsed };
 }
 
 /** The error envelope's `code: message`, or the start of the text. */

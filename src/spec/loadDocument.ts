@@ -19,12 +19,8 @@ export const adminDocumentUrl = new URL('admin.yaml', openapiDirectory);
 function oncePerUrl<T>(read: (url: URL) => T): (url: URL) => T {
   const cache = new Map<string, T>();
   return (url) => {
-    let value = cache.get(url.href);
-    if (value === undefined) {
-      value = read(url);
-      cache.set(url.href, value);
-    }
-    return value;
+    if (!cache.has(url.href)) cache.set(url.href, read(url));
+    return cache.get(url.href) as T;
   };
 }
 

@@ -98,16 +98,14 @@ export async function readChangeLog(
   if (buffer === undefined) return { changes: [], bytes: 0, records: 0, torn: 0 };
   const end = buffer.lastIndexOf(0x0a) + 1;
   const changes: Change[] = [];
-  let line = 0;
-  for (const text of buffer.subarray(0, end).toString('utf8').split('\n')) {
-    line++;
+  for (const [index, text] of buffer.subarray(0, end).toString('utf8').split('\n').entries()) {
     if (text === '') continue;
     try {
       const change: unknown = JSON.parse(text);
       if (!isChange(change)) throw new Error('not a change');
       changes.push(change);
     } catch {
-      throw damaged(`the change log ${path} is damaged at line ${line}`);
+      throw damaged(`the change log ${path} is damaged at line ${index + 1}`);
     }
   }
   // Bytes after the last newline: a line whose write a crash cut off (never acknowledged), dropped on open.

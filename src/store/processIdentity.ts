@@ -60,13 +60,11 @@ async function readStat(files: FileSystem, pid: string): Promise<Stat | undefine
 }
 
 /** A file of /proc, or undefined where there is none (macOS) or it cannot be read. */
-async function readText(files: FileSystem, path: string): Promise<string | undefined> {
-  try {
-    return (await files.readFile(path)).toString('utf8').trim();
-  } catch {
-    return undefined;
-  }
-}
+const readText = (files: FileSystem, path: string): Promise<string | undefined> =>
+  files.readFile(path).then(
+    (bytes) => bytes.toString('utf8').trim(),
+    () => undefined,
+  );
 
 /** Whether a process with this pid exists (in this PID namespace), whoever it is. */
 export function pidIsAlive(pid: number): boolean {

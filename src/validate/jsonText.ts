@@ -46,18 +46,13 @@ const says = {
  */
 export function parseJsonBody(bytes: Uint8Array | string, voice: Voice = 'request'): Result<ParsedJson> {
   const say = says[voice];
+  if (typeof bytes !== 'string' && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf)
+    return failed('BODY_INVALID_ENCODING', say.bom);
   let text: string;
-  if (typeof bytes === 'string') {
-    text = bytes;
-  } else {
-    if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
-      return failed('BODY_INVALID_ENCODING', say.bom);
-    }
-    try {
-      text = decoder.decode(bytes);
-    } catch {
-      return failed('BODY_INVALID_ENCODING', say.utf8);
-    }
+  try {
+    text = typeof bytes === 'string' ? bytes : decoder.decode(bytes);
+  } catch {
+    return failed('BODY_INVALID_ENCODING', say.utf8);
   }
   let value: unknown;
   try {

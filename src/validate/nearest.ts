@@ -4,12 +4,9 @@
  */
 export function nearest(given: string, known: readonly string[]): string | undefined {
   const within = given.length <= 4 ? 1 : 2;
-  let best: { name: string; distance: number } | undefined;
-  for (const name of known) {
-    const distance = editDistance(given.toLowerCase(), name.toLowerCase());
-    if (distance <= within && (best === undefined || distance < best.distance)) best = { name, distance };
-  }
-  if (best !== undefined) return best.name;
+  const distances = known.map((name) => editDistance(given.toLowerCase(), name.toLowerCase()));
+  const closest = Math.min(...distances);
+  if (closest <= within) return known[distances.indexOf(closest)];
   // `provider-url` for `provider-base-url`: the only name holding every word given, in order.
   const words = given.toLowerCase().split('-');
   const holding = known.filter((name) => {

@@ -112,11 +112,8 @@ const answerDiagnostics = (schema: string, body: unknown, lenient: boolean): Dia
  * whether they all came precompiled from the build (decision 9) or some had to be compiled now.
  */
 export function warmUp(): 'precompiled' | 'compiled' {
-  let compiled = false;
-  for (const operation of operations()) {
-    if (operation.requestSchema === undefined) continue;
-    requestCheck(operation);
-    if (precompiled?.has(operation.requestSchema) !== true) compiled = true;
-  }
-  return compiled ? 'compiled' : 'precompiled';
+  const taking = operations().filter((operation) => operation.requestSchema !== undefined);
+  for (const operation of taking) requestCheck(operation);
+  const all = taking.every((operation) => precompiled?.has(operation.requestSchema as string));
+  return all ? 'precompiled' : 'compiled';
 }

@@ -107,13 +107,7 @@ export function createAjv(options: { source?: boolean } = {}): Ajv2020 {
 }
 
 /** A deep copy of a document in which no object schema forbids extra properties. */
-function withoutClosedObjects(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(withoutClosedObjects);
-  if (node === null || typeof node !== 'object') return node;
-  const copy: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(node)) {
-    if (key === 'additionalProperties' && value === false) continue;
-    copy[key] = withoutClosedObjects(value);
-  }
-  return copy;
-}
+const withoutClosedObjects = (document: unknown): unknown =>
+  JSON.parse(JSON.stringify(document), (key, value) =>
+    key === 'additionalProperties' && value === false ? undefined : value,
+  );
