@@ -91,10 +91,7 @@ export const proxyOptions = {
  * how the proxy was started, found before it listens. The command line exits 2 on it.
  */
 export class ProxyOptionError extends TypeError {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ProxyOptionError';
-  }
+  override readonly name = 'ProxyOptionError';
 }
 
 /** The target's base URL, or a ProxyOptionError naming it. */
