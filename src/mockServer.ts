@@ -1,5 +1,3 @@
-export { defaultApiKeys } from './runtime/keyRing.js';
-
 import { readFile } from 'node:fs/promises';
 import { createControls } from './admin/controls.js';
 import type { Controls } from './admin/controlsApi.js';

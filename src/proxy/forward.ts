@@ -2,6 +2,7 @@ import type { Socket } from 'node:net';
 import { buildConnector, type Dispatcher, Pool } from 'undici';
 import type { ApiError } from '../errors.js';
 import type { Result } from '../result.js';
+import { headerOf } from './headers.js';
 import {
   bodyTooLarge,
   CutShort,
@@ -162,16 +163,10 @@ class Exchange implements Dispatcher.DispatchHandler {
       this.#status = status; // interim (100 Continue, 103 Early Hints...): read and dropped
       return true;
     }
-    const headers: string[] = new Array(rawHeaders.length);
-    let length: string | undefined;
-    for (let i = 0; i < rawHeaders.length; i += 2) {
-      headers[i] = (rawHeaders[i] as Buffer).toString('latin1');
-      headers[i + 1] = (rawHeaders[i + 1] as Buffer).toString('latin1');
-      if ((headers[i] as string).toLowerCase() === 'content-length') length = headers[i + 1];
-    }
     this.#status = status;
     this.#reason = reason;
-    this.#rawHeaders = headers;
+    this.#rawHeaders = rawHeaders.map((bytes) => bytes.toString('latin1'));
+    const length = headerOf(this.#rawHeaders, 'content-length');
     const bodiless = this.sent.method === 'HEAD' || this.#bodilessByStatus();
     if (!bodiless && length !== undefined && Number(length) > this.to.bodyLimit) this.#tooLarge();
     return true;

@@ -91,10 +91,7 @@ export const proxyOptions = {
  * how the proxy was started, found before it listens. The command line exits 2 on it.
  */
 export class ProxyOptionError extends TypeError {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ProxyOptionError';
-  }
+  override readonly name = 'ProxyOptionError';
 }
 
 /** The target's base URL, or a ProxyOptionError naming it. */
@@ -159,13 +156,10 @@ export async function checkRecordPath(path: string): Promise<void> {
   else if (!found.isDirectory()) refuse(`${folder} is not a folder`, 'give a file path inside a folder');
   if ((await stat(path).catch(() => undefined))?.isDirectory() === true)
     refuse('it is a folder', `give a file inside it, e.g. ${resolve(path, 'recorded.json')}`);
-  const writable = await access(folder, constants.W_OK | constants.X_OK).then(
-    () => true,
-    () => false,
-  );
-  if (!writable)
+  await access(folder, constants.W_OK | constants.X_OK).catch(() =>
     refuse(
       `this user may not write in the folder ${folder}`,
       'make it writable (chmod u+w) or record into a folder this user may write',
-    );
+    ),
+  );
 }

@@ -23,10 +23,7 @@ const capacity = 10_000;
 
 /** The recording could not be written when the proxy stopped: what is lost, and where. */
 export class RecordingLostError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'RecordingLostError';
-  }
+  override readonly name = 'RecordingLostError';
 }
 
 /**

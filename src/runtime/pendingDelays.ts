@@ -4,7 +4,8 @@
  * an abandoned request neither touches the next test's state nor holds `close()` for the length of its delay.
  */
 export class PendingDelays {
-  readonly #pending = new Set<PendingDelay>();
+  /** Each delay's timer, and what to call when it is cancelled. */
+  readonly #pending = new Map<NodeJS.Timeout, () => void>();
 
   constructor(private readonly stopping?: AbortSignal) {}
 
@@ -17,14 +18,11 @@ export class PendingDelays {
       cancelled();
       return;
     }
-    const delay: PendingDelay = {
-      timer: setTimeout(() => {
-        this.#pending.delete(delay);
-        done();
-      }, ms),
-      cancelled,
-    };
-    this.#pending.add(delay);
+    const timer = setTimeout(() => {
+      this.#pending.delete(timer);
+      done();
+    }, ms);
+    this.#pending.set(timer, cancelled);
   }
 
   get size(): number {
@@ -34,14 +32,9 @@ export class PendingDelays {
   cancelAll(): void {
     const pending = [...this.#pending];
     this.#pending.clear();
-    for (const delay of pending) {
-      clearTimeout(delay.timer);
-      delay.cancelled();
+    for (const [timer, cancelled] of pending) {
+      clearTimeout(timer);
+      cancelled();
     }
   }
-}
-
-interface PendingDelay {
-  readonly timer: NodeJS.Timeout;
-  readonly cancelled: () => void;
 }

@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
-import { createUserGroupClient, type UserGroupServiceError } from '../../../src/client/index.js';
+import { createUserGroupClient } from '../../../src/client/createUserGroupClient.js';
+import type { UserGroupServiceError } from '../../../src/client/UserGroupServiceError.js';
 import { providerStates } from '../../../src/contract/providerStates.js';
 import { contractApiKeys } from '../../../src/contract/publishedContract.js';
 import type { RequestBodies } from '../../../src/spec/types.js';

@@ -1,6 +1,6 @@
 import { MatchersV3 } from '@pact-foundation/pact';
 import { expect, it } from 'vitest';
-import { createUserGroupClient } from '../../../src/client/index.js';
+import { createUserGroupClient } from '../../../src/client/createUserGroupClient.js';
 import { providerStates } from '../../../src/contract/providerStates.js';
 import { contractApiKeys } from '../../../src/contract/publishedContract.js';
 import { knownGroup, publishedPact, requestHeaders, teamId, token } from './terms.js';
