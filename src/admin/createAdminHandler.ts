@@ -11,10 +11,11 @@ import { errorAt } from '../validate/diagnostic.js';
 import { accessOf, adminKeyCheck, scopeOf } from './access.js';
 import { type AdminOperationId, adminOperations, adminRoute } from './adminDocument.js';
 import type { Controls } from './controlsApi.js';
-import { type BytesReply, endpoints } from './endpoints.js';
+import { endpoints } from './endpoints.js';
 import { isStreamReply } from './events.js';
 import { checkParameters } from './parameters.js';
 import { readAdminBody } from './readAdminBody.js';
+import type { BytesReply } from './servedDocuments.js';
 
 const noScope = ok(defaultTenantId);
 
