@@ -93,9 +93,6 @@ export const endpoints: { readonly [K in AdminOperationId]: Endpoint } = {
   streamRequests: async ({ controls, tenant, params }) => {
     const after = params.query.after as number | undefined;
     const backlog = after === undefined ? [] : await controls.requests({ after }, tenant);
-    return journalEvents(
-      () => backlog,
-      (listener) => controls.watchRequests(listener, tenant),
-    );
+    return journalEvents(backlog, (listener) => controls.watchRequests(listener, tenant));
   },
 };
