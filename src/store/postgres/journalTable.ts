@@ -8,8 +8,7 @@ import {
   rotatedAway,
   type StoredRecord,
 } from '../journal.js';
-import { oneBatchAtATime } from './batches.js';
-import type { Database } from './database.js';
+import { type Database, oneBatchAtATime } from './database.js';
 import { journalLine, journalStatement } from './statements.js';
 
 /**
@@ -33,13 +32,8 @@ export class JournalTable {
   }
 
   readonly #write = oneBatchAtATime(async (entries: readonly { tenant: string; record: JournalRecord }[]) => {
-    const lines = entries.map(({ record }) => journalLine(record));
-    await this.db.query(journalStatement, [
-      entries.map(({ tenant }) => tenant),
-      lines.map((line) => line.operationId),
-      lines.map((line) => line.invalid),
-      lines.map((line) => line.record),
-    ]);
+    const lines = entries.map(({ tenant, record }) => ({ tenant, ...journalLine(record) }));
+    await this.db.query(journalStatement, [JSON.stringify(lines)]);
     for (const { tenant } of entries) await this.counted(tenant);
     return entries.map(() => undefined);
   });

@@ -14,8 +14,7 @@ import { type Fault, type FaultSpec, plannedFault } from '../faults.js';
 import type { JournalEntry, JournalQuery, JournalRecord } from '../journal.js';
 import type { OpenedStoreOptions } from '../openStore.js';
 import type { KeyLookup, ServiceCall, Store, TenantMemory, TenantRow } from '../store.js';
-import { oneBatchAtATime } from './batches.js';
-import { Database, violates } from './database.js';
+import { Database, oneBatchAtATime, violates } from './database.js';
 import { JournalTable } from './journalTable.js';
 import { type GroupRow, groupColumns, groupOf, groupValues, partialWorld, toText } from './rows.js';
 import { groupById, ServiceRequests, tenantExists } from './serviceRequests.js';
@@ -78,7 +77,7 @@ export class PostgresStore implements Store {
   async seed(tenant: string, seed: GroupSeed): Promise<Result<Group> | undefined> {
     for (;;) {
       const { rows } = await this.db.query<GroupRow>(
-        'SELECT * FROM groups WHERE (tenant = $1 AND environment = $2 AND provided_id = $3) OR token = $4 OR team_id = $5',
+        `SELECT ${groupColumns} FROM groups WHERE (tenant = $1 AND environment = $2 AND provided_id = $3) OR token = $4 OR team_id = $5`,
         [tenant, seed.environment, toText(seed.user_group_id), seed.token ?? null, seed.team_id ?? null],
       );
       const next =
@@ -112,7 +111,7 @@ export class PostgresStore implements Store {
 
   async groups(tenant: string, environment?: Environment): Promise<Group[]> {
     const { rows } = await this.db.query<GroupRow>(
-      'SELECT * FROM groups WHERE tenant = $1 AND ($2::text IS NULL OR environment = $2) ORDER BY team_id',
+      `SELECT ${groupColumns} FROM groups WHERE tenant = $1 AND ($2::text IS NULL OR environment = $2) ORDER BY team_id`,
       [tenant, environment ?? null],
     );
     return rows.map(groupOf);
@@ -124,7 +123,9 @@ export class PostgresStore implements Store {
   }
 
   async groupByToken(token: string): Promise<{ tenant: string; group: Group } | undefined> {
-    const { rows } = await this.db.query<GroupRow>('SELECT * FROM groups WHERE token = $1', [token]);
+    const { rows } = await this.db.query<GroupRow>(`SELECT ${groupColumns} FROM groups WHERE token = $1`, [
+      token,
+    ]);
     const row = rows[0];
     return row === undefined ? undefined : { tenant: row.tenant, group: groupOf(row) };
   }

@@ -7,7 +7,7 @@ import type { OperationId } from '../../spec/operations.js';
 import type { RequestBodies } from '../../spec/types.js';
 import type { Fault } from '../faults.js';
 import { type Database, violates } from './database.js';
-import { type GroupRow, groupValues, partialWorld, toText } from './rows.js';
+import { type GroupRow, groupColumns, groupValues, partialWorld, toText } from './rows.js';
 import {
   type CreateRow,
   changeAndJournal,
@@ -154,7 +154,7 @@ export async function groupById(
   storedId: string,
 ): Promise<GroupRow | undefined> {
   const { rows } = await db.query<GroupRow>(
-    'SELECT * FROM groups WHERE tenant = $1 AND environment = $2 AND provided_id = $3',
+    `SELECT ${groupColumns} FROM groups WHERE tenant = $1 AND environment = $2 AND provided_id = $3`,
     [owner.tenant, owner.environment, storedId],
   );
   return rows[0];

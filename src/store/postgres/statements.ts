@@ -119,7 +119,7 @@ export const keysStatement = `
     LEFT JOIN tenants t ON t.customer_key = k.key OR t.testing_key = k.key
   ORDER BY k.n`;
 
-/** Journal entries written by one statement, in their order: $1 to $4 are the columns' arrays. */
+/** Journal entries written by one statement, in their order: $1 is a JSON array of `{ tenant, ...JournalLine }`. */
 export const journalStatement = `
   INSERT INTO journal (tenant, operation_id, invalid, record)
-  SELECT * FROM unnest($1::text[], $2::text[], $3::boolean[], $4::text[])`;
+  SELECT * FROM json_to_recordset($1) AS e (tenant text, "operationId" text, invalid boolean, record text)`;

@@ -107,9 +107,13 @@ describe.skipIf(!postgresAvailable())('the PostgreSQL store, statement by statem
     const other = await createMockServer({ db: url });
     const tenantKey = (await admin(other.url, 'POST', '/__admin/tenants')).body.api_keys.Customer as string;
     await other.close();
-    const sent = vi.spyOn(pg.Client.prototype, 'query');
     const pool = new Pool(server.url, { connections: 50 });
+    let sent: ReturnType<typeof vi.spyOn>;
     try {
+      // The 50 connections opened first, so that the 200 requests come at once.
+      const warm = apiRequest('getOrCreateUserGroup', { name: 'Made', user_group_id: 'made' });
+      await Promise.all(Array.from({ length: 50 }, () => send(pool, warm)));
+      sent = vi.spyOn(pg.Client.prototype, 'query');
       const keys = [tenantKey, token, ...Array.from({ length: 198 }, (_, i) => `never-issued-${i}`)];
       const answers = await Promise.all(
         keys.map((key) =>
