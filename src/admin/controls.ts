@@ -7,6 +7,7 @@ import { abandonScope, type MockContext, runtimeOf } from '../runtime/mockContex
 import type { TenantSummary } from '../spec/types.js';
 import type { FaultSpec } from '../store/faults.js';
 import { type JournalQuery, type RequestWatcher, watcherListener } from '../store/journal.js';
+import type { TenantMemory } from '../store/store.js';
 import { checkAdminSchema } from './adminDocument.js';
 import type { Controls } from './controlsApi.js';
 import { checkJournalQuery } from './journalQuery.js';
@@ -59,6 +60,11 @@ export function createControls(context: MockContext): Controls {
     );
   };
   const memory = async (tenant: unknown, control: string) => runtimeOf(context, await known(tenant, control));
+  /** A control that only reads or empties one part of a scope's memory (its journal, its faults). */
+  const ofMemory =
+    <T>(control: string, act: (runtime: TenantMemory) => Promise<T>) =>
+    async (tenant: unknown = defaultTenantId): Promise<T> =>
+      act(await memory(tenant, control));
   const refused = (schema: string, value: unknown, what: string): Result<never> | undefined => {
     const diagnostics = checkAdminSchema(`/components/schemas/${schema}`, value, '');
     if (diagnostics.length === 0) return undefined;
@@ -104,13 +110,8 @@ export function createControls(context: MockContext): Controls {
       return store.requests(await memory(tenant, 'requests'), checked);
     },
 
-    async clearRequests(tenant = defaultTenantId) {
-      await store.clearRequests(await memory(tenant, 'clearRequests'));
-    },
-
-    async droppedRequests(tenant = defaultTenantId) {
-      return store.droppedRequests(await memory(tenant, 'droppedRequests'));
-    },
+    clearRequests: ofMemory('clearRequests', (runtime) => store.clearRequests(runtime)),
+    droppedRequests: ofMemory('droppedRequests', (runtime) => store.droppedRequests(runtime)),
 
     async createTenant() {
       const id = context.ids.tenantId();
@@ -138,13 +139,8 @@ export function createControls(context: MockContext): Controls {
       );
     },
 
-    async faults(tenant = defaultTenantId) {
-      return store.faults(await memory(tenant, 'faults'));
-    },
-
-    async clearFaults(tenant = defaultTenantId) {
-      await store.clearFaults(await memory(tenant, 'clearFaults'));
-    },
+    faults: ofMemory('faults', (runtime) => store.faults(runtime)),
+    clearFaults: ofMemory('clearFaults', (runtime) => store.clearFaults(runtime)),
 
     async health() {
       return { ...(await store.health()), version: packageVersion(), store: store.kind };

@@ -1,20 +1,21 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { defaultTenantId } from '../domain/model.js';
-import { type ApiError, apiError } from '../errors.js';
+import type { ApiError } from '../errors.js';
 import type { RequestHead } from '../http/head.js';
 import { send } from '../http/respond.js';
+import { storeFailure } from '../http/serviceExchange.js';
 import { errorReply, type Reply } from '../pipeline/answer.js';
 import { ok } from '../result.js';
 import type { MockContext } from '../runtime/mockContext.js';
-import { StoreUnavailableError } from '../store/store.js';
 import { errorAt } from '../validate/diagnostic.js';
 import { accessOf, adminKeyCheck, scopeOf } from './access.js';
 import { type AdminOperationId, adminOperations, adminRoute } from './adminDocument.js';
 import type { Controls } from './controlsApi.js';
-import { type BytesReply, endpoints } from './endpoints.js';
+import { endpoints } from './endpoints.js';
 import { isStreamReply } from './events.js';
 import { checkParameters } from './parameters.js';
 import { readAdminBody } from './readAdminBody.js';
+import type { BytesReply } from './servedDocuments.js';
 
 const noScope = ok(defaultTenantId);
 
@@ -66,13 +67,8 @@ export function createAdminHandler(context: MockContext, controls: Controls, lim
     return endpoint({ controls, tenant: scope.value, params: params.value, body: body.value });
   }
 
-  /** A store that cannot be reached, or a failed write of the database file (the store rolled the change back). */
-  function failed(error: unknown): Reply {
-    if (error instanceof StoreUnavailableError)
-      return errorReply(apiError('STORE_UNAVAILABLE', error.reason));
-    context.logger.error({ err: error }, 'admin change failed');
-    return errorReply(apiError('INTERNAL_ERROR', `${(error as Error).message} Retry the request.`));
-  }
+  /** A store out of reach, a change it could not write (and rolled back) or a bug: answered as a service call's. */
+  const failed = (error: unknown): Reply => errorReply(storeFailure(context, error as Error));
 
   return {
     /** Whether a path outside `/__admin/` is one of the admin document's (the served documents). */

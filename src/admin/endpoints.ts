@@ -9,12 +9,7 @@ import type { AdminOperationId } from './adminDocument.js';
 import type { Controls } from './controlsApi.js';
 import { journalEvents } from './events.js';
 import type { CallParameters } from './parameters.js';
-import {
-  type DocumentFormat,
-  type DocumentName,
-  type ServedDocument,
-  servedDocument,
-} from './servedDocuments.js';
+import { type BytesReply, servedDocument } from './servedDocuments.js';
 
 /** One admin call, its parameters and body already checked against openapi/admin.yaml. */
 export interface AdminCall {
@@ -24,18 +19,9 @@ export interface AdminCall {
   readonly body: unknown;
 }
 
-/** A reply whose bytes go out as they are, with their media type (the served documents). */
-export interface BytesReply extends ServedDocument {
-  readonly status: number;
-}
-
 type Endpoint = (call: AdminCall) => Reply | BytesReply | Promise<Reply | BytesReply>;
 
 const json = (status: number, body: unknown): Reply => ({ status, body });
-const document = (name: DocumentName, format: DocumentFormat): BytesReply => ({
-  status: 200,
-  ...servedDocument(name, format),
-});
 /** 204 once `done` is, a reply without a body (the admin handler writes no Content-Type for it). */
 const noContent = async (done: Promise<unknown>): Promise<Reply> => {
   await done;
@@ -98,18 +84,15 @@ export const endpoints: { readonly [K in AdminOperationId]: Endpoint } = {
     return json(status === 'ready' ? 200 : 503, { status });
   },
 
-  adminDocumentJson: () => document('admin', 'json'),
-  adminDocumentYaml: () => document('admin', 'yaml'),
-  serviceDocumentJson: () => document('service', 'json'),
-  serviceDocumentYaml: () => document('service', 'yaml'),
+  adminDocumentJson: () => servedDocument('admin', 'json'),
+  adminDocumentYaml: () => servedDocument('admin', 'yaml'),
+  serviceDocumentJson: () => servedDocument('service', 'json'),
+  serviceDocumentYaml: () => servedDocument('service', 'yaml'),
   listTenants: async ({ controls, tenant }) => json(200, await controls.tenants(tenant)),
 
   streamRequests: async ({ controls, tenant, params }) => {
     const after = params.query.after as number | undefined;
     const backlog = after === undefined ? [] : await controls.requests({ after }, tenant);
-    return journalEvents(
-      () => backlog,
-      (listener) => controls.watchRequests(listener, tenant),
-    );
+    return journalEvents(backlog, (listener) => controls.watchRequests(listener, tenant));
   },
 };

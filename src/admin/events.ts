@@ -17,13 +17,13 @@ const requestEvent = (entry: JournalEntry): string =>
   `id: ${entry.id}\nevent: request\ndata: ${JSON.stringify(entry)}\n\n`;
 
 /**
- * The journal as server-sent events (`GET /__admin/events`): the entries `backlog` gives, then each request as it
+ * The journal as server-sent events (`GET /__admin/events`): the entries of `backlog`, then each request as it
  * is journaled, and `cleared` when the journal is emptied. Both are read in one go, so no entry falls between
  * them. The stream ends when the client goes away, when it falls `behindLimit` behind (it reconnects with `after`),
  * or when the mock closes.
  */
 export function journalEvents(
-  backlog: () => readonly JournalEntry[],
+  backlog: readonly JournalEntry[],
   watch: (watcher: RequestWatcher) => Promise<() => void>,
 ): StreamReply {
   return {
@@ -52,7 +52,7 @@ export function journalEvents(
         if (res.writableLength > behindLimit) end();
       };
       send(': user-group-mock journal\n\n');
-      for (const entry of backlog()) send(requestEvent(entry));
+      for (const entry of backlog) send(requestEvent(entry));
       watch({
         entry: (entry) => send(requestEvent(entry)),
         cleared: () => send('event: cleared\ndata: {}\n\n'),

@@ -40,33 +40,30 @@ export function fixtureProblems(groups: readonly unknown[], path: string): strin
 function repeats(groups: readonly unknown[]): string[] {
   const found: string[] = [];
   const first = new Map<string, number>();
-  /** Notes that entry `index` holds `key`, or says what it repeats when an earlier entry held it first. */
-  const repeated = (key: string, index: number, said: (earlier: number) => string): void => {
-    const earlier = first.get(key);
-    if (earlier === undefined) first.set(key, index);
-    else found.push(said(earlier));
-  };
   for (const [index, entry] of groups.entries()) {
     if (entry === null || typeof entry !== 'object') continue;
     const seed = entry as Partial<Record<'environment' | 'user_group_id' | 'token' | 'team_id', unknown>>;
+    /** Notes that this entry holds `key`, or says what it repeats when an earlier entry held it first. */
+    const repeated = (key: string, said: (earlier: number) => string): void => {
+      const earlier = first.get(key);
+      if (earlier === undefined) first.set(key, index);
+      else found.push(said(earlier));
+    };
     if (typeof seed.environment === 'string' && typeof seed.user_group_id === 'string')
       repeated(
         `id:${groupKey(seed.environment as Environment, seed.user_group_id)}`,
-        index,
         (earlier) =>
           `groups[${index}] and groups[${earlier}] are both "${seed.user_group_id}" in ${seed.environment}; an id is unique within an environment, keep one of them`,
       );
     if (typeof seed.token === 'string')
       repeated(
         `token:${seed.token}`,
-        index,
         (earlier) =>
           `groups[${index}].token is groups[${earlier}]'s token too; a token identifies one group: change one, or leave it out to have one made`,
       );
     if (typeof seed.team_id === 'number')
       repeated(
         `team:${seed.team_id}`,
-        index,
         (earlier) =>
           `groups[${index}].team_id ${seed.team_id} is groups[${earlier}]'s too; a team_id is unique across the mock: change one, or leave it out to have one drawn`,
       );

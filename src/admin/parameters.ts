@@ -65,12 +65,7 @@ function asWritten(found: Diagnostic, value: CallParameters, types: ParameterChe
   if (Array.isArray(sent))
     return { ...found, message: `${where} parameter ${name} is given ${sent.length} times; give it once` };
   const type = types.get(`${where}:${name}`);
-  const wanted =
-    type === 'boolean'
-      ? 'true or false'
-      : type === 'integer'
-        ? `a whole number (e.g. ${name}=10)`
-        : undefined;
+  const wanted = { boolean: 'true or false', integer: `a whole number (e.g. ${name}=10)` }[String(type)];
   if (typeof sent !== 'string' || wanted === undefined) return found;
   return { ...found, message: `${where} parameter ${name}=${sent} must be ${wanted}` };
 }

@@ -10,9 +10,6 @@ import type { Operation } from '../spec/operations.js';
 import { errorAt } from '../validate/diagnostic.js';
 import { checkAdminSchema } from './adminDocument.js';
 
-/** The checked body, the error to answer, or `ClientGone` (the client went away mid-body). */
-export type BodyRead = Result<unknown> | ClientGone;
-
 /** The admin document's schema of the operation, in the place of the service's `checkSchema`. */
 function checkAdminBody({ operation, body }: Routed): ApiError | undefined {
   const found = checkAdminSchema(operation.requestSchema ?? '', body, '/body');
@@ -27,13 +24,14 @@ const adminWay = new Pipeline({ authenticate: null, checkQuery: null, checkSchem
  * Reads and checks the JSON body of an admin call through the service's pipeline (limits, media type, parse, value
  * checks), with its operation's schema in openapi/admin.yaml as the last step. Operations without a request body
  * take none: a body other than `{}` is refused rather than ignored (a filter sent there would silently not apply).
+ * Resolves to the checked body, the error to answer, or `ClientGone` when the client went away mid-body.
  */
 export async function readAdminBody(
   req: IncomingMessage,
   head: RequestHead,
   context: MockContext,
   operation: Operation,
-): Promise<BodyRead> {
+): Promise<Result<unknown> | ClientGone> {
   const takesBody = operation.requestSchema !== undefined;
   if (!takesBody && !head.bodySent) return ok(undefined);
   const request = Object.assign(new PipelineRequest(operation.method, operation.path, head), { operation });

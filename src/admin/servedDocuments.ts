@@ -1,10 +1,12 @@
 import { adminDocumentUrl, documentSource, loadDocument, serviceDocumentUrl } from '../spec/loadDocument.js';
 import { documentIds } from './adminDocument.js';
 
-export type DocumentName = 'service' | 'admin';
-export type DocumentFormat = 'json' | 'yaml';
+type DocumentName = 'service' | 'admin';
+type DocumentFormat = 'json' | 'yaml';
 
-export interface ServedDocument {
+/** A reply whose bytes go out as they are, with their media type (the served documents). */
+export interface BytesReply {
+  readonly status: number;
   readonly bytes: Buffer;
   readonly contentType: string;
 }
@@ -37,18 +39,19 @@ function text(name: DocumentName, format: DocumentFormat): string {
   );
 }
 
-const served = new Map<string, ServedDocument>();
+const served = new Map<string, BytesReply>();
 
 /**
  * A document as served by the running mock, made once per process: the service document's YAML as authored and its
  * JSON as `npm run build` writes it; the admin document likewise, its references into the service document pointing
  * at the served copy. Both are read from the package's own files, wherever it is installed.
  */
-export function servedDocument(name: DocumentName, format: DocumentFormat): ServedDocument {
+export function servedDocument(name: DocumentName, format: DocumentFormat): BytesReply {
   const key = `${name}.${format}`;
   let document = served.get(key);
   if (document === undefined) {
-    document = { bytes: Buffer.from(text(name, format), 'utf8'), contentType: contentTypes[format] };
+    const bytes = Buffer.from(text(name, format), 'utf8');
+    document = { status: 200, bytes, contentType: contentTypes[format] };
     served.set(key, document);
   }
   return document;

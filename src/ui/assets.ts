@@ -36,18 +36,16 @@ export class AssetStore {
 
   /** The file `name` of the build, or undefined when it is not there (the package was not built). */
   get(name: string): Asset | undefined {
-    let found = this.#cache.get(name);
-    if (found === undefined) {
-      let bytes: Buffer;
-      try {
-        bytes = readFileSync(new URL(name, this.directory));
-      } catch {
-        return undefined;
-      }
-      found = asset(contentTypes[name.split('.').at(-1) ?? ''] ?? 'application/octet-stream', bytes);
+    const cached = this.#cache.get(name);
+    if (cached !== undefined) return cached;
+    try {
+      const bytes = readFileSync(new URL(name, this.directory));
+      const found = asset(contentTypes[name.split('.').at(-1) ?? ''] ?? 'application/octet-stream', bytes);
       this.#cache.set(name, found);
+      return found;
+    } catch {
+      return undefined;
     }
-    return found;
   }
 }
 

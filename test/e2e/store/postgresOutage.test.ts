@@ -166,6 +166,14 @@ describe.skipIf(!postgresAvailable())('the PostgreSQL store during an outage', (
         /^PostgreSQL is unavailable \(database "\w+" does not exist\)/,
       );
     }
+    // The admin API answers a store out of reach as the service does, Retry-After included.
+    for (const [method, path, body] of [
+      ['GET', '/__admin/groups', undefined],
+      ['POST', '/__admin/groups', { environment: 'Customer', user_group_id: 'seeded', name: 'Seeded' }],
+    ] as const) {
+      const answer = await admin(mock.url, method, path, { body });
+      expect(storeUnavailableProblems(answer), `${method} ${path}`).toEqual([]);
+    }
     expect((await admin(mock.url, 'GET', '/__admin/health')).body).toMatchObject({ database: 'down' });
     expect(warnings.length).toBeGreaterThan(0);
     for (const warning of warnings) expect(warning).toMatch(connectionLost);
