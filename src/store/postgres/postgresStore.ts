@@ -21,6 +21,13 @@ import { groupById, ServiceRequests, tenantExists } from './serviceRequests.js';
 import { faultColumns, journalLine, keysStatement } from './statements.js';
 
 /**
+ * How long a key look-up waits for others to share its statement: a wrong key's refusal (or a tenant key's first
+ * use through this replica) takes that much longer, and a flood of distinct wrong keys costs at most one look-up
+ * statement per wait, whatever its rate.
+ */
+const lookUpGatherMs = 5;
+
+/**
  * Tenants, groups, tokens and team ids, and every tenant's journal and planned faults, in PostgreSQL, shared by
  * every replica pointed at the database. Each operation is one transaction (or one statement); the rules of
  * src/domain decide the answer over the rows read, and the constraints decide the races: the primary key (tenant,
@@ -187,7 +194,7 @@ export class PostgresStore implements Store {
   readonly #lookUp = oneBatchAtATime(async (keys: readonly string[]) => {
     const { rows } = await this.db.query<{ found: KeyLookup | null }>(keysStatement, [keys]);
     return rows.map((row) => row.found ?? undefined);
-  });
+  }, lookUpGatherMs);
 
   async rotatedAway(tenant: TenantMemory, token: string) {
     const retired = await this.#journal.rotatedAway(tenant.id, token);

@@ -138,6 +138,28 @@ describe.skipIf(!postgresAvailable())('the PostgreSQL store, statement by statem
     expect(journal.filter((entry) => entry.status === 401)).toHaveLength(199);
   });
 
+  it('gathers the wrong keys that come within a few milliseconds into one look-up', async () => {
+    const server = await start();
+    const pool = new Pool(server.url, { connections: 20 });
+    try {
+      const warm = apiRequest('getOrCreateUserGroup', { name: 'Made', user_group_id: 'made' });
+      await Promise.all(Array.from({ length: 20 }, () => send(pool, warm)));
+      const sent = vi.spyOn(pg.Client.prototype, 'query');
+      // 20 wrong keys, one every 2 ms: each alone would find no look-up running and send its own.
+      const answers: Promise<Answer>[] = [];
+      for (let i = 0; i < 20; i++) {
+        answers.push(
+          send(pool, apiRequest('getOrCreateUserGroup', { name: 'A', user_group_id: 'a' }, `wrong-${i}`)),
+        );
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      expect((await Promise.all(answers)).map(errorCodeOf)).toEqual(Array(20).fill('AUTH_UNKNOWN_KEY'));
+      expect(sentOf(sent, keysStatement)).toBeLessThanOrEqual(12);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('hands out team ids in order through one replica, and gives back the one drawn for a known id', async () => {
     const server = await start();
     const teamIds = [];
