@@ -158,8 +158,15 @@ export function oneBatchAtATime<T, R>(
   gatherMs = 0,
 ): (item: T) => Promise<R> {
   let previous: Promise<unknown> = Promise.resolve();
-  const gathered = (dispatch: () => void) =>
-    gatherMs === 0 ? dispatch() : void setTimeout(dispatch, gatherMs);
+  // The gathering runs while the batch before is in flight: a batch goes at its due time or once that one is done.
+  const gathered = (dispatch: () => void) => {
+    const due = performance.now() + gatherMs;
+    void previous.then(() => {
+      const wait = due - performance.now();
+      if (wait > 0) setTimeout(dispatch, wait);
+      else dispatch();
+    });
+  };
   const loader = new DataLoader<T, R>(
     (items) => {
       const batch = run(items);
@@ -169,7 +176,7 @@ export function oneBatchAtATime<T, R>(
     {
       cache: false,
       maxBatchSize: 1_000,
-      batchScheduleFn: (dispatch) => void previous.then(() => gathered(dispatch)),
+      batchScheduleFn: gathered,
     },
   );
   return (item) => loader.load(item);

@@ -11,6 +11,9 @@ import {
 import { type Database, oneBatchAtATime } from './database.js';
 import { journalLine, journalStatement } from './statements.js';
 
+/** How long the entries of requests no tenant's key let in are gathered into one statement. */
+const keylessGatherMs = 10;
+
 /**
  * Every tenant's journal, shared by every replica, bounded as the in-memory one is: a listing shows the newest
  * `capacity` entries, and each replica trims the table every hundredth entry it writes, so that it holds at most
@@ -26,23 +29,37 @@ export class JournalTable {
     private readonly capacity: number,
   ) {}
 
-  /** Resolves once the entry is committed, written with the others asked at once. */
+  /**
+   * Resolves once the entry is committed (every replica lists it), written with the others asked at once. The
+   * entries of requests that carried no tenant's key (none, or one never issued) go in batches of their own,
+   * gathered for `keylessGatherMs`: a flood of wrong keys costs a commit per gathering, and the tenants' entries
+   * never queue behind its.
+   */
   record(tenant: string, record: JournalRecord): Promise<void> {
-    return this.#write({ tenant, record });
+    return (record.keyEnvironment === null ? this.#writeKeyless : this.#write)({ tenant, record });
   }
 
-  readonly #write = oneBatchAtATime(async (entries: readonly { tenant: string; record: JournalRecord }[]) => {
+  readonly #writer = async (entries: readonly { tenant: string; record: JournalRecord }[]) => {
     const lines = entries.map(({ tenant, record }) => ({ tenant, ...journalLine(record) }));
     await this.db.query(journalStatement, [JSON.stringify(lines)]);
-    for (const { tenant } of entries) await this.counted(tenant);
+    // Trimming is housekeeping: the entries' requests are answered without waiting for it.
+    for (const { tenant } of entries) this.counted(tenant).catch(() => undefined);
     return entries.map(() => undefined);
-  });
+  };
+  readonly #write = oneBatchAtATime(this.#writer);
+  readonly #writeKeyless = oneBatchAtATime(this.#writer, keylessGatherMs);
+
+  /** The trims running: `dropped` waits for them, so that each trimmed row counts once, as kept or as trimmed. */
+  #trimming: Promise<unknown> = Promise.resolve();
 
   /** Counts an entry written (by `record`, or with the change it journals), trimming every hundredth. */
-  async counted(tenant: string): Promise<void> {
-    if (++this.#recorded % 100 !== 0) return;
-    const trimmed = await this.db.trim('journal', tenant, this.capacity);
-    if (trimmed > 0) this.#trimmed.set(tenant, (this.#trimmed.get(tenant) ?? 0) + trimmed);
+  counted(tenant: string): Promise<void> {
+    if (++this.#recorded % 100 !== 0) return Promise.resolve();
+    const trimming = this.db.trim('journal', tenant, this.capacity).then((trimmed) => {
+      if (trimmed > 0) this.#trimmed.set(tenant, (this.#trimmed.get(tenant) ?? 0) + trimmed);
+    });
+    this.#trimming = Promise.all([this.#trimming, trimming.catch(() => undefined)]);
+    return trimming;
   }
 
   async list(tenant: string, query: JournalQuery): Promise<JournalEntry[]> {
@@ -70,6 +87,7 @@ export class JournalTable {
   }
 
   async clear(tenant: string): Promise<void> {
+    await this.#trimming;
     await this.db.query('DELETE FROM journal WHERE tenant = $1', [tenant]);
     this.forget(tenant);
   }
@@ -84,6 +102,7 @@ export class JournalTable {
    * this replica's trims deleted since it last emptied the journal (a trim by another replica is counted there).
    */
   async dropped(tenant: string): Promise<number> {
+    await this.#trimming;
     const { rows } = await this.db.query<{ kept: string }>(
       'SELECT count(*) AS kept FROM journal WHERE tenant = $1',
       [tenant],
