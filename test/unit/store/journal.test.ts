@@ -1,20 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Journal, type JournalRecord } from '../../../src/store/journal.js';
+import { journalRecord } from '../../support/journalRecord.js';
 
-const record = (n: number): JournalRecord => ({
-  method: 'GET',
-  path: '/api/user',
-  operationId: null,
-  keyEnvironment: null,
-  status: 200,
-  durationMs: 1,
-  rawHeaders: [],
-  requestText: String(n),
-  requestBody: null,
-  responseText: null,
-  diagnostics: [],
-  warnings: [],
-});
+const record = (n: number): JournalRecord => journalRecord(String(n));
 
 describe('Journal', () => {
   it('keeps the newest 1,000 entries by default, with their ids running on', () => {

@@ -2,21 +2,14 @@ import { describe, expect, it } from 'vitest';
 import type { JournalRecord } from '../../../src/store/journal.js';
 import type { Database } from '../../../src/store/postgres/database.js';
 import { JournalTable } from '../../../src/store/postgres/journalTable.js';
+import { journalRecord } from '../../support/journalRecord.js';
 
-const record = (n: number, keyEnvironment: JournalRecord['keyEnvironment']): JournalRecord => ({
-  method: 'GET',
-  path: '/api/user',
-  operationId: 'getOrCreateUserGroup',
-  keyEnvironment,
-  status: keyEnvironment === null ? 401 : 200,
-  durationMs: 1,
-  rawHeaders: [],
-  requestText: String(n),
-  requestBody: null,
-  responseText: null,
-  diagnostics: [],
-  warnings: [],
-});
+const record = (n: number, keyEnvironment: JournalRecord['keyEnvironment']): JournalRecord =>
+  journalRecord(String(n), {
+    operationId: 'getOrCreateUserGroup',
+    keyEnvironment,
+    status: keyEnvironment === null ? 401 : 200,
+  });
 
 /**
  * A database that keeps each journal statement's entries (as the request texts, in order) and holds each trim until
