@@ -13,6 +13,8 @@ export type RetiredToken = RotatedAway;
 export class RetiredTokens implements JournalListener {
   /** In the order they were rotated away. */
   readonly #tokens = new Map<string, { readonly retired: RetiredToken; readonly group: string }>();
+  /** Each group's old tokens, oldest first: a rotation's bookkeeping takes the same time however many are held. */
+  readonly #ofGroup = new Map<string, Set<string>>();
 
   constructor(
     private readonly capacity = 1000,
@@ -26,12 +28,12 @@ export class RetiredTokens implements JournalListener {
 
   remember(token: string, retired: RetiredToken): void {
     const group = groupKey(retired.environment, retired.provided_id);
-    this.#tokens.delete(token);
+    this.#forget(token);
     this.#tokens.set(token, { retired, group });
-    // A walk over at most `capacity` entries, once per rotation: no index to keep in step.
-    const ofGroup = [...this.#tokens].filter(([, held]) => held.group === group);
-    if (ofGroup.length > this.perGroup) this.#tokens.delete(ofGroup[0]?.[0] as string);
-    if (this.#tokens.size > this.capacity) this.#tokens.delete(this.#tokens.keys().next().value as string);
+    const ofGroup = this.#ofGroup.get(group) ?? new Set<string>();
+    this.#ofGroup.set(group, ofGroup.add(token));
+    if (ofGroup.size > this.perGroup) this.#forget(ofGroup.values().next().value as string);
+    if (this.#tokens.size > this.capacity) this.#forget(this.#tokens.keys().next().value as string);
   }
 
   find(token: string): RetiredToken | undefined {
@@ -40,5 +42,13 @@ export class RetiredTokens implements JournalListener {
 
   get size(): number {
     return this.#tokens.size;
+  }
+
+  #forget(token: string): void {
+    const held = this.#tokens.get(token);
+    if (held === undefined) return;
+    this.#tokens.delete(token);
+    const ofGroup = this.#ofGroup.get(held.group);
+    if (ofGroup?.delete(token) && ofGroup.size === 0) this.#ofGroup.delete(held.group);
   }
 }

@@ -173,11 +173,7 @@ export function oneBatchAtATime<T, R>(
       previous = batch.catch(() => undefined);
       return batch;
     },
-    {
-      cache: false,
-      maxBatchSize: 1_000,
-      batchScheduleFn: gathered,
-    },
+    { cache: false, maxBatchSize: 1_000, batchScheduleFn: gathered },
   );
   return (item) => loader.load(item);
 }

@@ -30,10 +30,8 @@ export class JournalTable {
   ) {}
 
   /**
-   * Resolves once the entry is committed (every replica lists it), written with the others asked at once. The
-   * entries of requests that carried no tenant's key (none, or one never issued) go in batches of their own,
-   * gathered for `keylessGatherMs`: a flood of wrong keys costs a commit per gathering, and the tenants' entries
-   * never queue behind its.
+   * Resolves once the entry is committed (every replica lists it), written with the others asked at once. The entries
+   * of requests no tenant's key let in have batches of their own (`keylessGatherMs`), which tenants never queue behind.
    */
   record(tenant: string, record: JournalRecord): Promise<void> {
     return (record.keyEnvironment === null ? this.#writeKeyless : this.#write)({ tenant, record });

@@ -72,4 +72,34 @@ describe('rotated-away tokens', () => {
       true,
     ]);
   });
+
+  it("counts a group's tokens without those forgotten for the total bound, and again after a token comes back", () => {
+    const retired = new RetiredTokens(3, 2);
+    // The total bound forgets the oldest in all (g1, g2, then h1), each from its group's count too.
+    for (const [token, group] of [
+      ['g1', 'g'],
+      ['g2', 'g'],
+      ['h1', 'h'],
+      ['h2', 'h'],
+      ['g3', 'g'],
+      ['g4', 'g'],
+    ])
+      retired.recorded(rotation(token as string, group as string), 1, 1);
+    expect(['g2', 'g3', 'g4', 'h1', 'h2'].map((t) => retired.find(t) !== undefined)).toEqual([
+      false,
+      true,
+      true,
+      false,
+      true,
+    ]);
+    // A token remembered again is one token, now its group's newest: g5 makes g's third, and g4 goes.
+    retired.recorded(rotation('g3', 'g'), 1, 1);
+    retired.recorded(rotation('g5', 'g'), 1, 1);
+    expect(['g3', 'g4', 'g5', 'h2'].map((t) => retired.find(t) !== undefined)).toEqual([
+      true,
+      false,
+      true,
+      true,
+    ]);
+  });
 });
