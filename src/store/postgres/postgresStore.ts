@@ -138,10 +138,8 @@ export class PostgresStore implements Store {
   }
 
   async clearGroups(tenant: string, environment?: Environment): Promise<void> {
-    await this.db.query('DELETE FROM groups WHERE tenant = $1 AND ($2::text IS NULL OR environment = $2)', [
-      tenant,
-      environment ?? null,
-    ]);
+    const text = 'DELETE FROM groups WHERE tenant = $1 AND ($2::text IS NULL OR environment = $2)';
+    await this.db.query(text, [tenant, environment ?? null]);
   }
 
   tenantExists(tenant: string): Promise<boolean> {

@@ -122,4 +122,5 @@ export const keysStatement = `
 /** Journal entries written by one statement, in their order: $1 is a JSON array of `{ tenant, ...JournalLine }`. */
 export const journalStatement = `
   INSERT INTO journal (tenant, operation_id, invalid, record)
-  SELECT * FROM json_to_recordset($1) AS e (tenant text, "operationId" text, invalid boolean, record text)`;
+  SELECT e.* FROM json_to_recordset($1) AS e (tenant text, "operationId" text, invalid boolean, record text)`;
+export const unflushedJournalStatement = `${journalStatement}, (SELECT set_config('synchronous_commit', 'off', true)) s`;

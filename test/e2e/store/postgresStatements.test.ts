@@ -2,7 +2,11 @@ import pg from 'pg';
 import { Pool } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMockServer, type MockServer } from '../../../src/index.js';
-import { journalStatement, keysStatement } from '../../../src/store/postgres/statements.js';
+import {
+  journalStatement,
+  keysStatement,
+  unflushedJournalStatement,
+} from '../../../src/store/postgres/statements.js';
 import { admin } from '../../support/admin.js';
 import {
   type Answer,
@@ -131,11 +135,45 @@ describe.skipIf(!postgresAvailable())('the PostgreSQL store, statement by statem
     // One statement per request would be 200 of each; a batch takes every request that came while one ran.
     expect(sentOf(sent, keysStatement)).toBeLessThan(50);
     expect(sentOf(sent, journalStatement)).toBeLessThan(50);
+    expect(sentOf(sent, unflushedJournalStatement)).toBeLessThan(50);
     sent.mockRestore();
     const journal = (await admin(server.url, 'GET', '/__admin/requests?limit=500')).body as {
       status: number;
     }[];
     expect(journal.filter((entry) => entry.status === 401)).toHaveLength(199);
+  });
+
+  it("commits a wrong key's refusal entry without waiting for the disk, and a tenant's entry waiting for it", async () => {
+    const server = await start();
+    expect((await api(server, 'GET', { name: 'Made', user_group_id: 'made' })).status).toBe(200);
+    const sent = vi.spyOn(pg.Client.prototype, 'query');
+    const refused = await call(server.url, 'GET', '/api/user', {
+      body: { name: 'Made', user_group_id: 'made' },
+      headers: jsonHeaders('never-issued'),
+    });
+    expect(errorCodeOf(refused)).toBe('AUTH_UNKNOWN_KEY');
+    expect((await api(server, 'GET', { name: 'Made', user_group_id: 'made' })).body.new_user_group).toBe(
+      false,
+    );
+    expect([sentOf(sent, unflushedJournalStatement), sentOf(sent, journalStatement)]).toEqual([1, 1]);
+    sent.mockRestore();
+    // Committed, so listed at once (through any replica), whether flushed yet or not.
+    const journal = (await admin(server.url, 'GET', '/__admin/requests')).body as { status: number }[];
+    expect(journal.map((entry) => entry.status)).toEqual([200, 401, 200]);
+    // The statement turns synchronous_commit off for its own transaction only.
+    const client = new pg.Client({ connectionString: database });
+    await client.connect();
+    const setting = async () => (await client.query('SHOW synchronous_commit')).rows[0].synchronous_commit;
+    try {
+      await client.query('BEGIN');
+      const line = { tenant: 'default', operationId: null, invalid: true, record: '{}' };
+      await client.query(unflushedJournalStatement, [JSON.stringify([line])]);
+      expect(await setting()).toBe('off');
+      await client.query('ROLLBACK');
+      expect(await setting()).toBe('on');
+    } finally {
+      await client.end();
+    }
   });
 
   it('gathers the wrong keys that come within a few milliseconds into one look-up', async () => {
