@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { stripVTControlCharacters } from 'node:util';
 import type { Env } from './flags.js';
 import { onStopSignals } from './runUntilStopped.js';
@@ -23,7 +22,13 @@ export function colourWanted(env: Env, isTty: boolean | undefined): boolean {
  * a process group of its own and SIGINT and SIGTERM are passed to it once, so that it stops the way it would alone
  * (removing its tenant first); a child that a signal ended ends this process with the same signal.
  */
-export function colourless(argv: readonly string[], env: Env): Promise<number> {
+export async function colourless(argv: readonly string[], env: Env): Promise<number> {
+  // Loaded here, for `verify` alone: the other commands start without readline.
+  const { createInterface } = await import('node:readline');
+  const copyStripped = (from: NodeJS.ReadableStream, to: NodeJS.WritableStream) =>
+    createInterface({ input: from, crlfDelay: Number.POSITIVE_INFINITY }).on('line', (line) =>
+      to.write(`${stripVTControlCharacters(line)}\n`),
+    );
   const script = process.argv[1] as string;
   const child = spawn(process.execPath, [...process.execArgv, script, ...argv], {
     env: { ...env, [childMark]: '1' },
@@ -40,10 +45,4 @@ export function colourless(argv: readonly string[], env: Env): Promise<number> {
       resolve(code ?? 1);
     });
   });
-}
-
-function copyStripped(from: NodeJS.ReadableStream, to: NodeJS.WritableStream): void {
-  createInterface({ input: from, crlfDelay: Number.POSITIVE_INFINITY }).on('line', (line) =>
-    to.write(`${stripVTControlCharacters(line)}\n`),
-  );
 }

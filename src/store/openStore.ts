@@ -2,7 +2,6 @@ import type { IdSource } from '../domain/ids.js';
 import { EmbeddedStore } from './embeddedStore.js';
 import type { FileSystem } from './fileSystem.js';
 import { memoryPersistence, type OnWarning, openFilePersistence, processWarning } from './persistence.js';
-import { PostgresStore } from './postgres/postgresStore.js';
 import { isPostgresUrl } from './postgres/postgresUrl.js';
 import type { Store } from './store.js';
 
@@ -27,7 +26,8 @@ export async function openStore(db: string | undefined, options: StoreOptions): 
   const opened = { ...options, onWarning: options.onWarning ?? processWarning };
   const { ids, onWarning } = opened;
   if (db === undefined) return new EmbeddedStore(memoryPersistence(), 'memory', ids, onWarning);
-  if (isPostgresUrl(db)) return PostgresStore.open(db, opened);
+  // Loaded only for PostgreSQL (with its driver and batching): the embedded stores start without them.
+  if (isPostgresUrl(db)) return (await import('./postgres/postgresStore.js')).PostgresStore.open(db, opened);
   return new EmbeddedStore(await openFilePersistence(db, opened), 'file', ids, onWarning);
 }
 
