@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import { buildConnector, type Dispatcher, Pool } from 'undici';
+import { buildConnector, type Dispatcher, errors, Pool } from 'undici';
 import type { ApiError } from '../errors.js';
 import type { Result } from '../result.js';
 import { headerOf } from './headers.js';
@@ -10,7 +10,6 @@ import {
   closedUnderRequest,
   failure,
   keptAlive,
-  lengthMismatch,
   resets,
   Stopping,
   TooLarge,
@@ -25,9 +24,16 @@ export interface Target {
   readonly timeout: number;
   /** The largest answer body read, in bytes. */
   readonly bodyLimit: number;
-  /** Whether the connection being read was reset by the target just now (true only while undici handles that). */
+  /**
+   * Whether a connection to the target was reset in this turn of the event loop: true from the socket's first
+   * `error` listener (this proxy's, put first with `prependListener`) to the next microtask, so while undici
+   * handles that reset.
+   */
   resetNow(): boolean;
 }
+
+/** The answer's headers as undici parses them. */
+type IncomingHttpHeaders = Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseStart']>>[2];
 
 /** The largest answer head read, in bytes: Node's own default (`--max-http-header-size`). */
 const headLimit = 16 * 1024;
@@ -53,10 +59,10 @@ export function target(url: URL, timeout: number, bodyLimit: number, ca?: string
     headersTimeout: 0,
     bodyTimeout: 0,
     // undici completes an answer framed by the connection's end when the connection is reset: it may be cut short.
-    // The socket's own listener, which runs before undici's, marks the reset for that turn.
+    // The proxy's listener on the socket it made, put before any other, marks the reset for that turn.
     connect: (options, callback) =>
       connector(options, (error, socket) => {
-        (socket as Socket | null)?.on('error', (cause: NodeJS.ErrnoException) => {
+        (socket as Socket | null)?.prependListener('error', (cause: NodeJS.ErrnoException) => {
           if (!resets.has(cause.code ?? '')) return;
           resetting = true;
           queueMicrotask(() => {
@@ -113,8 +119,9 @@ export function forward(
 }
 
 /**
- * One exchange: undici's handler, collecting the answer and naming what went wrong, under the exchange's deadline.
- * A second attempt is dispatched with the same handler: it is made only before any answer came, so nothing is kept.
+ * One exchange: undici's handler (its controller API), collecting the answer and naming what went wrong, under the
+ * exchange's deadline. A second attempt is dispatched with the same handler: it is made only before any answer
+ * came, so nothing is kept.
  */
 class Exchange implements Dispatcher.DispatchHandler {
   readonly #where: string;
@@ -122,8 +129,9 @@ class Exchange implements Dispatcher.DispatchHandler {
   readonly #timer: NodeJS.Timeout;
   #settled = false;
   #sentAgain = false;
-  #abort: ((error?: Error) => void) | undefined;
-  #aborted = false;
+  #controller: Dispatcher.DispatchController | undefined;
+  /** Why the proxy ended the exchange before undici had handed it a controller, if it did. */
+  #ended: Error | undefined;
   #status = 0;
   #reason = '';
   #rawHeaders: string[] = [];
@@ -147,63 +155,54 @@ class Exchange implements Dispatcher.DispatchHandler {
     };
     this.#timer = setTimeout(() => {
       this.#finish({ ok: false, error: timedOut(this.#where, to.timeout) });
-      this.#aborted = true;
-      this.#abort?.();
+      this.#end(new errors.RequestAbortedError());
     }, to.timeout);
     to.pool.dispatch(this.#options, this);
   }
 
-  onConnect(abort: (error?: Error) => void): void {
-    if (this.#aborted) abort();
-    else this.#abort = abort;
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    if (this.#ended !== undefined) controller.abort(this.#ended);
   }
 
-  onHeaders(status: number, rawHeaders: Buffer[], _resume: () => void, reason: string): boolean {
-    if (status < 200) {
-      this.#status = status; // interim (100 Continue, 103 Early Hints...): read and dropped
-      return true;
-    }
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    status: number,
+    headers: IncomingHttpHeaders,
+    reason?: string,
+  ): void {
     this.#status = status;
-    this.#reason = reason;
-    this.#rawHeaders = rawHeaders.map((bytes) => bytes.toString('latin1'));
+    if (status < 200) return; // interim (103 Early Hints...): read and dropped
+    this.#reason = reason ?? '';
+    this.#rawHeaders = flatHeaders(controller.rawHeaders, headers);
     const length = headerOf(this.#rawHeaders, 'content-length');
     const bodiless = this.sent.method === 'HEAD' || this.#bodilessByStatus();
     if (!bodiless && length !== undefined && Number(length) > this.to.bodyLimit) this.#tooLarge();
-    return true;
   }
 
-  onData(chunk: Buffer): boolean {
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
     this.#bodyBytes += chunk.length;
-    if (this.#bodyBytes > this.to.bodyLimit) {
-      this.#tooLarge();
-      return false;
-    }
-    this.#body.push(chunk);
-    return true;
+    if (this.#bodyBytes > this.to.bodyLimit) this.#tooLarge();
+    else this.#body.push(chunk);
   }
 
-  onComplete(): void {
+  onResponseEnd(controller: Dispatcher.DispatchController): void {
     if (this.to.resetNow()) {
-      this.onError(new CutShort());
+      this.onResponseError(controller, new CutShort());
       return;
     }
-    const body =
-      this.#body.length === 1 ? (this.#body[0] as Buffer) : Buffer.concat(this.#body, this.#bodyBytes);
-    this.#finish({
-      ok: true,
-      value: { status: this.#status, reason: this.#reason, rawHeaders: this.#rawHeaders, body },
-    });
+    this.#complete();
   }
 
-  onError(error: Error): void {
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
     const { method } = this.sent;
     if (
       this.#bodilessByStatus() &&
       this.#bodyBytes === 0 &&
-      (error as NodeJS.ErrnoException).code === lengthMismatch
+      error instanceof errors.ResponseContentLengthMismatchError
     ) {
       // undici holds a 204's or 304's Content-Length against the body llhttp rightly read as none: it is whole.
-      this.onComplete();
+      this.#complete();
       return;
     }
     if (this.#status === 0 && !this.#sentAgain && closedUnder(error) && keptAlive(error)) {
@@ -215,6 +214,15 @@ class Exchange implements Dispatcher.DispatchHandler {
       return;
     }
     this.#finish({ ok: false, error: failure(this.#where, error, this.#status !== 0, headLimit) });
+  }
+
+  #complete(): void {
+    const body =
+      this.#body.length === 1 ? (this.#body[0] as Buffer) : Buffer.concat(this.#body, this.#bodyBytes);
+    this.#finish({
+      ok: true,
+      value: { status: this.#status, reason: this.#reason, rawHeaders: this.#rawHeaders, body },
+    });
   }
 
   #finish(result: Result<TargetAnswer, ApiError>): void {
@@ -229,7 +237,30 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 
   #tooLarge(): void {
-    this.#aborted = true;
-    this.#abort?.(new TooLarge(bodyTooLarge(this.to.bodyLimit)));
+    this.#end(new TooLarge(bodyTooLarge(this.to.bodyLimit)));
   }
+
+  /** Ends the exchange with `reason`: now if undici has handed over its controller, else as it does. */
+  #end(reason: Error): void {
+    this.#ended ??= reason;
+    if (this.#controller !== undefined && !this.#controller.aborted) this.#controller.abort(reason);
+  }
+}
+
+/**
+ * The answer's headers as a flat list: undici's raw list (names and values as sent, in order) when it gives one,
+ * else the parsed headers (names in lower case, a repeated name's values together).
+ */
+function flatHeaders(
+  raw: Dispatcher.DispatchController['rawHeaders'],
+  parsed: IncomingHttpHeaders,
+): string[] {
+  if (Array.isArray(raw))
+    return raw.map((item: Buffer | string) => (typeof item === 'string' ? item : item.toString('latin1')));
+  const flat: string[] = [];
+  for (const [name, value] of Object.entries(parsed)) {
+    if (Array.isArray(value)) for (const one of value) flat.push(name, one);
+    else if (value !== undefined) flat.push(name, value);
+  }
+  return flat;
 }

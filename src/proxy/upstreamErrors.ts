@@ -14,35 +14,35 @@ export class TooLarge extends Error {}
 /** An answer framed by the connection's end, which the target reset. */
 export class CutShort extends Error {}
 
-/** undici's code for a body longer or shorter than its Content-Length. */
-export const lengthMismatch = 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH';
-
 /** The target resetting the connection (or having closed it under a write): it may have had the request. */
 export const resets = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE']);
 
 /**
- * An answer llhttp refuses (`HPE_*`), a body shorter or longer than its Content-Length, or what undici calls a bad
- * response (an interim 100 Continue nobody asked for, bytes before any request) or a bad upgrade (101 unasked).
+ * An answer llhttp refuses (undici's `HTTPParserError`, code `HPE_*`) or a body shorter or longer than its
+ * Content-Length (`ResponseContentLengthMismatchError`).
  */
 function framingFault(error: Error): boolean {
-  const code = (error as NodeJS.ErrnoException).code ?? '';
   return (
-    error instanceof errors.HTTPParserError ||
-    code === lengthMismatch ||
-    (code === 'UND_ERR_SOCKET' && error.message.startsWith('bad '))
+    error instanceof errors.HTTPParserError || error instanceof errors.ResponseContentLengthMismatchError
   );
 }
 
-/** The connection ended under the request: closed by the target (undici's SocketError) or reset. */
+/**
+ * The connection ended under the request: closed by the target, reset, or ended by undici for an answer it would
+ * not read on (undici's `SocketError`: it gives an unasked 100 Continue or 101 Switching Protocols no class or code
+ * of its own).
+ */
 export function closedUnder(error: Error): boolean {
-  const code = (error as NodeJS.ErrnoException).code ?? '';
-  return error instanceof CutShort || resets.has(code) || (code === 'UND_ERR_SOCKET' && !framingFault(error));
+  return (
+    error instanceof CutShort ||
+    error instanceof errors.SocketError ||
+    resets.has((error as NodeJS.ErrnoException).code ?? '')
+  );
 }
 
-/** Whether the connection had carried answers before this request (undici names the bytes it read on it). */
+/** Whether the connection had carried answers before this request (undici's SocketError names the bytes read). */
 export function keptAlive(error: Error): boolean {
-  const socket = (error as { socket?: { bytesRead?: number } }).socket;
-  return (socket?.bytesRead ?? 0) > 0;
+  return error instanceof errors.SocketError && (error.socket?.bytesRead ?? 0) > 0;
 }
 
 export const bodyTooLarge = (limit: number): string =>
@@ -50,16 +50,19 @@ export const bodyTooLarge = (limit: number): string =>
 
 /** The 502 or 504 for an exchange that failed: `answering` when the answer's head had come. */
 export function failure(where: string, error: Error, answering: boolean, headBytes: number): ApiError {
-  const code = (error as NodeJS.ErrnoException).code ?? '';
   // Stopped before this exchange was sent, or while it was in flight.
-  if (error instanceof Stopping || code === 'UND_ERR_DESTROYED' || code === 'UND_ERR_CLOSED')
+  if (
+    error instanceof Stopping ||
+    error instanceof errors.ClientDestroyedError ||
+    error instanceof errors.ClientClosedError
+  )
     return apiError(
       'UPSTREAM_TIMEOUT',
       `the target ${where} had not answered when the proxy stopped; the service is slow or hangs`,
     );
   if (error instanceof TooLarge)
     return apiError('UPSTREAM_UNREACHABLE', `the target ${where} ${error.message}`);
-  if (code === 'UND_ERR_HEADERS_OVERFLOW')
+  if (error instanceof errors.HeadersOverflowError)
     return apiError(
       'UPSTREAM_UNREACHABLE',
       `the target ${where} answered a head (status line and headers) over ${headBytes} bytes, so it was not passed on (the service may have acted on the request)`,
@@ -67,7 +70,7 @@ export function failure(where: string, error: Error, answering: boolean, headByt
   if (framingFault(error))
     return apiError(
       'UPSTREAM_UNREACHABLE',
-      `the target ${where} sent an answer that breaks HTTP/1.1 framing (${code || error.name}: ${parserReason(error)}), so it cannot be passed on (the service may have acted on the request)`,
+      `the target ${where} sent an answer that breaks HTTP/1.1 framing (${(error as NodeJS.ErrnoException).code || error.name}: ${error.message}), so it cannot be passed on (the service may have acted on the request)`,
     );
   if (closedUnder(error))
     return apiError(
@@ -76,10 +79,6 @@ export function failure(where: string, error: Error, answering: boolean, headByt
     );
   return unreachable(where, error);
 }
-
-/** What llhttp (or undici) says is wrong, without undici's wording around it. */
-const parserReason = (error: Error): string =>
-  /^Response does not match the HTTP\/1\.1 protocol \((.*)\)$/.exec(error.message)?.[1] ?? error.message;
 
 /** A 502 for a target the request did not reach: refused, not resolved, or not trusted. */
 function unreachable(where: string, error: NodeJS.ErrnoException): ApiError {
