@@ -2,11 +2,10 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { defaultTenantId } from '../domain/model.js';
 import type { ApiError } from '../errors.js';
-import { authenticateOnConnection } from '../http/connectionKeys.js';
+import { authenticateOnConnection, resolveUnknownKey } from '../http/connectionKeys.js';
 import type { RequestHead } from '../http/head.js';
-import { sentKey } from '../pipeline/authenticate.js';
 import { PipelineRequest } from '../pipeline/pipelineRequest.js';
-import { failure, ok, type Result } from '../result.js';
+import { ok, type Result } from '../result.js';
 import type { MockContext } from '../runtime/mockContext.js';
 import type { Route } from '../spec/operations.js';
 import { errorAt } from '../validate/diagnostic.js';
@@ -42,8 +41,7 @@ export function adminKeyCheck(adminKey: string | undefined): (req: IncomingMessa
 /**
  * The tenant an admin call acts on: the tenant of the API key in `Authorization`, or the default tenant when the
  * call carries none. A malformed or unknown key is refused (401), never widened to the default tenant; a key the key
- * ring does not know is looked up in the store first (with PostgreSQL, a tenant made through another replica), then
- * remembered.
+ * ring does not know is resolved as the service resolves it (`resolveUnknownKey`).
  */
 export async function scopeOf(
   req: IncomingMessage,
@@ -54,12 +52,8 @@ export async function scopeOf(
   const request = new PipelineRequest(req.method ?? 'GET', '', head);
   const refused = authenticateOnConnection(request, req.socket, context);
   if (refused === undefined) return ok(request.owner?.tenant ?? defaultTenantId);
-  const key = refused.code === 'AUTH_UNKNOWN_KEY' ? sentKey(head.authorization) : undefined;
-  if (key === undefined) return failure(refused);
-  const found = await context.store.lookUpKey(key);
-  if (found === undefined || found === 'group-token') return failure(refused);
-  context.keys.learn(key, found);
-  return ok(found.tenant);
+  const found = await resolveUnknownKey(head.authorization, refused, context);
+  return found.ok ? ok(found.value.tenant) : found;
 }
 
 /** What an admin call must carry: the admin key (when the mock has one), and whether `Authorization` picks a scope. */

@@ -1,8 +1,10 @@
 import type { Socket } from 'node:net';
 import type { ApiError } from '../errors.js';
-import { authenticate } from '../pipeline/authenticate.js';
+import { authenticate, groupTokenAsKey, sentKey } from '../pipeline/authenticate.js';
 import type { PipelineRequest, Surface } from '../pipeline/pipelineRequest.js';
+import { failure, ok, type Result } from '../result.js';
 import type { KeyOwner, KeyRing } from '../runtime/keyRing.js';
+import type { Store } from '../store/store.js';
 
 /**
  * The last key accepted on each connection. A client sends the same `Authorization` on every request of a
@@ -33,4 +35,24 @@ export function authenticateOnConnection(
   if (refused === undefined && owner !== undefined && header !== undefined && socket !== null)
     accepted.set(socket, { header, generation: keys.generation, owner });
   return refused;
+}
+
+/**
+ * The one way a key the key ring does not know is resolved, for the service and the admin API alike: the store is
+ * asked (with PostgreSQL, a tenant made through another replica, or a group token a replica saw issued); an owner
+ * found is remembered and returned, a group token is refused as one, and anything else keeps the header stage's
+ * refusal.
+ */
+export async function resolveUnknownKey(
+  authorization: readonly string[],
+  refused: ApiError,
+  surface: { readonly keys: KeyRing; readonly store: Pick<Store, 'lookUpKey'> },
+): Promise<Result<KeyOwner>> {
+  const key = refused.code === 'AUTH_UNKNOWN_KEY' ? sentKey(authorization) : undefined;
+  if (key === undefined) return failure(refused);
+  const found = await surface.store.lookUpKey(key);
+  if (found === undefined) return failure(refused);
+  if (found === 'group-token') return failure(groupTokenAsKey());
+  surface.keys.learn(key, found);
+  return ok(found);
 }

@@ -3,7 +3,7 @@ import { defaultTenantId } from '../domain/model.js';
 import { type Decision, rotatedTokenNotFound } from '../domain/userGroups.js';
 import { type ApiError, apiError } from '../errors.js';
 import { answer, errorReply, type Reply } from '../pipeline/answer.js';
-import { groupTokenAsKey, sentKey } from '../pipeline/authenticate.js';
+import { sentKey } from '../pipeline/authenticate.js';
 import { Pipeline } from '../pipeline/pipeline.js';
 import {
   isOwned,
@@ -21,10 +21,10 @@ import type { Diagnostic } from '../spec/types.js';
 import type { Fault } from '../store/faults.js';
 import type { JournalRecord } from '../store/journal.js';
 import { keyMatchedBy } from '../store/requestHeaders.js';
-import { type KeyLookup, StoreUnavailableError, StoreWriteError } from '../store/store.js';
+import { StoreUnavailableError, StoreWriteError } from '../store/store.js';
 import { memoisedAnswer, shownGroup } from './answerMemo.js';
 import { type BodyResult, type BodySink, collectBody } from './collectBody.js';
-import { authenticateOnConnection } from './connectionKeys.js';
+import { authenticateOnConnection, resolveUnknownKey } from './connectionKeys.js';
 import type { RequestHead } from './head.js';
 import { bodyNotKept, readRefusedBody } from './refusedBody.js';
 import { type Payload, payloadOf, send } from './respond.js';
@@ -94,31 +94,14 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
   }
 
   /**
-   * A key the key ring does not know: the store is asked before the key is refused (with PostgreSQL it may be a
-   * tenant's made through another replica); a key found there is remembered and the request served.
+   * A key the key ring does not know: the store is asked before the key is refused (`resolveUnknownKey`, as the
+   * admin API does); a key found there is remembered and the request served.
    */
   #lookUpKey(this: Routed<ServiceExchange>, refused: ApiError): void {
-    const key = sentKey(this.authorization);
-    if (key === undefined) {
-      this.fail(refused);
-      return;
-    }
-    const found = this.context.store.lookUpKey(key);
-    if (!(found instanceof Promise)) this.#keyFound(refused, key, found);
-    else
-      found.then(
-        (lookup) => this.#guarded(() => this.#keyFound(refused, key, lookup)),
-        (error: Error) => this.storeFailed(error),
-      );
-  }
-
-  #keyFound(this: Routed<ServiceExchange>, refused: ApiError, key: string, found: KeyLookup): void {
-    if (found === undefined) this.fail(refused);
-    else if (found === 'group-token') this.fail(groupTokenAsKey());
-    else {
-      this.context.keys.learn(key, found);
-      this.serve();
-    }
+    resolveUnknownKey(this.authorization, refused, this.context).then(
+      (found) => this.#guarded(() => (found.ok ? this.serve() : this.fail(found.error))),
+      (error: Error) => this.storeFailed(error),
+    );
   }
 
   /**

@@ -77,7 +77,7 @@ export class EmbeddedStore implements Store {
   }
 
   /** Every key is in the key ring already: one it does not know is no key. */
-  lookUpKey(): undefined {
+  async lookUpKey(): Promise<undefined> {
     return undefined;
   }
 

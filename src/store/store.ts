@@ -66,8 +66,8 @@ export interface Store {
 
   /** Serves a service request: the planned fault due claimed (when `claimFault`), else the rule and its change. */
   serve(call: ServiceCall, tenant: TenantMemory, claimFault: boolean): void;
-  /** Whose key this is, for a key the key ring does not know: at once (embedded) or from the database. */
-  lookUpKey(key: string): KeyLookup | Promise<KeyLookup>;
+  /** Whose key this is, for a key the key ring does not know (an embedded store knows none the ring does not). */
+  lookUpKey(key: string): Promise<KeyLookup>;
   /** The rotation that replaced `token` in the tenant's journal, if it keeps one, and whether the group still is. */
   rotatedAway(
     tenant: TenantMemory,

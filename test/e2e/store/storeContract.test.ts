@@ -184,6 +184,23 @@ describe.each(stores)('the store contract with $name', (store) => {
     expect(unknown.body.error.code).toBe('AUTH_UNKNOWN_KEY');
   });
 
+  it('refuses a group token sent as the API key as a group token, on the service and the admin API alike', async () => {
+    const options = await store.fresh();
+    const mock = await start(options);
+    const token = (await api(mock, 'GET', { name: 'One', user_group_id: 'g-1' })).body.user_group
+      .token as string;
+    const replicas = store.kind === 'postgres' ? [mock, await start(options)] : [mock];
+    for (const replica of replicas) {
+      const service = await api(replica, 'GET', { name: 'One', user_group_id: 'g-1' }, token);
+      const scoped = await admin(replica.url, 'GET', '/__admin/requests', { key: token });
+      expect([service.status, scoped.status]).toEqual([401, 401]);
+      expect([service.body.error.code, scoped.body.error.code]).toEqual([
+        'AUTH_GROUP_TOKEN_AS_KEY',
+        'AUTH_GROUP_TOKEN_AS_KEY',
+      ]);
+    }
+  });
+
   it('compares ids exactly as sent: NFC and NFD are two groups, a backslash is kept', async () => {
     const mock = await start(await store.fresh());
     const ids = ['caf\u00e9', 'cafe\u0301', 'back\\slash', '__proto__'];
