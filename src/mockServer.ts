@@ -54,7 +54,7 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
     const context: MockContext = {
       store: opened,
       // A credential that is no key may be a group token a rotation replaced, in any tenant's memory of them.
-      keys: new KeyRing(apiKeys, opened.world, (token) =>
+      keys: new KeyRing(apiKeys, await opened.tenants(), (token) =>
         [...runtimes.values()].some((runtime) => runtime.retired.find(token) !== undefined),
       ),
       ids,

@@ -4,6 +4,7 @@ import { errorReply } from '../pipeline/answer.js';
 import { findOperation } from '../pipeline/findOperation.js';
 import type { MockContext } from '../runtime/mockContext.js';
 import { errorAt } from '../validate/diagnostic.js';
+import { AnswerMemo } from './answerMemo.js';
 import { answerFavicon } from './favicon.js';
 import { type RequestHead, readHead } from './head.js';
 import { send } from './respond.js';
@@ -30,6 +31,7 @@ export function createApp(
       .handle(req, res, path, head)
       .catch((error: Error) => send(res, errorReply(internalError(context, error))));
   };
+  const memo = new AnswerMemo();
   return (req, res) => {
     const head = readHead(req);
     const { path } = head;
@@ -46,7 +48,7 @@ export function createApp(
       return;
     }
     const method = req.method ?? 'GET';
-    const exchange = new ServiceExchange(context, req, res, method, head);
+    const exchange = new ServiceExchange(context, memo, req, res, method, head);
     try {
       if (hostMissing !== undefined) {
         exchange.fail(hostMissing);

@@ -4,7 +4,7 @@ import { authenticate, groupTokenAsKey, sentKey } from '../pipeline/authenticate
 import type { PipelineRequest, Surface } from '../pipeline/pipelineRequest.js';
 import { failure, ok, type Result } from '../result.js';
 import type { KeyOwner, KeyRing } from '../runtime/keyRing.js';
-import type { Store } from '../store/store.js';
+import type { RequestStore } from '../store/store.js';
 
 /**
  * The last key accepted on each connection. A client sends the same `Authorization` on every request of a
@@ -46,7 +46,7 @@ export function authenticateOnConnection(
 export async function resolveUnknownKey(
   authorization: readonly string[],
   refused: ApiError,
-  surface: { readonly keys: KeyRing; readonly store: Pick<Store, 'lookUpKey'> },
+  surface: { readonly keys: KeyRing; readonly store: Pick<RequestStore, 'lookUpKey'> },
 ): Promise<Result<KeyOwner>> {
   const key = refused.code === 'AUTH_UNKNOWN_KEY' ? sentKey(authorization) : undefined;
   if (key === undefined) return failure(refused);

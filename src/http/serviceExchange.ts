@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { defaultTenantId } from '../domain/model.js';
+import { defaultTenantId, type Group } from '../domain/model.js';
 import { type Decision, rotatedTokenNotFound } from '../domain/userGroups.js';
 import { type ApiError, apiError } from '../errors.js';
 import { answer, errorReply, type Reply } from '../pipeline/answer.js';
@@ -22,7 +22,7 @@ import type { Fault } from '../store/faults.js';
 import type { JournalRecord } from '../store/journal.js';
 import { keyMatchedBy } from '../store/requestHeaders.js';
 import { StoreUnavailableError, StoreWriteError } from '../store/store.js';
-import { memoisedAnswer, shownGroup } from './answerMemo.js';
+import type { AnswerMemo } from './answerMemo.js';
 import { type BodyResult, type BodySink, collectBody } from './collectBody.js';
 import { authenticateOnConnection, resolveUnknownKey } from './connectionKeys.js';
 import type { RequestHead } from './head.js';
@@ -59,12 +59,13 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
   #bodyNotKept: string | undefined = undefined;
   /** The journal entry of the answer prepared before the store wrote it with its change (PostgreSQL). */
   #prepared: JournalRecord | undefined = undefined;
-  /** Set while the store serves the request: a decision stored now was made from the world as it is. */
-  #serving = false;
   readonly #started: number;
+  /** The owner of the key a refused request carried, worked out once (null until then). */
+  #refusedOwner: KeyOwner | undefined | null = null;
 
   constructor(
     private readonly context: MockContext,
+    private readonly memo: AnswerMemo,
     readonly req: IncomingMessage,
     private readonly res: ServerResponse,
     method: string,
@@ -160,9 +161,7 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
 
   /** The store serves the operation (the planned fault due first, when `claimFault`). */
   #serve(this: Owned<ServiceExchange>, claimFault: boolean): void {
-    this.#serving = true;
     this.context.store.serve(this, this.#tenantRuntime(), claimFault);
-    this.#serving = false;
   }
 
   #tenantRuntime(this: Owned<ServiceExchange>): TenantRuntime {
@@ -244,25 +243,28 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
   }
 
   /** The store ran the rule and its change is durable: answered (at once when nothing waited for the disk). */
-  stored(this: Owned<ServiceExchange>, result: Result<Decision<unknown>>, journaled: boolean): void {
+  stored(
+    this: Owned<ServiceExchange>,
+    result: Result<Decision<unknown>>,
+    journaled: boolean,
+    shown?: Group,
+  ): void {
     try {
       if (!result.ok) {
         // The tenant was removed (through another replica, with PostgreSQL): its keys are forgotten here too.
         if (result.error.code === 'AUTH_UNKNOWN_KEY') this.context.keys.forget(this.owner.tenant);
         this.#refuse(result.error);
       } else if (journaled && this.#prepared !== undefined) this.#deliver(this.#prepared);
-      else this.#succeed(result.value);
+      else this.#succeed(result.value, shown);
     } catch (error) {
       this.crash(error as Error);
     }
   }
 
-  /** The answer to a decision; one that shows a stored group unchanged, decided just now, is memoised by it. */
-  #succeed(this: Owned<ServiceExchange>, decision: Decision<unknown>): void {
+  /** The answer to a decision; one that shows a stored group unchanged (`shown`) is memoised by that group. */
+  #succeed(this: Owned<ServiceExchange>, decision: Decision<unknown>, shown: Group | undefined): void {
     this.#replyWith(answer(this, decision));
-    const shown =
-      this.#serving && decision.changes.length === 0 ? shownGroup(this, this.context.store.world) : undefined;
-    if (shown !== undefined) this.payload = memoisedAnswer(shown, decision.body);
+    if (shown !== undefined) this.payload = this.memo.answer(shown, decision.body);
     this.complete();
   }
 
@@ -294,16 +296,13 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
     // A client gone before its answer (during a planned delay) is journaled with status 0.
     const delivered = !res.destroyed && !res.headersSent;
     const record = this.#journalRecord(delivered ? (this.payload?.text ?? null) : null, delivered);
-    const written = context.store.record(this.#journalOwner()?.tenant ?? defaultTenantId, record);
-    if (written === undefined || reply === undefined) this.#deliver(record);
-    else
-      written.then(
-        () => this.#deliver(record),
-        (error: Error) => {
-          logStoreError(context, error, 'journal write failed');
-          this.#deliver(record);
-        },
-      );
+    // A reply waits for its journal entry; a dropped connection has nobody to wait for it.
+    const waits = reply !== undefined;
+    context.store.record(this.#journalOwner()?.tenant ?? defaultTenantId, record, (error) => {
+      if (error !== undefined) logStoreError(context, error, 'journal write failed');
+      if (waits) this.#deliver(record);
+    });
+    if (!waits) this.#deliver(record);
   }
 
   /**
@@ -312,8 +311,12 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
    * journal. No key, or one no tenant has: the default tenant's.
    */
   #journalOwner(): KeyOwner | undefined {
-    const key = this.owner === undefined ? sentKey(this.authorization) : undefined;
-    return key === undefined ? this.owner : this.context.keys.owner(key);
+    if (this.owner !== undefined) return this.owner;
+    if (this.#refusedOwner === null) {
+      const key = sentKey(this.authorization);
+      this.#refusedOwner = key === undefined ? undefined : this.context.keys.owner(key);
+    }
+    return this.#refusedOwner;
   }
 
   /** The journal record; `delivered` false when the client had gone before the answer (status 0). */

@@ -4,9 +4,9 @@ import { authError, readApiKey } from '../validate/headers.js';
 import type { PipelineRequest, Surface } from './pipelineRequest.js';
 
 /**
- * Step 2, authenticate: `Authorization: Token <API_KEY>` in its one well-formed shape, decided from the headers
- * alone, before any body is read. Given the mock's keys (and its world, to recognise a group token sent in the
- * key's place), the key must also be known; it then sets `owner`. Without them (the validator library) only the
+ * authenticate: `Authorization: Token <API_KEY>` in its one well-formed shape, decided from the headers alone,
+ * before any body is read. Given the mock's keys, the key must also be known; it then sets `owner` (a key the ring
+ * does not know, maybe a group token sent in its place, is then asked of the store: `resolveUnknownKey`). Without them (the validator library) only the
  * form is checked. A malformed header that still carries a known key is refused with `owner` set to the key's owner.
  */
 export function authenticate(request: PipelineRequest, surface: Surface): ApiError | undefined {
@@ -26,7 +26,6 @@ export function authenticate(request: PipelineRequest, surface: Surface): ApiErr
     request.owner = owner;
     return undefined;
   }
-  if (surface.store?.world.tokens.has(key) === true) return groupTokenAsKey();
   if (keys.retiredToken(key)) return groupTokenAsKey('retired');
   const unquoted = /^(["'])(.+)\1$/.exec(key)?.[2];
   // `Token token="KEY"`, the form of other Token-scheme APIs (Rails): a name and "=" before the key.

@@ -87,7 +87,7 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
   const store = await openStore(undefined, { ids: cryptoIds, journalLimit: defaultJournalLimit });
   const context: MockContext = {
     store,
-    keys: new KeyRing([], store.world),
+    keys: new KeyRing([], []),
     ids: cryptoIds,
     logger: await createLog(settings.logLevel),
     bodyLimit,

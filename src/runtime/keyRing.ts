@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import type { Environment, KeyOwner, World } from '../domain/model.js';
+import type { Environment, KeyOwner, TenantKeys } from '../domain/model.js';
 import { defaultTenantId } from '../domain/model.js';
 
 export interface ApiKey {
@@ -28,7 +28,8 @@ export class KeyRing {
   constructor(
     /** The keys given to the mock: the default tenant's. */
     readonly defaults: readonly ApiKey[],
-    world: World,
+    /** The tenants the store holds at start, with their keys (the default tenant's are `defaults`). */
+    tenants: readonly { readonly id: string; readonly keys: TenantKeys | null }[],
     /**
      * Whether a credential that is no key is a group token a rotation replaced (the tenants' `RetiredTokens`), while
      * that rotation is remembered: recognised so that one sent in a key's place is refused as a group token rather
@@ -37,7 +38,7 @@ export class KeyRing {
     readonly retiredToken: (credential: string) => boolean = () => false,
   ) {
     for (const { key, environment } of defaults) this.learn(key, { tenant: defaultTenantId, environment });
-    for (const tenant of world.tenants.values()) {
+    for (const tenant of tenants) {
       if (tenant.keys === null) continue;
       for (const environment of ['Customer', 'Testing'] as const)
         this.learn(tenant.keys[environment], { tenant: tenant.id, environment });

@@ -15,9 +15,17 @@ import { tenantRemoved } from '../errors.js';
 import { failure, ok, type Result } from '../result.js';
 import type { OperationId } from '../spec/operations.js';
 import type { Fault, FaultSpec } from './faults.js';
-import type { JournalEntry, JournalQuery } from './journal.js';
+import type { JournalEntry, JournalQuery, JournalRecord } from './journal.js';
 import type { OnWarning, Persistence } from './persistence.js';
-import { type ServiceCall, type Store, StoreWriteError, type TenantMemory, type TenantRow } from './store.js';
+import { shownGroup } from './shownGroup.js';
+import {
+  type KeyLookup,
+  type ServiceCall,
+  type Store,
+  StoreWriteError,
+  type TenantMemory,
+  type TenantRow,
+} from './store.js';
 
 interface Entry {
   readonly changes: readonly Change[];
@@ -66,7 +74,7 @@ export class EmbeddedStore implements Store {
         : handle(operationId, world, { tenant: scope, environment: owner.environment }, call.body, this.ids);
     // A read must not answer with a change that is not durable yet: it waits for the store to settle.
     if (!result.ok || (result.value.changes.length === 0 && this.settledNow)) {
-      call.stored(result, false);
+      call.stored(result, false, result.ok ? shownGroup(call, scope) : undefined);
       return;
     }
     // No changes: commit resolves once everything already applied is durable.
@@ -76,9 +84,9 @@ export class EmbeddedStore implements Store {
     );
   }
 
-  /** Every key is in the key ring already: one it does not know is no key. */
-  async lookUpKey(): Promise<undefined> {
-    return undefined;
+  /** Every key is in the key ring already: one it does not know is no key, or a group token sent as one. */
+  async lookUpKey(key: string): Promise<KeyLookup> {
+    return this.world.tokens.has(key) ? 'group-token' : undefined;
   }
 
   async rotatedAway(tenant: TenantMemory, token: string) {
@@ -89,8 +97,9 @@ export class EmbeddedStore implements Store {
   }
 
   /** The tenant's journal in memory is the journal: nothing more to write. */
-  record(): undefined {
-    return undefined;
+  /** The tenant's journal in memory is the journal: written once the exchange delivers, so at once. */
+  record(_tenant: string, _record: JournalRecord, written: (error?: Error) => void): void {
+    written();
   }
 
   async tenantExists(tenant: string): Promise<boolean> {

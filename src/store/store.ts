@@ -1,4 +1,4 @@
-import type { Environment, Group, KeyOwner, TenantKeys, World } from '../domain/model.js';
+import type { Environment, Group, KeyOwner, TenantKeys } from '../domain/model.js';
 import type { GroupSeed } from '../domain/seed.js';
 import type { Decision, RotatedAway } from '../domain/userGroups.js';
 import { product } from '../errors.js';
@@ -45,43 +45,54 @@ export interface ServiceCall {
   journal(decision: Decision<unknown>): JournalRecord;
   /** The planned fault that was due, claimed: nothing else was done. */
   faulted(fault: Fault): void;
-  /** The rule's result, its change durable; `journaled` when its journal entry was written with the change. */
-  stored(result: Result<Decision<unknown>>, journaled: boolean): void;
+  /**
+   * The rule's result, its change durable; `journaled` when its journal entry was written with the change; `shown`,
+   * the stored group object a get-or-create answered unchanged in this tick, when the store holds it (the answer is
+   * then a function of that object alone: decision 10).
+   */
+  stored(result: Result<Decision<unknown>>, journaled: boolean, shown?: Group): void;
   /** The store could not serve the request: `StoreUnavailableError` when it is out of reach, else a bug. */
   storeFailed(error: Error): void;
 }
 
 /**
- * The one seam for storage, under the request path and under the controls, kept by every store: memory and a
- * database file (`EmbeddedStore`, synchronous where it can be) and PostgreSQL (`PostgresStore`). Nothing above
- * src/store asks which one it has.
+ * The request path's port, kept by every store: memory and a database file (`EmbeddedStore`, synchronous where it
+ * can be) and PostgreSQL (`PostgresStore`). What serving one request needs, and the store's life; nothing above
+ * src/store asks which store it has.
  */
-export interface Store {
+export interface RequestStore {
   readonly kind: Health['store'];
-  /**
-   * The groups this process holds: every group of an embedded store; none of PostgreSQL's, which is asked on each
-   * request (an empty world).
-   */
-  readonly world: World;
-
   /** Serves a service request: the planned fault due claimed (when `claimFault`), else the rule and its change. */
   serve(call: ServiceCall, tenant: TenantMemory, claimFault: boolean): void;
-  /** Whose key this is, for a key the key ring does not know (an embedded store knows none the ring does not). */
+  /** Whose key this is, for a key the key ring does not know: a tenant's, a group token sent as one, or none. */
   lookUpKey(key: string): Promise<KeyLookup>;
   /** The rotation that replaced `token` in the tenant's journal, if it keeps one, and whether the group still is. */
   rotatedAway(
     tenant: TenantMemory,
     token: string,
   ): Promise<{ retired: RotatedAway; groupExists: boolean } | undefined>;
-  /** Journals a request answered without a change: undefined when the tenant's journal in memory is the journal. */
-  record(tenant: string, record: JournalRecord): Promise<void> | undefined;
+  /**
+   * Journals a request answered without a change, then calls `written` (with the error if it failed): at once when
+   * the tenant's journal in memory is the journal (an embedded store), once the entry is stored otherwise.
+   */
+  record(tenant: string, record: JournalRecord, written: (error?: Error) => void): void;
+  /** Ready, or degraded with the database out of reach. */
+  health(): Promise<Pick<Health, 'status' | 'database'>>;
+  /** Waits for every commit, then closes (and releases the database file's lock, or the pool). */
+  close(): Promise<void>;
+}
 
+/** The tenants, as the controls make, list and remove them. */
+export interface TenantFixtures {
   tenantExists(tenant: string): Promise<boolean>;
   tenants(): Promise<TenantRow[]>;
   putTenant(tenant: string, keys: TenantKeys): Promise<void>;
   /** Removes a tenant with its groups, journal and faults; false when there was none (or it is the default). */
   deleteTenant(tenant: string): Promise<boolean>;
+}
 
+/** The groups, as the controls seed, read and clear them. */
+export interface GroupFixtures {
   /** Stores a group as given; undefined when the tenant does not exist. */
   seed(tenant: string, seed: GroupSeed): Promise<Result<Group> | undefined>;
   /** A tenant's groups, by team_id, of one environment when one is given. */
@@ -89,19 +100,23 @@ export interface Store {
   group(tenant: string, environment: Environment, providedId: string): Promise<Group | undefined>;
   groupByToken(token: string): Promise<{ tenant: string; group: Group } | undefined>;
   clearGroups(tenant: string, environment?: Environment): Promise<void>;
+}
 
+/** A tenant's journal and planned faults, as the controls read, plan and clear them. */
+export interface JournalFixtures {
   requests(tenant: TenantMemory, query: JournalQuery): Promise<JournalEntry[]>;
   clearRequests(tenant: TenantMemory): Promise<void>;
   droppedRequests(tenant: TenantMemory): Promise<number>;
   addFault(tenant: TenantMemory, spec: FaultSpec): Promise<Fault>;
   faults(tenant: TenantMemory): Promise<Fault[]>;
   clearFaults(tenant: TenantMemory): Promise<void>;
-
-  /** Ready, or degraded with the database out of reach. */
-  health(): Promise<Pick<Health, 'status' | 'database'>>;
-  /** Waits for every commit, then closes (and releases the database file's lock, or the pool). */
-  close(): Promise<void>;
 }
+
+/**
+ * A store: the request path's port and the fixtures, one contract every store keeps. The request path sees only
+ * `RequestStore`; the controls (src/admin/controls.ts) the fixtures.
+ */
+export interface Store extends RequestStore, TenantFixtures, GroupFixtures, JournalFixtures {}
 
 /** The store could not write a change: nothing of it was kept (the client may retry). */
 export class StoreWriteError extends Error {}

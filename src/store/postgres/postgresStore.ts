@@ -2,7 +2,6 @@ import { LRUCache } from 'lru-cache';
 import {
   defaultTenantId,
   type Environment,
-  emptyWorld,
   type Group,
   type Tenant,
   type TenantKeys,
@@ -37,7 +36,6 @@ const lookUpGatherMs = 5;
  */
 export class PostgresStore implements Store {
   readonly kind = 'postgres';
-  readonly world = emptyWorld();
   /**
    * The keys the database did not know, for 5 s: a client sending a wrong key on every request costs one look-up
    * per key and 5 s, and a flood of distinct wrong keys at most 10,000 remembered. Emptied when this replica makes a
@@ -203,8 +201,8 @@ export class PostgresStore implements Store {
     };
   }
 
-  record(tenant: string, record: JournalRecord): Promise<void> {
-    return this.#journal.record(tenant, record);
+  record(tenant: string, record: JournalRecord, written: (error?: Error) => void): void {
+    this.#journal.record(tenant, record).then(() => written(), written);
   }
 
   requests(tenant: TenantMemory, query: JournalQuery): Promise<JournalEntry[]> {
