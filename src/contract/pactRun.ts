@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { guardProxy } from './proxyGuard.js';
 import { contractApiKeys } from './publishedContract.js';
 import type { StateHandler } from './stateFailure.js';
-import type { ProviderVerification } from './verifyProvider.js';
+import type { ProviderVerification } from './verification.js';
 
 /** The part of `@pact-foundation/pact` verify uses (loaded on demand: it is an optional dependency). */
 export type PactModule = Pick<typeof import('@pact-foundation/pact'), 'Verifier'>;

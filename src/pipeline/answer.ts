@@ -17,7 +17,7 @@ export const errorReply = (error: ApiError): Reply => ({
 });
 
 /**
- * Step 9, answer: 200 with the operation's body; the rule's notice and the body's warnings go in `X-Mock-Notice`.
+ * The answer step: 200 with the operation's body; the rule's notice and the body's warnings go in `X-Mock-Notice`.
  */
 export function answer(request: PipelineRequest, decision: Decision<unknown>): Reply {
   const warnings = request.warnings;

@@ -4,10 +4,11 @@ import { authError, readApiKey } from '../validate/headers.js';
 import type { PipelineRequest, Surface } from './pipelineRequest.js';
 
 /**
- * authenticate: `Authorization: Token <API_KEY>` in its one well-formed shape, decided from the headers alone,
- * before any body is read. Given the mock's keys, the key must also be known; it then sets `owner` (a key the ring
- * does not know, maybe a group token sent in its place, is then asked of the store: `resolveUnknownKey`). Without them (the validator library) only the
- * form is checked. A malformed header that still carries a known key is refused with `owner` set to the key's owner.
+ * The authenticate step: `Authorization: Token <API_KEY>` in its one well-formed shape, decided from the headers alone,
+ * before any body is read. Given the mock's keys, the key must also be known; it then sets `owner` (a key the ring does
+ * not know, maybe a group token sent in its place, is then asked of the store: `resolveUnknownKey`). Without them (the
+ * validator library) only the form is checked. A malformed header that still carries a known key is refused with
+ * `owner` set to the key's owner.
  */
 export function authenticate(request: PipelineRequest, surface: Surface): ApiError | undefined {
   const { keys } = surface;

@@ -5,7 +5,7 @@ import { route } from '../validate/schemaChecks.js';
 import type { PipelineRequest, Routed } from './pipelineRequest.js';
 
 /**
- * Step 1, route: the operation of the service document for the method and path, which makes the record `Routed`,
+ * The route step: the operation of the service document for the method and path, which makes the record `Routed`,
  * or the error, 404 / 405 (with `Allow`): tell them apart by `'code' in`.
  */
 export function findOperation<R extends PipelineRequest>(request: R): Routed<R> | ApiError {

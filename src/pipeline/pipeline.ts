@@ -62,7 +62,7 @@ export class Pipeline<R extends PipelineRequest, S extends Surface = Surface> {
 }
 
 /**
- * Step 3, limits: the rate limit of the caller's key (when the mock has one; needs `owner`), and a declared
+ * The limits step: the rate limit of the caller's key (when the mock has one; needs `owner`), and a declared
  * Content-Length over the body limit, refused before any byte of the body is read.
  */
 export function checkLimits(request: PipelineRequest, surface: Surface): ApiError | undefined {
@@ -86,7 +86,7 @@ export function payloadTooLarge(limit: number): ApiError {
 }
 
 /**
- * Step 4, media type: a body must be sent, uncompressed, as `application/json` in UTF-8. Decided from the headers,
+ * The media type step: a body must be sent, uncompressed, as `application/json` in UTF-8. Decided from the headers,
  * so a body that cannot be read as JSON is refused before it is read.
  */
 function checkMediaType(request: Routed): ApiError | undefined {
@@ -120,7 +120,7 @@ function bodyMissing(request: Routed): string {
 }
 
 /**
- * Step 2b, query: the service takes no query parameters (every operation's input is its JSON body), so a query
+ * The query step: the service takes no query parameters (every operation's input is its JSON body), so a query
  * string is refused rather than ignored: a field sent there would otherwise be reported missing from the body with
  * no word of where it went. A bare `?` carries nothing and passes.
  */
@@ -143,7 +143,7 @@ function checkQuery(request: Routed): ApiError | undefined {
   return errorFromDiagnostics('VALIDATION_FAILED', found);
 }
 
-/** Step 7, schema: the body against its operation's request schema (after `checkValues`: an object). */
+/** The schema step: the body against its operation's request schema (after `checkValues`: an object). */
 function checkSchema(request: Routed): ApiError | undefined {
   const { operation } = request;
   const found = checkRequestSchema(operation, request.body);
@@ -159,7 +159,7 @@ function checkSchema(request: Routed): ApiError | undefined {
 }
 
 /**
- * Step 6, value checks: what JSON Schema cannot say (prototype-poisoning keys, lone surrogates, numbers out of
+ * The value checks step: what JSON Schema cannot say (prototype-poisoning keys, lone surrogates, numbers out of
  * range, depth; skipped when the text already showed none can be there, `clean`), then that the body is an object.
  */
 function checkValues(request: PipelineRequest): ApiError | undefined {
@@ -180,7 +180,7 @@ function checkValues(request: PipelineRequest): ApiError | undefined {
 const keptOfUnparsed = 4096;
 
 /**
- * Step 5, parse: the body's bytes (or text) as JSON, by the rules of `parseJsonBody` (UTF-8 without a byte order
+ * The parse step: the body's bytes (or text) as JSON, by the rules of `parseJsonBody` (UTF-8 without a byte order
  * mark, no duplicate key, nesting within bounds). Sets `text`, `body`, `clean` and `warnings`; after a failure,
  * `body` holds the start of what arrived, as a string.
  */

@@ -1,25 +1,10 @@
-import type { IdSource } from '../domain/ids.js';
 import { EmbeddedStore } from './embeddedStore.js';
-import type { FileSystem } from './fileSystem.js';
-import { memoryPersistence, type OnWarning, openFilePersistence, processWarning } from './persistence.js';
+import { memoryPersistence, openFilePersistence, processWarning } from './persistence.js';
 import { isPostgresUrl } from './postgres/postgresUrl.js';
 import type { Store } from './store.js';
+import type { StoreOptions } from './storeOptions.js';
 
-/** As `MockServerOptions` has them; `ids` makes tokens, ids and team ids. */
-export interface StoreOptions {
-  readonly ids: IdSource;
-  /** How many journal entries (and, on PostgreSQL, faults) each tenant keeps. */
-  readonly journalLimit: number;
-  /** PostgreSQL: the connections of this replica (default 10). */
-  readonly poolSize?: number | undefined;
-  readonly files?: FileSystem | undefined;
-  /** A file: compact once the current log holds this many records (and at least as many as there are groups). */
-  readonly compactAfter?: number | undefined;
-  readonly onWarning?: OnWarning | undefined;
-}
-
-/** The options as the stores take them, with where warnings go settled. */
-export type OpenedStoreOptions = StoreOptions & { readonly onWarning: OnWarning };
+export type { OpenedStoreOptions, StoreOptions } from './storeOptions.js';
 
 /** The store `db` names: none, memory; a PostgreSQL URL, PostgreSQL; anything else, a database file. */
 export async function openStore(db: string | undefined, options: StoreOptions): Promise<Store> {

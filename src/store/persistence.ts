@@ -6,8 +6,8 @@ import { ChangeLog, readChangeLog } from './changeLog.js';
 import { DurableJsonFile } from './durableJsonFile.js';
 import { type FileSystem, nodeFileSystem, removeAside } from './fileSystem.js';
 import { acquireLock } from './lock.js';
-import type { OpenedStoreOptions } from './openStore.js';
 import { fromSnapshot, type SnapshotFile, toSnapshot } from './snapshot.js';
+import type { OnWarning, OpenedStoreOptions } from './storeOptions.js';
 
 /** Where the store keeps what it acknowledged. `append` resolves only once the changes are durable. */
 export interface Persistence {
@@ -29,8 +29,7 @@ export const memoryPersistence = (): Persistence => ({
   close: async () => undefined,
 });
 
-/** Where the store reports trouble it recovers from by itself, such as a failed compaction. */
-export type OnWarning = (message: string) => void;
+export type { OnWarning } from './storeOptions.js';
 
 /** The default: a process warning, printed on stderr (`(node:PID) Warning: user-group-mock: ...`). */
 export const processWarning: OnWarning = (message) => process.emitWarning(message);
