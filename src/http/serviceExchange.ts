@@ -26,6 +26,7 @@ import type { AnswerMemo } from './answerMemo.js';
 import { type BodyResult, type BodySink, collectBody } from './collectBody.js';
 import { authenticateOnConnection, resolveUnknownKey } from './connectionKeys.js';
 import type { RequestHead } from './head.js';
+import { internalError } from './internalError.js';
 import { bodyNotKept, readRefusedBody } from './refusedBody.js';
 import { type Payload, payloadOf, send } from './respond.js';
 
@@ -376,13 +377,4 @@ export function storeFailure(context: MockContext, error: Error): ApiError {
 function logStoreError(context: MockContext, error: Error, what: string): void {
   if (error instanceof StoreUnavailableError) context.logger.error({ reason: error.message }, what);
   else context.logger.error({ err: error }, what);
-}
-
-/** The answer to a bug in the mock itself, logged with its stack. */
-export function internalError(context: MockContext, error: Error): ApiError {
-  context.logger.error({ err: error }, 'internal error');
-  return apiError(
-    'INTERNAL_ERROR',
-    'the mock failed internally; this is a bug in user-group-mock, not in the client. Retry, and report it with the server log.',
-  );
 }

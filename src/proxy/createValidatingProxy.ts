@@ -1,4 +1,3 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AdminOperationId } from '../admin/adminDocument.js';
 import { type Controls, createControls, packageVersion } from '../admin/controls.js';
 import { createAdminHandler } from '../admin/createAdminHandler.js';
@@ -6,11 +5,8 @@ import { checkJournalQuery } from '../admin/journalQuery.js';
 import { reach } from '../contract/reach.js';
 import { cryptoIds } from '../domain/ids.js';
 import { type ApiError, apiError } from '../errors.js';
-import { answerFavicon } from '../http/favicon.js';
-import { readHead } from '../http/head.js';
+import { createDispatcher } from '../http/app.js';
 import { closeServer, startServer } from '../http/listen.js';
-import { send } from '../http/respond.js';
-import { errorReply } from '../pipeline/answer.js';
 import { KeyRing } from '../runtime/keyRing.js';
 import { createLog } from '../runtime/log.js';
 import { type MockContext, runtimeOf } from '../runtime/mockContext.js';
@@ -144,24 +140,14 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
     tenants: false,
   });
   const pages = createPages(context, new AssetStore(), 'proxy');
-  const failed = (res: ServerResponse, error: Error): void => {
-    context.logger.error({ err: error }, 'internal error');
-    const message =
-      'the proxy failed internally; this is a bug in user-group-mock, not in the client or the service. Retry, and report it with the log.';
-    send(res, errorReply(apiError('INTERNAL_ERROR', message)));
-  };
-  serve((req: IncomingMessage, res: ServerResponse) => {
-    const head = readHead(req);
-    const { path } = head;
-    try {
-      if (path !== '/api/user' && (answerFavicon(req, res, path) || pages(req, res, path))) return;
-      if (path === '/__admin' || path.startsWith('/__admin/') || admin.owns(req.method ?? 'GET', path))
-        admin.handle(req, res, path, head).catch((error: Error) => failed(res, error));
-      else proxyExchange(proxy, req, res, path, head);
-    } catch (error) {
-      failed(res, error as Error);
-    }
-  });
+  serve(
+    createDispatcher({
+      logger: context.logger,
+      admin,
+      pages,
+      service: (req, res, path, head, refused) => proxyExchange(proxy, req, res, path, head, refused),
+    }),
+  );
   let closing: Promise<void> | undefined;
   const shutDown = async (): Promise<void> => {
     stopping.abort();

@@ -59,6 +59,7 @@ export function proxyExchange(
   res: ServerResponse,
   path: string,
   head: RequestHead,
+  refused: ApiError | undefined,
 ): void {
   const started = performance.now();
   const method = req.method ?? 'GET';
@@ -123,6 +124,11 @@ export function proxyExchange(
     journal(reply.status, send(res, reply) ?? null, [diagnostic(error.code, '/status', error.message)]);
   };
 
+  // Refused by the dispatcher (no Host header): answered here, as the mock answers it.
+  if (refused !== undefined) {
+    refuseUnread(refused);
+    return;
+  }
   // A body over the limit is refused whatever else is wrong: the proxy does not hold one to forward.
   const tooLarge = checkLimits(request, proxy);
   if (tooLarge !== undefined) {

@@ -441,3 +441,18 @@ describe('hostile framing through the proxy', () => {
     expect(target.received).toEqual([]);
   });
 });
+
+describe('a request the dispatcher refuses', () => {
+  it('is refused without a Host header as the mock refuses it, journaled, and never forwarded', async () => {
+    const target = await targets((_req, res) => answerJson(res, 200, {}));
+    const proxy = await proxies({ target: target.url });
+    const body = '{"name":"A","user_group_id":"a"}';
+    const hostless = `GET /api/user HTTP/1.1\r\nAuthorization: Token ${customerKey}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    const result = await exchange(proxy.port, [hostless], { timeoutMs: 3_000 });
+    expect(result.responses[0]?.status).toBe(400);
+    expect(result.responses[0]?.body?.error?.code).toBe('HTTP_MALFORMED');
+    expect(result.responses[0]?.body?.error?.details?.[0]?.path).toBe('/headers/host');
+    expect(target.received).toEqual([]);
+    expect(proxy.requests({ invalid: true })).toMatchObject([{ status: 400, path: '/api/user' }]);
+  });
+});
