@@ -18,6 +18,9 @@ import {
   createBatchStatement,
   createStatement,
   type JournalLine,
+  type ReadItem,
+  type ReadRow,
+  readBatchStatement,
 } from './statements.js';
 import { TeamIds } from './teamIds.js';
 
@@ -68,9 +71,34 @@ export class ServiceRequests {
     return this.#rotate(asked, body as RequestBodies['rotateUserGroupToken']);
   }
 
+  /**
+   * Of the latest get-or-creates (an average weighted to the newest, about the last 20), the share that found their
+   * group stored. While it is half or more, a get-or-create first reads its group (`readBatchStatement`, shared with
+   * the others asked meanwhile) and answers a stored one from it: no token drawn, no answer and journal entry of a
+   * new group made to be thrown away, no insert tried. Otherwise, and when the group is not there or a fault may be
+   * due, it goes on to the create statement, which decides. Either way the database's rows decide the answer.
+   */
+  #storedShare = 0;
+
+  #found(stored: boolean): void {
+    this.#storedShare += ((stored ? 1 : 0) - this.#storedShare) / 20;
+  }
+
   async #getOrCreate(asked: Asked, request: RequestBodies['getOrCreateUserGroup']): Promise<Served> {
     const { owner, journal } = asked;
     let faultFor = asked.claim;
+    if (this.#storedShare >= 0.5) {
+      const read = await this.#read({
+        tenant: owner.tenant,
+        environment: owner.environment,
+        provided_id: toText(request.user_group_id),
+        claim: faultFor,
+      });
+      if (!read.due && read.existing !== null) {
+        this.#found(true);
+        return { result: getOrCreate(...over([read.existing], owner), request, this.ids), journaled: false };
+      }
+    }
     for (;;) {
       // The answer to a new group is decided before the statement, so that its journal entry goes in with it.
       const teamId = await this.#teamIds.take();
@@ -91,6 +119,7 @@ export class ServiceRequests {
         this.#teamIds.giveBack(teamId);
         throw error;
       }
+      this.#found(!row.made);
       if (row.made) return { result: decision, journaled: true };
       this.#teamIds.giveBack(teamId);
       if (row.claimed !== null) return { fault: row.claimed };
@@ -123,6 +152,14 @@ export class ServiceRequests {
     return Promise.all(
       rows.map((row, i) => (row.due ? alone(items[i] as Creating) : { claimed: null, ...row })),
     );
+  });
+
+  /** The groups of get-or-creates asked at once, read in one statement, and whether a fault may be due for each. */
+  readonly #read = oneBatchAtATime(async (items: readonly Omit<ReadItem, 'n'>[]) => {
+    const { rows } = await this.db.query<ReadRow>(readBatchStatement, [
+      JSON.stringify(items.map((item, n) => ({ n, ...item }))),
+    ]);
+    return rows;
   });
 
   async #createAlone({ values, claim, line }: Creating): Promise<CreateRow> {

@@ -94,6 +94,35 @@ export const createBatchStatement = `
       WHERE g.tenant = i.tenant AND g.environment = i.environment AND g.provided_id = i.provided_id) AS existing
   FROM input i ORDER BY i.n`;
 
+/**
+ * The groups of get-or-creates asked together, read in one statement: $1 is a JSON array of `ReadItem`s. Answers,
+ * per item in its order, whether a fault planned for its tenant may be due (as `createBatchStatement` tells it) and
+ * the group stored, if any.
+ */
+export const readBatchStatement = `
+  SELECT
+    i.claim IS NOT NULL AND EXISTS (
+      SELECT FROM faults f WHERE f.tenant = i.tenant AND (f.operation_id IS NULL OR f.operation_id = i.claim)
+    ) AS due,
+    (SELECT row_to_json(g) FROM groups g
+      WHERE g.tenant = i.tenant AND g.environment = i.environment AND g.provided_id = i.provided_id) AS existing
+  FROM json_to_recordset($1) AS i (
+    n integer, tenant text COLLATE "C", environment text, provided_id text COLLATE "C", claim text)
+  ORDER BY i.n`;
+
+export interface ReadItem {
+  readonly n: number;
+  readonly tenant: string;
+  readonly environment: string;
+  readonly provided_id: string;
+  readonly claim: string | null;
+}
+
+export interface ReadRow {
+  readonly due: boolean;
+  readonly existing: GroupRow | null;
+}
+
 /** One item of `createBatchStatement`: the group's values, the operation whose fault to claim, its entry. */
 export interface CreateItem extends JournalLine {
   readonly n: number;

@@ -7,7 +7,11 @@ import type { Environment } from '../../../src/domain/model.js';
 import { createMockServer, type MockServer } from '../../../src/index.js';
 import { Database } from '../../../src/store/postgres/database.js';
 import { ServiceRequests } from '../../../src/store/postgres/serviceRequests.js';
-import { createBatchStatement, createStatement } from '../../../src/store/postgres/statements.js';
+import {
+  createBatchStatement,
+  createStatement,
+  readBatchStatement,
+} from '../../../src/store/postgres/statements.js';
 import { StoreUnavailableError } from '../../../src/store/store.js';
 import { apiRequest, customerKey, send } from '../../support/http.js';
 import { postgresAvailable, startTestCluster, type TestCluster } from '../../support/postgres.js';
@@ -167,6 +171,36 @@ describe.skipIf(!postgresAvailable())('the PostgreSQL store, creates sent togeth
     expect(await count('SELECT FROM journal')).toBe(1);
     // Back by itself: the next create is stored.
     expect(createdOf(await create(requests, 'w-0')).new_user_group).toBe(true);
+  });
+
+  it('reads a stored group first once most get-or-creates find theirs, and still makes a new one or claims a fault', async () => {
+    const requests = await open();
+    const made = createdOf(await create(requests, 'known'));
+    const sent = vi.spyOn(pg.Client.prototype, 'query');
+    for (let i = 0; i < 10; i++)
+      expect(createdOf(await create(requests, 'known')).new_user_group).toBe(false);
+    // While most get-or-creates made their group, each tries the create statement first.
+    expect(sentOf(sent, readBatchStatement)).toBe(0);
+    for (let i = 0; i < 20; i++)
+      expect(createdOf(await create(requests, 'known')).user_group.token).toBe(made.user_group.token);
+    expect(sentOf(sent, readBatchStatement)).toBeGreaterThan(0);
+    sent.mockClear();
+    // A read that finds nothing goes on to create the group.
+    expect(createdOf(await create(requests, 'new-one')).new_user_group).toBe(true);
+    expect([sentOf(sent, readBatchStatement), sentOf(sent, createStatement)]).toEqual([1, 1]);
+    // A fault planned for the operation is claimed by the create statement, not skipped by the read.
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(
+        "INSERT INTO faults (tenant, operation_id, status, delay_ms, action, remaining) VALUES ('default', 'getOrCreateUserGroup', 503, 0, NULL, 1)",
+      );
+    } finally {
+      await client.end();
+    }
+    expect((await create(requests, 'known')).fault?.status).toBe(503);
+    expect(createdOf(await create(requests, 'known')).new_user_group).toBe(false);
+    expect(await count('SELECT FROM faults')).toBe(0);
   });
 
   it('answers concurrent creates of one id across two replicas with one group, one of them new', async () => {
