@@ -3,7 +3,7 @@ import { settings as settingsFor } from './config.js';
 import { durableRows } from './durable.js';
 import { millionRows, startupRows } from './footprint.js';
 import { passThroughRows } from './passThrough.js';
-import { postgresRows } from './postgres.js';
+import { postgresRows, postgresUnknownKeyRows } from './postgres.js';
 import { installCleanup, stopAll } from './proc.js';
 import { proxyRows } from './proxy.js';
 import { publishToReadme } from './readme.js';
@@ -12,12 +12,17 @@ import { notAvailable, type Row, renderTable } from './table.js';
 import { judge, TARGETS } from './targets.js';
 import { throughputRows } from './throughput.js';
 
-/** `--only WORD`: the parts whose name holds WORD, printed and written to nothing (a full run stands alone). */
-const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
+/**
+ * `--only WORD[,WORD…]`: the parts whose name holds one of the words, printed and written to nothing (a full run
+ * stands alone).
+ */
+const only = process.argv.includes('--only')
+  ? process.argv[process.argv.indexOf('--only') + 1]?.split(',')
+  : undefined;
 
 /** Runs one part of the benchmark; a part that throws becomes an n/a row instead of ending the run. */
 async function section(name: string, produce: () => Promise<Row[]>): Promise<Row[]> {
-  if (only !== undefined && !name.includes(only)) return [];
+  if (only !== undefined && !only.some((word) => name.includes(word))) return [];
   const started = performance.now();
   process.stderr.write(`bench: ${name}...`);
   try {
@@ -51,7 +56,8 @@ async function main(): Promise<void> {
       ...(await section('in-memory throughput vs ceiling and Prism', () => throughputRows(settings))),
     );
     rows.push(...(await section('durable file store', () => durableRows(settings))));
-    rows.push(...(await section('PostgreSQL', () => postgresRows(settings))));
+    rows.push(...(await section('PostgreSQL capacity', () => postgresRows(settings))));
+    rows.push(...(await section('PostgreSQL beside unknown keys', () => postgresUnknownKeyRows(settings))));
     rows.push(...(await section('start-up', () => startupRows(settings))));
     rows.push(...(await section('1M groups', () => millionRows(settings))));
     rows.push(...(await section('validation', () => validationRows(settings.validationCalls))));

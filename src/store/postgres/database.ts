@@ -150,11 +150,11 @@ export const violates = (error: unknown, ...constraints: readonly string[]): boo
  * A statement for many requests at once, one batch in flight: what is asked while a batch runs goes in the next.
  * Under a flood (of wrong keys, say) the work holds one pool connection and costs a statement per batch, not per
  * request, so the flood cannot take the pool from the other requests. A batch gathers for `gatherMs` after its
- * first item (0: a request alone goes at once). `run` answers the items in their order; a statement that fails
- * fails each of its items.
+ * first item (0: a request alone goes at once). `run` answers the items in their order (an `Error` in an item's
+ * place fails that item alone); a statement that fails fails each of its items.
  */
 export function oneBatchAtATime<T, R>(
-  run: (items: readonly T[]) => Promise<readonly R[]>,
+  run: (items: readonly T[]) => Promise<readonly (R | Error)[]>,
   gatherMs = 0,
 ): (item: T) => Promise<R> {
   let previous: Promise<unknown> = Promise.resolve();

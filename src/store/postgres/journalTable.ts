@@ -9,7 +9,7 @@ import {
   type StoredRecord,
 } from '../journal.js';
 import { type Database, oneBatchAtATime } from './database.js';
-import { journalLine, journalStatement, unflushedJournalStatement } from './statements.js';
+import { journalLine, unflushedJournalStatement } from './statements.js';
 
 /** How long the entries of requests no tenant's key let in are gathered into one statement. */
 const keylessGatherMs = 10;
@@ -30,9 +30,10 @@ export class JournalTable {
   ) {}
 
   /**
-   * Resolves once the entry is committed (every replica lists it), written with the others asked at once. The entries
-   * of requests no tenant's key let in have batches of their own (`keylessGatherMs`), which tenants never queue behind,
-   * committed without waiting for the disk: a flood of wrong keys adds no flushes that the others' commits wait for.
+   * Journals a request answered without a change (a read, a refusal, a fault claimed): resolves once the entry is
+   * committed (every replica lists it), written with the others asked at once, without waiting for the disk (a
+   * change's entry goes with its change and waits, decision 17). The entries of requests no tenant's key let in have
+   * batches of their own (`keylessGatherMs`), which tenants never queue behind.
    */
   record(tenant: string, record: JournalRecord): Promise<void> {
     return (record.keyEnvironment === null ? this.#writeKeyless : this.#write)({ tenant, record });
@@ -40,8 +41,7 @@ export class JournalTable {
 
   readonly #writer = async (entries: readonly { tenant: string; record: JournalRecord }[]) => {
     const lines = entries.map(({ tenant, record }) => ({ tenant, ...journalLine(record) }));
-    const unflushed = entries[0]?.record.keyEnvironment === null;
-    await this.db.query(unflushed ? unflushedJournalStatement : journalStatement, [JSON.stringify(lines)]);
+    await this.db.query(unflushedJournalStatement, [JSON.stringify(lines)]);
     // Trimming is housekeeping: the entries' requests are answered without waiting for it.
     for (const { tenant } of entries) this.counted(tenant).catch(() => undefined);
     return entries.map(() => undefined);

@@ -54,6 +54,95 @@ export const createStatement = `
     EXISTS (SELECT FROM logged) AS made,
     (SELECT row_to_json(g) FROM groups g WHERE tenant = $1 AND environment = $2 AND provided_id = $3) AS existing`;
 
+/**
+ * Get-or-creates sent together, in one statement and one commit: $1 is a JSON array of `CreateItem`s. Each item
+ * whose tenant has a fault planned for it (`due`) is left alone, to be served by `createStatement`, which claims
+ * the fault; the others are inserted in the order of their ids (so that two replicas' batches wait for each other's
+ * rows in one order, never in a cycle), each id's first unless it is taken (the primary key decides between
+ * concurrent creates, on any replica), and each item inserted has its journal entry written with it. Answers, per
+ * item in its order: whether a fault may be due, whether its group was made (by its token, random: an id asked
+ * twice in the batch is made once), and the group already stored (as of the statement's start). A token or
+ * team_id taken, or the tenant removed, fails the statement: nothing of it is kept.
+ */
+export const createBatchStatement = `
+  WITH input AS (
+    SELECT * FROM json_to_recordset($1) AS i (
+      n integer, tenant text COLLATE "C", environment text, provided_id text COLLATE "C", team_id bigint,
+      token text COLLATE "C", name text, mapping text, properties text, claim text, "operationId" text,
+      invalid boolean, record text)
+  ),
+  due AS (
+    SELECT i.n FROM input i WHERE i.claim IS NOT NULL AND EXISTS (
+      SELECT FROM faults f WHERE f.tenant = i.tenant AND (f.operation_id IS NULL OR f.operation_id = i.claim))
+  ),
+  made AS (
+    INSERT INTO groups (${groupColumns})
+    SELECT tenant, environment, provided_id, team_id, token, name, mapping, properties FROM input
+    WHERE n NOT IN (SELECT n FROM due)
+    ORDER BY tenant, environment, provided_id
+    ON CONFLICT (tenant, environment, provided_id) DO NOTHING
+    RETURNING token
+  ),
+  logged AS (
+    INSERT INTO journal (tenant, operation_id, invalid, record)
+    SELECT i.tenant, i."operationId", i.invalid, i.record FROM input i JOIN made USING (token) ORDER BY i.n
+  )
+  SELECT
+    i.n IN (SELECT n FROM due) AS due,
+    i.token IN (SELECT token FROM made) AS made,
+    (SELECT row_to_json(g) FROM groups g
+      WHERE g.tenant = i.tenant AND g.environment = i.environment AND g.provided_id = i.provided_id) AS existing
+  FROM input i ORDER BY i.n`;
+
+/**
+ * The groups of get-or-creates asked together, read in one statement: $1 is a JSON array of `ReadItem`s. Answers,
+ * per item in its order, whether a fault planned for its tenant may be due (as `createBatchStatement` tells it) and
+ * the group stored, if any.
+ */
+export const readBatchStatement = `
+  SELECT
+    i.claim IS NOT NULL AND EXISTS (
+      SELECT FROM faults f WHERE f.tenant = i.tenant AND (f.operation_id IS NULL OR f.operation_id = i.claim)
+    ) AS due,
+    (SELECT row_to_json(g) FROM groups g
+      WHERE g.tenant = i.tenant AND g.environment = i.environment AND g.provided_id = i.provided_id) AS existing
+  FROM json_to_recordset($1) AS i (
+    n integer, tenant text COLLATE "C", environment text, provided_id text COLLATE "C", claim text)
+  ORDER BY i.n`;
+
+export interface ReadItem {
+  readonly n: number;
+  readonly tenant: string;
+  readonly environment: string;
+  readonly provided_id: string;
+  readonly claim: string | null;
+}
+
+export interface ReadRow {
+  readonly due: boolean;
+  readonly existing: GroupRow | null;
+}
+
+/** One item of `createBatchStatement`: the group's values, the operation whose fault to claim, its entry. */
+export interface CreateItem extends JournalLine {
+  readonly n: number;
+  readonly tenant: string;
+  readonly environment: string;
+  readonly provided_id: string;
+  readonly team_id: number;
+  readonly token: string;
+  readonly name: string;
+  readonly mapping: string | null;
+  readonly properties: string | null;
+  readonly claim: string | null;
+}
+
+export interface CreateBatchRow {
+  readonly due: boolean;
+  readonly made: boolean;
+  readonly existing: GroupRow | null;
+}
+
 export interface CreateRow {
   readonly claimed: Fault | null;
   readonly made: boolean;
@@ -119,8 +208,12 @@ export const keysStatement = `
     LEFT JOIN tenants t ON t.customer_key = k.key OR t.testing_key = k.key
   ORDER BY k.n`;
 
-/** Journal entries written by one statement, in their order: $1 is a JSON array of `{ tenant, ...JournalLine }`. */
-export const journalStatement = `
+/**
+ * Journal entries written by one statement, in their order: $1 is a JSON array of `{ tenant, ...JournalLine }`;
+ * committed without waiting for the WAL flush (`synchronous_commit` off for this statement's transaction only): the
+ * entries of requests answered without a change, which an immediate stop of PostgreSQL may lose (decision 17).
+ */
+const journalStatement = `
   INSERT INTO journal (tenant, operation_id, invalid, record)
   SELECT e.* FROM json_to_recordset($1) AS e (tenant text, "operationId" text, invalid boolean, record text)`;
 export const unflushedJournalStatement = `${journalStatement}, (SELECT set_config('synchronous_commit', 'off', true)) s`;
