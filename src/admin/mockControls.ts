@@ -87,7 +87,9 @@ function withOperationMeant(spec: FaultSpec, result: Result<Fault>): Result<Faul
     given,
     operations().map((operation) => operation.operationId),
   );
-  if (meant === undefined || !result.error.details.some((d) => d.path === '/operationId')) return result;
+  // In process the spec is checked as FaultRequest (`/operationId`); over HTTP as the body (`/body/operationId`).
+  const about = (path: string) => path === '/operationId' || path === '/body/operationId';
+  if (meant === undefined || !result.error.details.some((d) => about(d.path))) return result;
   const error: ApiError = {
     ...result.error,
     message: `operationId "${given}" is no operation; did you mean "${meant}"? (${result.error.message})`,
