@@ -116,7 +116,13 @@ export function rejectingControls(controls: Controls): MockControls {
     clearFaults: (tenant) => controls.clearFaults(tenant),
     health: () => controls.health(),
     tenants: (scope) => controls.tenants(scope),
-    watchRequests: (watcher, tenant) => controls.watchRequests(watcher, tenant),
+    watchRequests: (watcher, tenant) =>
+      controls.watchRequests(watcher, tenant).catch((error: unknown) => {
+        // A watcher that is neither a function nor { entry, cleared }: the calling code's mistake.
+        if (!(error instanceof TypeError)) throw error;
+        const message = error.message.replace(/^user-group-mock: (watchRequests )?/, '');
+        throw new MockControlError('watchRequests', { code: 'VALIDATION_FAILED', message, details: [] });
+      }),
   };
   return mock;
 }
