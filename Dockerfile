@@ -6,6 +6,9 @@
 ARG BASE=docker.io/library/node:24-bookworm-slim
 
 FROM ${BASE} AS build
+# npm run image names this stage user-group-mock-build:<version>, and removes the unnamed images of both stages
+# that an earlier build left when this one took their names (the label says which are the mock's).
+LABEL user-group-mock.stage="build"
 WORKDIR /src
 COPY package.json package-lock.json ./
 # No install scripts: the build needs none (esbuild's binary comes as a package), and prepare would build too early.
@@ -22,7 +25,8 @@ ARG VERSION=0.1.0
 LABEL org.opencontainers.image.title="user-group-mock" \
       org.opencontainers.image.description="A local, stateful mock and contract-testing kit for the User Group Service API (/api/user)." \
       org.opencontainers.image.version="${VERSION}" \
-      org.opencontainers.image.licenses="MIT"
+      org.opencontainers.image.licenses="MIT" \
+      user-group-mock.stage="runtime"
 ENV NODE_ENV=production \
     USER_GROUP_MOCK_HOST=0.0.0.0 \
     USER_GROUP_MOCK_PORT=4010

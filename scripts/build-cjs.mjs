@@ -1,6 +1,7 @@
 // Builds the CommonJS entry point, for `require('user-group-mock')` (package.json exports, condition `require`):
 // dist/cjs/index.cjs, one bundle of dist/index.js and the modules it imports, and dist/cjs/**/*.d.cts, the
-// declarations tsc wrote for dist/, as CommonJS declarations. Runs after tsc and build-documents.mjs.
+// declarations tsc wrote for dist/, as CommonJS declarations; and dist/cjs/testing/*.cjs, the test-runner entry
+// points. Runs after tsc and build-documents.mjs.
 // Why a build rather than Node's require(esm): docs/decisions.md, "CommonJS: a bundle beside the ES modules".
 //
 // The bundle sits at the same depth as the other folders of dist/ (as the command line's does in dist/bin/), so
@@ -27,6 +28,28 @@ await build({
   external: ['ajv', 'ajv-formats', 'content-type', 'pg', 'pino', 'undici', 'yaml', '@pact-foundation/pact'],
   logLevel: 'warning',
 });
+
+// The test-runner entry points (user-group-mock/vitest, /jest, /testcontainers): each a bundle of its own that
+// requires the main bundle (one copy of the mock, so that `instanceof MockControlError` holds across them) and its
+// runner or Testcontainers from the test project's node_modules.
+const mainEntry = {
+  name: 'the main entry point',
+  setup(plugin) {
+    plugin.onResolve({ filter: /^\.\.\/index\.js$/ }, () => ({ path: '../index.cjs', external: true }));
+  },
+};
+for (const entry of ['vitest', 'jest', 'testcontainers'])
+  await build({
+    entryPoints: [new URL(`testing/${entry}.js`, dist).pathname],
+    outfile: new URL(`testing/${entry}.cjs`, outdir).pathname,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    external: ['vitest', 'testcontainers'],
+    plugins: [mainEntry],
+    logLevel: 'warning',
+  });
 
 /**
  * Copies every declaration file of `from` (a folder of dist/) to `to` as `.d.cts`, with relative specifiers

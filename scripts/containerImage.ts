@@ -14,6 +14,10 @@ export const officialBase = 'docker.io/library/node:24-bookworm-slim';
 export const localBase = 'localhost/user-group-mock-base:node24-bookworm';
 /** Unqualified, so that `docker run user-group-mock` finds it; podman stores it as localhost/user-group-mock. */
 export const imageName = 'user-group-mock';
+/** The name of the build stage's image: named, it is the layer cache of the next build, not an unnamed image. */
+export const buildStageName = 'user-group-mock-build';
+/** The label both stages of the Dockerfile carry, by which the unnamed images of earlier builds are found. */
+export const stageLabel = 'user-group-mock.stage';
 const say = (line: string): boolean => process.stdout.write(`user-group-mock: ${line}\n`);
 
 /** Whether the command exits 0 (within 30 s, its output discarded). */
@@ -159,25 +163,31 @@ export function buildImage(engine: Engine | undefined = findEngine(), quiet = fa
   say(
     `building ${tag} with ${engine} from ${base}${secret.length > 0 ? `, npm trusting ${ca} (NODE_EXTRA_CA_CERTS)` : ''} ...`,
   );
-  run(
-    engine,
-    [
-      'build',
-      // podman's default (OCI) image format drops HEALTHCHECK; the docker format keeps it.
-      ...(engine === 'podman' ? ['--format', 'docker'] : []),
-      ...secret,
-      '--build-arg',
-      `BASE=${base}`,
-      '--build-arg',
-      `VERSION=${version}`,
-      '--tag',
-      tag,
-      '--tag',
-      `${imageName}:latest`,
-      root,
-    ],
-    { stdio: ['ignore', quiet ? 'ignore' : 'inherit', 'inherit'] },
-  );
+  const build = (target: readonly string[]) =>
+    run(
+      engine,
+      [
+        'build',
+        // podman's default (OCI) image format drops HEALTHCHECK; the docker format keeps it.
+        ...(engine === 'podman' ? ['--format', 'docker'] : []),
+        ...secret,
+        '--build-arg',
+        `BASE=${base}`,
+        '--build-arg',
+        `VERSION=${version}`,
+        ...target,
+        root,
+      ],
+      { stdio: ['ignore', quiet ? 'ignore' : 'inherit', 'inherit'] },
+    );
+  // The build stage first, named: the engine leaves a multi-stage build's earlier stages as unnamed images. The
+  // second build finds its layers in the cache.
+  build(['--target', 'build', '--tag', `${buildStageName}:${version}`]);
+  build(['--tag', tag, '--tag', `${imageName}:latest`]);
+  // The images of earlier builds whose names these took (each of hundreds of MB), no longer named: removed.
+  run(engine, ['image', 'prune', '--force', '--filter', `label=${stageLabel}`], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const bytes = Number(read(engine, ['image', 'inspect', '--format', '{{.Size}}', tag]));
   const seconds = (Date.now() - started) / 1000;
   say(`built ${tag} and :latest (${(bytes / 1e6).toFixed(0)} MB) in ${seconds.toFixed(1)} s`);

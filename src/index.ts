@@ -1,4 +1,7 @@
 export type { AdminControls, Controls } from './admin/controlsApi.js';
+export { MockControlError } from './admin/mockControlError.js';
+export type { MockControls, Tenant, TenantKeys } from './admin/mockControls.js';
+export { connectMock, type RemoteMock, type RemoteMockOptions } from './admin/remoteMock.js';
 export * from './client/createUserGroupClient.js';
 export * from './client/UserGroupServiceError.js';
 export { contractStateHandlers, type GroupStateParams, providerStates } from './contract/providerStates.js';

@@ -3,6 +3,7 @@ import { createControls } from './admin/controls.js';
 import type { Controls } from './admin/controlsApi.js';
 import { createAdminHandler } from './admin/createAdminHandler.js';
 import { fixtureProblems } from './admin/fixtureProblems.js';
+import { type MockControls, rejectingControls } from './admin/mockControls.js';
 import { cryptoIds, seededIds } from './domain/ids.js';
 import type { GroupSeed } from './domain/seed.js';
 import { product } from './errors.js';
@@ -21,10 +22,13 @@ import { warmUp } from './validate/schemaChecks.js';
 
 export type { MockServerOptions };
 
-/** A running mock: its address and the fixture controls (each awaitable, the same on every store). */
-export interface MockServer extends Controls {
+/**
+ * A running mock: its address and the fixture controls (each awaitable, the same on every store, rejecting with a
+ * `MockControlError` when misused). `createTenant()` hands back a tenant whose own controls need no id.
+ */
+export interface MockServer extends MockControls {
   /** The same controls (an alias kept from 0.1, when only these were awaitable on every store). */
-  readonly admin: Controls;
+  readonly admin: MockControls;
   readonly url: string;
   readonly host: string;
   readonly port: number;
@@ -76,10 +80,11 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
         : 'request checks: compiled at start (no build of this document)',
     );
     serve(createApp(context, createAdminHandler(context, controls), createPages(context)));
+    const mockControls = rejectingControls(controls);
     let closing: Promise<void> | undefined;
     return {
-      ...controls,
-      admin: controls,
+      ...mockControls,
+      admin: mockControls,
       ...listening,
       apiKeys,
       close: () => {

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { defaultTenantId, type Environment, type TenantKeys } from '../domain/model.js';
 import type { GroupSeed } from '../domain/seed.js';
-import { type ApiError, apiError, errorFromDiagnostics, product } from '../errors.js';
+import { type ApiError, apiError, errorFromDiagnostics } from '../errors.js';
 import { failure, ok, type Result } from '../result.js';
 import { abandonScope, type MockContext, runtimeOf } from '../runtime/mockContext.js';
 import type { TenantSummary } from '../spec/types.js';
@@ -11,6 +11,7 @@ import type { TenantMemory } from '../store/store.js';
 import { checkAdminSchema } from './adminDocument.js';
 import type { Controls } from './controlsApi.js';
 import { checkJournalQuery } from './journalQuery.js';
+import { MockControlError } from './mockControlError.js';
 
 export type { Controls } from './controlsApi.js';
 
@@ -55,8 +56,12 @@ export function createControls(context: MockContext): Controls {
       typeof tenant === 'string'
         ? `no tenant "${tenant}"`
         : `the tenant argument is ${tenant === null ? 'null' : typeof tenant}, not a tenant id`;
-    throw new Error(
-      `${product}: ${control}: ${given}; pass the id that createTenant() returned (tenant.id), or nothing for the default tenant`,
+    throw new MockControlError(
+      control,
+      apiError(
+        'TENANT_NOT_FOUND',
+        `${given}; call the tenant's own controls (tenant.requests(), tenant.reset(), ...), pass the id that createTenant() returned (tenant.id), or nothing for the default tenant`,
+      ),
     );
   };
   const memory = async (tenant: unknown, control: string) => runtimeOf(context, await known(tenant, control));

@@ -1,21 +1,26 @@
-import { product } from '../errors.js';
+import { apiError } from '../errors.js';
 import { type Operation, operations } from '../spec/operations.js';
 import type { JournalQuery } from '../store/journal.js';
 import { nearest } from '../validate/nearest.js';
 import { adminOperations } from './adminDocument.js';
+import { MockControlError } from './mockControlError.js';
 import { queryValueProblems } from './parameters.js';
 
 /**
  * A journal query given in process (`requests(query)` of the mock, a tenant or the proxy), checked as
  * `GET /__admin/requests` checks its query (the listRequests parameters of openapi/admin.yaml, one check for both).
- * A mistake of the calling code, so it throws, naming each problem; a filter that matched nothing would let "no
+ * A mistake of the calling code, so it throws a `MockControlError`, naming each problem; a filter that matched nothing would let "no
  * invalid requests" pass. `after` (the events' backlog) is no parameter of that call and is checked on its own.
  */
 export function checkJournalQuery(query: unknown): JournalQuery {
   if (query === undefined) return {};
   if (query === null || typeof query !== 'object' || Array.isArray(query))
-    throw new Error(
-      `${product}: requests(query, tenantId): the query object comes first, e.g. requests({ invalid: true }, tenant.id)`,
+    throw new MockControlError(
+      'requests',
+      apiError(
+        'VALIDATION_FAILED',
+        'the query object comes first, e.g. tenant.requests({ invalid: true }) or requests({ invalid: true }, tenant.id)',
+      ),
     );
   const { after, ...parameters } = query as JournalQuery;
   const problems: string[] = [];
@@ -25,8 +30,12 @@ export function checkJournalQuery(query: unknown): JournalQuery {
     ...queryValueProblems(listRequests(), parameters).map((message) => said(message, parameters)),
   );
   if (problems.length > 0)
-    throw new Error(
-      `${product}: requests(query): ${problems.join('; ')} (the query takes what GET /__admin/requests does: operationId, invalid, fault, limit)`,
+    throw new MockControlError(
+      'requests',
+      apiError(
+        'VALIDATION_FAILED',
+        `${problems.join('; ')} (the query takes what GET /__admin/requests does: operationId, invalid, fault, limit)`,
+      ),
     );
   return query as JournalQuery;
 }

@@ -102,17 +102,27 @@ function exitCodeOf(error: unknown): number {
 
 const [inspector, reference] = pagePaths('mock');
 
-function readyLines(server: MockServer, db: string | undefined): string {
+/**
+ * What start-up prints: the address it listens on first (exactly `user-group-mock listening on http://HOST:PORT`),
+ * then addresses to open, which name `localhost` when the mock listens on every interface (`0.0.0.0`, `::`, as in
+ * the container): a browser or curl cannot open `http://0.0.0.0:4010` everywhere.
+ */
+export function readyLines(
+  server: Pick<MockServer, 'url' | 'host' | 'port' | 'apiKeys'>,
+  db: string | undefined,
+): string {
   const customer = server.apiKeys.find((k) => k.environment === 'Customer') ?? server.apiKeys[0];
+  const open =
+    server.host === '0.0.0.0' || server.host === '::' ? `http://localhost:${server.port}` : server.url;
   return [
     `${product} listening on ${server.url}`,
     `store: ${db === undefined ? 'in memory (nothing is written)' : isPostgresUrl(db) ? postgresName(db) : db}`,
     'API keys:',
     ...server.apiKeys.map((k) => `  ${k.key} (${k.environment})`),
-    `Inspector (in a browser): ${server.url}${inspector}`,
-    `API reference: ${server.url}${reference}`,
+    `Inspector (in a browser): ${open}${inspector}`,
+    `API reference: ${open}${reference}`,
     'Try:',
-    `  curl -sS -X GET ${server.url}/api/user -H 'Authorization: Token ${customer?.key ?? '<API_KEY>'}' -H 'Content-Type: application/json' -d '{"name":"Customer A","user_group_id":"customer-a"}'`,
+    `  curl -sS -X GET ${open}/api/user -H 'Authorization: Token ${customer?.key ?? '<API_KEY>'}' -H 'Content-Type: application/json' -d '{"name":"Customer A","user_group_id":"customer-a"}'`,
     '',
   ].join('\n');
 }

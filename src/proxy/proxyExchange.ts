@@ -80,7 +80,14 @@ export function proxyExchange(
     const client = clientDiagnostics;
     const scoped = scopeOf();
     const ms = elapsedMs(started);
-    const diagnostics = provider.length === 0 ? client : [...client, ...provider];
+    // Judged on both sides: each diagnostic says which it is about (JournalDiagnostic of openapi/admin.yaml).
+    const diagnostics =
+      provider.length === 0
+        ? client
+        : [
+            ...client.map((d) => ({ ...d, about: 'request' })),
+            ...provider.map((d) => ({ ...d, about: 'answer' })),
+          ];
     const environment = scoped === undefined ? undefined : (proxy.rules.environmentOf(scoped) as Environment);
     proxy.journal.record({
       method,

@@ -557,7 +557,7 @@ export interface components {
             /** @description The JSON body answered; null when there was none. */
             responseBody: unknown;
             /** @description How the request broke the contract; empty for a valid request. */
-            diagnostics: components["schemas"]["Diagnostic"][];
+            diagnostics: components["schemas"]["JournalDiagnostic"][];
             /**
              * @description Legal but risky values the request carried, which the mock accepted (e.g. `IMPRECISE_INTEGER`: an integer
              *     beyond 2^53 - 1 that JavaScript clients round); also sent in the `X-Mock-Notice` header.
@@ -569,9 +569,28 @@ export interface components {
              *     request was valid, `both` when the request broke it and the answer did too (e.g. a request with
              *     `Authorization: Bearer …` answered 200 with a group that lacks its token: the service accepted what the
              *     contract refuses, and answered wrongly); the client's diagnostics come first. Null when there are no
-             *     diagnostics. `GET /__admin/requests?fault=client` and `?fault=provider` both list a `both` entry.
+             *     diagnostics. `GET /__admin/requests?fault=client` and `?fault=provider` both list a `both` entry,
+             *     `?fault=both` only such entries; each diagnostic's `about` says which side it is about.
              */
             fault?: ("client" | "provider" | "both") | null;
+        };
+        /** @description A diagnostic of a journal entry, as the service's `Diagnostic`, with the side it is about. */
+        JournalDiagnostic: {
+            /** @description What kind of problem, e.g. `MISSING_FIELD`, `WRONG_TYPE`, `UNKNOWN_FIELD`. */
+            code: string;
+            /**
+             * @description JSON pointer into the request (`/body/user_group_id`, `/headers/authorization`) or, when `about` is
+             *     `answer`, into the answer (`/body/user_group/token`).
+             */
+            path: string;
+            message: string;
+            /**
+             * @description Which the diagnostic is about, in an exchange judged on both sides (behind `user-group-mock proxy`, when
+             *     the answer broke the contract): `request` (the client's mistake) or `answer` (the service's). Absent
+             *     when only the request was judged (the mock's entries).
+             * @enum {string}
+             */
+            about?: "request" | "answer";
         };
         /** @description One header of a request, as the journal shows it (credentials hidden). */
         RequestHeader: {
@@ -898,12 +917,12 @@ export interface operations {
                  */
                 invalid?: boolean;
                 /**
-                 * @description Only the requests that broke the contract by this side's fault: `client` (the request broke it) or
-                 *     `provider` (the answer of the service behind `user-group-mock proxy` did). An entry whose `fault` is
-                 *     `both` is listed under either, so that neither side's mistake hides the other's. On a mock every
-                 *     invalid request is the client's.
+                 * @description Only the requests that broke the contract by this side's fault: `client` (the request broke it),
+                 *     `provider` (the answer of the service behind `user-group-mock proxy` did), or `both` (only the exchanges
+                 *     both sides broke). An entry whose `fault` is `both` is listed under `client` and `provider` too, so that
+                 *     neither side's mistake hides the other's. On a mock every invalid request is the client's.
                  */
-                fault?: "client" | "provider";
+                fault?: "client" | "provider" | "both";
                 /** @description Only the newest `limit` entries (after filtering); at most the largest journal a tenant can keep (`--journal-limit`). */
                 limit?: number;
             };

@@ -14,8 +14,11 @@ export interface JournalQuery {
   readonly operationId?: ServiceOperationId;
   /** `true` lists only the requests that broke the contract (those with diagnostics). */
   readonly invalid?: boolean;
-  /** Only the requests that broke the contract by this side's fault (an entry of `both` sides is either's). */
-  readonly fault?: 'client' | 'provider';
+  /**
+   * Only the requests that broke the contract by this side's fault (an entry of `both` sides is either's); `both`:
+   * only the exchanges both sides broke.
+   */
+  readonly fault?: JournalFault;
   /** Only the newest `limit` entries (after filtering), 1 to 1000. */
   readonly limit?: number;
   /** Only entries whose id is above this one. */
@@ -58,10 +61,13 @@ export type JournalRecord = Omit<
 /** Whose mistake a broken contract is: the request's, the answer's (behind the proxy), or both in one exchange. */
 export type JournalFault = NonNullable<JournalEntry['fault']>;
 
-/** Whether an entry's diagnostics are (also) `side`'s fault: an exchange both sides broke is each side's. */
+/**
+ * Whether an entry's diagnostics are (also) `side`'s fault: an exchange both sides broke is each side's, and the
+ * only one `both` finds.
+ */
 export const isFaultOf = (
   entry: { readonly diagnostics: readonly unknown[]; readonly fault?: JournalFault | null | undefined },
-  side: 'client' | 'provider',
+  side: JournalFault,
 ): boolean => entry.diagnostics.length > 0 && ((entry.fault ?? 'client') === side || entry.fault === 'both');
 
 /** How many entries a journal keeps unless told otherwise (`journalLimit`, `--journal-limit`). */

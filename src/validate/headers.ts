@@ -78,6 +78,10 @@ export function checkContentType(value: HeaderValue): Diagnostic | undefined {
     return unsupported('Content-Type header is missing; send "Content-Type: application/json"');
   try {
     const { type, parameters } = parseContentType(header);
+    if (type === formType)
+      return unsupported(
+        `Content-Type is "${type}", what curl sends with -d when no Content-Type is given (and HTML forms send); the body must be sent as "Content-Type: application/json": with curl, add -H 'Content-Type: application/json'`,
+      );
     if (type !== 'application/json')
       return unsupported(
         `Content-Type is "${type}"; the body must be sent as "Content-Type: application/json"`,
@@ -94,6 +98,8 @@ export function checkContentType(value: HeaderValue): Diagnostic | undefined {
 }
 
 const contentTypePath = '/headers/content-type';
+/** The type curl gives a body sent with `-d` and no `-H 'Content-Type: ...'`. */
+const formType = 'application/x-www-form-urlencoded';
 const unsupported = (message: string, path = contentTypePath): Diagnostic =>
   diagnostic('UNSUPPORTED_MEDIA_TYPE', path, message);
 

@@ -24,6 +24,7 @@ const layers: readonly (readonly string[])[] = [
   ['mockServer.ts'],
   ['cli'],
   ['index.ts'],
+  ['testing'],
 ];
 
 const rank = new Map(layers.flatMap((names, i) => names.map((name) => [name, i] as const)));

@@ -1,6 +1,8 @@
-import { execFile } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { lock } from 'proper-lockfile';
 import { type BuiltImage, buildImage, type Engine, findEngine } from '../../scripts/containerImage.js';
@@ -108,4 +110,25 @@ export async function waitExited(
     if (state.status === 'exited' || Date.now() - started > withinMs) return state;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/**
+ * The Docker API Testcontainers talks to, as the environment to give it: with podman, the one `podman system service`
+ * serves on a socket of its own for the caller (`stop` ends it). Its reaper container (Ryuk) is an image of
+ * docker.io, so it is turned off: the callers stop their containers themselves.
+ */
+export async function dockerApi(): Promise<{ env: Record<string, string>; stop: () => void }> {
+  if (engine !== 'podman') return { env: {}, stop: () => undefined };
+  const socket = join(tmpdir(), `ugm-podman-${process.pid}-${Date.now()}.sock`);
+  const service = spawn('podman', ['system', 'service', '--time=0', `unix://${socket}`], { stdio: 'ignore' });
+  for (let i = 0; i < 100 && !existsSync(socket); i++)
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  if (!existsSync(socket)) {
+    service.kill();
+    throw new Error(`user-group-mock: podman system service did not open ${socket} in 10 s`);
+  }
+  return {
+    env: { DOCKER_HOST: `unix://${socket}`, TESTCONTAINERS_RYUK_DISABLED: 'true' },
+    stop: () => service.kill(),
+  };
 }

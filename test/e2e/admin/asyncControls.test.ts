@@ -30,7 +30,7 @@ describe.each(stores)('server.admin, $name', ({ postgres }) => {
     expect(await mock.admin.token(token)).toMatchObject({ provided_id: 'made', name: 'Made' });
     expect((await mock.admin.requests()).map((entry) => entry.status)).toEqual([200]);
     const planned = await mock.admin.injectFault({ status: 503 });
-    expect(planned.ok).toBe(true);
+    expect(planned.remaining).toBe(1);
     expect((await mock.admin.faults()).map((fault) => fault.remaining)).toEqual([1]);
     await mock.admin.clearFaults();
     expect(await mock.admin.faults()).toEqual([]);
@@ -74,12 +74,14 @@ describe.each(stores)('server.admin, $name', ({ postgres }) => {
     const mock = await fresh();
     for (const environment of ['Customer', 'Testing'] as const)
       for (const id of ['a', 'b'])
-        expect((await mock.admin.seedGroup({ environment, user_group_id: id, name: id })).ok).toBe(true);
+        expect((await mock.admin.seedGroup({ environment, user_group_id: id, name: id })).provided_id).toBe(
+          id,
+        );
     await call(mock.url, 'PUT', '/api/user', {
       body: { user_group_id: 'x', name: 'X' },
       headers: { 'content-type': 'application/json' },
     });
-    expect((await mock.admin.injectFault({ status: 503 })).ok).toBe(true);
+    expect((await mock.admin.injectFault({ status: 503 })).status).toBe(503);
     const ids = async () =>
       (await mock.admin.groups()).map((g) => `${g.environment} ${g.provided_id}`).sort();
 

@@ -1,5 +1,6 @@
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
+import { MockControlError } from '../../../src/index.js';
 import { admin, type Mock, service, useMocks } from '../../support/admin.js';
 import { customerKey, jsonHeaders, testingKey } from '../../support/http.js';
 
@@ -87,22 +88,32 @@ describe('injected faults', () => {
     expect((await getOrCreate(mock)).status).toBe(200);
   });
 
-  it('plans the same faults in-process and refuses an invalid spec there with an error result', async () => {
+  it('plans the same faults in-process and rejects an invalid spec there with a MockControlError', async () => {
     const mock = await start();
     const fault = await mock.injectFault({ operationId: 'getOrCreateUserGroup', status: 503 });
-    expect(fault).toMatchObject({
-      ok: true,
-      value: { operationId: 'getOrCreateUserGroup', status: 503, remaining: 1 },
-    });
+    expect(fault).toMatchObject({ operationId: 'getOrCreateUserGroup', status: 503, remaining: 1 });
     expect((await getOrCreate(mock)).status).toBe(503);
-    const low = await mock.injectFault({ status: 200 });
-    expect(low).toMatchObject({ ok: false, error: { code: 'VALIDATION_FAILED' } });
-    expect(!low.ok && low.error.message).toMatch(/status must be >= 400/);
-    const empty = await mock.injectFault({});
-    expect(!empty.ok && empty.error.details.map((d) => d.message).join(' ')).toMatch(
+    const low = mock.injectFault({ status: 200 });
+    await expect(low).rejects.toBeInstanceOf(MockControlError);
+    await expect(low).rejects.toMatchObject({ code: 'VALIDATION_FAILED', control: 'injectFault' });
+    await expect(low).rejects.toThrow(/^user-group-mock: injectFault: .*status must be >= 400/);
+    const empty: MockControlError = await mock.injectFault({}).then(
+      () => expect.fail('an empty fault spec was planned'),
+      (error: MockControlError) => error,
+    );
+    expect(empty.details.map((d) => d.message).join(' ')).toMatch(
       /at least one of "status", "delay_ms", "action"/,
     );
     expect(await mock.faults()).toEqual([]);
+  });
+
+  it('rejects a misspelt operation id in-process, naming the operation meant', async () => {
+    const mock = await start();
+    const tenant = await mock.createTenant();
+    await expect(tenant.injectFault({ operationId: 'updateUserGoup' as 'updateUserGroup' })).rejects.toThrow(
+      'injectFault: operationId "updateUserGoup" is no operation; did you mean "updateUserGroup"?',
+    );
+    expect(await tenant.faults()).toEqual([]);
   });
 
   it('empties the pending faults on DELETE /__admin/faults', async () => {
@@ -177,7 +188,7 @@ describe('requests waiting on a planned delay', () => {
     const kept = getOrCreate(mock, 'kept');
     await untilTaken(mock, tenant.id);
     await untilTaken(mock);
-    expect((await mock.deleteTenant(tenant.id)).ok).toBe(true);
+    await mock.deleteTenant(tenant.id);
     await expect(removed).rejects.toThrow();
     expect((await kept).status).toBe(200);
   });

@@ -101,16 +101,13 @@ describe('POST /__admin/groups (seed)', () => {
 
   it('refuses an invalid seed in-process too, with the same diagnostics as over HTTP', async () => {
     const mock = await start();
-    const seeded = await mock.seedGroup({
+    const seeded = mock.seedGroup({
       environment: 'Customer',
       user_group_id: 'a',
       name: 'A',
       token: 'dev-customer-key',
     });
-    expect(seeded.ok).toBe(false);
-    if (seeded.ok) return;
-    expect(seeded.error.code).toBe('VALIDATION_FAILED');
-    expect(seeded.error.details.map((d) => d.path)).toEqual(['/token']);
+    await expect(seeded).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: [{ path: '/token' }] });
     expect(await mock.groups()).toEqual([]);
   });
 });

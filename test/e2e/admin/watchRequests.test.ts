@@ -39,7 +39,13 @@ describe('watchRequests (the journal, as it is written, in process)', () => {
   it('refuses at once what is neither a function nor { entry }, and the mock keeps serving', async () => {
     const mock = await start();
     const wrong = { recorded: () => undefined } as unknown as Parameters<typeof mock.watchRequests>[0];
-    await expect(mock.watchRequests(wrong)).rejects.toThrow(/watchRequests takes a function/);
+    await expect(mock.watchRequests(wrong)).rejects.toThrow(
+      /^user-group-mock: watchRequests: takes a function/,
+    );
+    await expect(mock.watchRequests(wrong)).rejects.toMatchObject({
+      name: 'MockControlError',
+      code: 'VALIDATION_FAILED',
+    });
     expect((await mock.api('GET', { user_group_id: 'a', name: 'A' })).status).toBe(200);
   });
 

@@ -44,6 +44,26 @@ describe.skipIf(engine === undefined && !containersRequired)(
       for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
     });
 
+    it('leaves no unnamed image of its own behind: the build stage is named, an earlier build’s images removed', async () => {
+      const stage = await container([
+        'image',
+        'inspect',
+        '--format',
+        '{{.Id}}',
+        `user-group-mock-build:${built.tag.split(':')[1]}`,
+      ]);
+      expect(stage).toMatch(/^(sha256:)?[0-9a-f]{64}$/);
+      const unnamed = await container([
+        'images',
+        '--quiet',
+        '--filter',
+        'dangling=true',
+        '--filter',
+        'label=user-group-mock.stage',
+      ]);
+      expect(unnamed).toBe('');
+    });
+
     /** A host folder for /data, owned by root (as a folder made for a bind mount is) with mode 0755. */
     const dataDir = (): string => {
       const dir = mkdtempSync(join(tmpdir(), 'ugm-container-'));

@@ -172,7 +172,12 @@ export async function start(): Promise<MockServer> {
       project,
     );
     expect(stderr).toContain('PASS test/user-group.test.js');
-    expect(stderr).toMatch(/^Tests: +4 passed, 4 total$/m);
+    expect(stderr).toMatch(/^Tests: +3 passed, 3 total$/m);
+  });
+
+  it('is shown verbatim in docs/install.md', () => {
+    const install = readFileSync(join(repoRoot, 'docs/install.md'), 'utf8');
+    expect(install).toContain(`\`\`\`js\n${readFileSync(jestExample, 'utf8')}\`\`\``);
   });
 
   it('ships every file that the README and the shipped docs link to', () => {

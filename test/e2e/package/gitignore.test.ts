@@ -18,4 +18,14 @@ describe.runIf(inGit)('a clone', () => {
     });
     expect(checked.stdout.trim()).toBe(tarball);
   });
+
+  it("ignores the data/ folder the README's container steps make, and what the mock writes in it", () => {
+    const readme = readFileSync(`${packageRoot}README.md`, 'utf8');
+    expect(readme).toContain('mkdir -p data && podman run');
+    const checked = spawnSync('git', ['check-ignore', '--no-index', 'data/db.json', 'data/db.json.log.1'], {
+      cwd: packageRoot,
+      encoding: 'utf8',
+    });
+    expect(checked.stdout.trim().split('\n')).toEqual(['data/db.json', 'data/db.json.log.1']);
+  });
 });

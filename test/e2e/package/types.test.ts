@@ -22,8 +22,11 @@ import {
   validateRequest,
   validateResponse,
   type JournalQuery,
+  MockControlError,
   type MockServerOptions,
+  type Tenant,
 } from 'user-group-mock';
+import { useUserGroupMock } from 'user-group-mock/jest';
 
 const options: MockServerOptions = { host: '127.0.0.1', port: 0, apiKeys: [{ key: 'k', environment: 'Testing' }] };
 export async function main(): Promise<void> {
@@ -36,6 +39,20 @@ export async function main(): Promise<void> {
   const outgoing = ${from === 'import' ? 'request' : 'http.request'}(mock.url).getHeaders();
   const checked = validateRequest({ method: 'GET', path: '/api/user', headers: outgoing, body: {} });
   const answered = validateResponse({ method: 'GET', path: '/api/user', status: 200, body: {} });
+  const tenant: Tenant = await mock.createTenant();
+  const fault = await tenant.injectFault({ operationId: 'updateUserGroup', status: 503 });
+  const remaining: number = fault.remaining;
+  // @ts-expect-error a control resolves to its value (0.3), not to a result to check
+  const stillResult: boolean = (await tenant.seedGroup({ environment: 'Customer', user_group_id: 'a', name: 'A' })).ok;
+  // @ts-expect-error the tenant's controls take no tenant id
+  await tenant.requests({ invalid: true }, tenant.id);
+  await mock.reset().catch((error: unknown) => {
+    if (error instanceof MockControlError) console.log(error.code, error.control, error.details.length);
+  });
+  const fixtureKey = () => useUserGroupMock({ onContractBreak: 'warn' }).tenant.keys.Customer;
+  // @ts-expect-error onContractBreak is 'fail', 'warn' or 'off'
+  useUserGroupMock({ onContractBreak: 'error' });
+  console.log(remaining, stillResult, fixtureKey);
   const proxy = await createValidatingProxy({ target: mock.url });
   console.log(entries.length, client, checked.ok, answered.ok, (await proxy.health()).status);
   await proxy.close();

@@ -241,6 +241,8 @@ describe('answers the proxy passes back as they came and judges as the service m
           code: 'BODY_INVALID_ENCODING',
           path: '/headers/content-encoding',
           message: expect.stringContaining(says),
+          // A diagnostic of the answer says so; a warning is the service's, never judged as either side's.
+          ...(where === 'diagnostics' ? { about: 'answer' } : {}),
         },
       ]);
       expect(entry?.fault).toBe(where === 'diagnostics' ? 'provider' : null);

@@ -285,7 +285,7 @@ describe('a buggy client through the proxy', () => {
 });
 
 describe('both sides breaking the contract in one exchange', () => {
-  it('journals a Bearer request answered 200 without a token as both sides’ fault, found by either fault filter', async () => {
+  it('journals a Bearer request answered 200 without a token as both sides’ fault, found by each fault filter', async () => {
     const target = await targets((_req, res) =>
       answerJson(res, 200, {
         success: 1,
@@ -298,11 +298,11 @@ describe('both sides breaking the contract in one exchange', () => {
     await call(proxy.url, 'GET', '/api/user', { headers, body: getA });
     const [entry] = proxy.requests();
     expect(entry?.fault).toBe('both');
-    expect(entry?.diagnostics.map((d) => [d.code, d.path])).toEqual([
-      ['AUTH_BEARER', '/headers/authorization'],
-      ['MISSING_FIELD', '/body/user_group/token'],
+    expect(entry?.diagnostics.map((d) => [d.code, d.path, d.about])).toEqual([
+      ['AUTH_BEARER', '/headers/authorization', 'request'],
+      ['MISSING_FIELD', '/body/user_group/token', 'answer'],
     ]);
-    for (const fault of ['client', 'provider'] as const) {
+    for (const fault of ['client', 'provider', 'both'] as const) {
       expect(proxy.requests({ fault }), fault).toEqual([entry]);
       const listed = await call(proxy.url, 'GET', `/__admin/requests?fault=${fault}`, { headers: {} });
       expect([listed.status, listed.body.map((e: { id: number }) => e.id)], fault).toEqual([
@@ -329,6 +329,9 @@ describe('both sides breaking the contract in one exchange', () => {
     expect([provider?.fault, client?.fault]).toEqual(['provider', 'client']);
     expect(proxy.requests({ fault: 'provider' })).toEqual([provider]);
     expect(proxy.requests({ fault: 'client' })).toEqual([client]);
+    expect(proxy.requests({ fault: 'both' })).toEqual([]);
+    expect(provider?.diagnostics.map((d) => d.about)).toEqual(['answer']);
+    expect(client?.diagnostics.map((d) => d.about)).toEqual([undefined]);
     expect(() => proxy.requests({ fault: 'nobody' } as never)).toThrow(/fault must be one of/);
   });
 });

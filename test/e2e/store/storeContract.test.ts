@@ -301,17 +301,23 @@ describe.each(stores)('the store contract with $name', (store) => {
     await api(mock, 'PUT', { user_group_id: 'made' }, key);
     // A given team_id: PostgreSQL hands team ids out to each replica in blocks (decision 17).
     const seed = { environment: 'Testing', user_group_id: 's', name: 'S', team_id: 50 } as const;
+    /** The code a control rejected with (a `MockControlError`'s), or undefined when it resolved. */
+    const refusal = (control: Promise<unknown>) =>
+      control.then(
+        () => undefined,
+        (error: { code?: string }) => error.code,
+      );
     const seeded = await mock.seedGroup(seed, tenant.id);
-    const taken = await mock.seedGroup(seed, tenant.id);
+    const taken = await refusal(mock.seedGroup(seed, tenant.id));
     const planned = await mock.injectFault({ status: 503, times: 2 }, tenant.id);
-    const refusedFault = await mock.injectFault({ times: 1 } as never, tenant.id);
+    const refusedFault = await refusal(mock.injectFault({ times: 1 } as never, tenant.id));
     stop();
     const transcript = {
-      tenant,
+      tenant: { id: tenant.id, keys: tenant.keys },
       seeded,
-      taken: !taken.ok && taken.error.code,
+      taken,
       planned,
-      refusedFault: !refusedFault.ok && refusedFault.error.code,
+      refusedFault,
       heard,
       groups: await mock.groups(tenant.id),
       testing: await mock.groups(tenant.id, 'Testing'),
@@ -330,7 +336,7 @@ describe.each(stores)('the store contract with $name', (store) => {
         .removeGroups(tenant.id, 'Testing')
         .then(() => mock.groups(tenant.id).then((groups) => groups.map((g) => g.provided_id))),
       afterReset: await mock.reset(tenant.id).then(() => mock.groups(tenant.id)),
-      refusedRemoval: await mock.deleteTenant('default'),
+      refusedRemoval: await refusal(mock.deleteTenant('default')),
       removed: await mock.deleteTenant(tenant.id),
       afterRemoval: await mock.tenants(),
     };
@@ -342,7 +348,10 @@ describe.each(stores)('the store contract with $name', (store) => {
     expect(transcript.faults.map((f) => f.remaining)).toEqual([2]);
     expect(transcript.health).toMatchObject({ status: 'ready', store: store.kind });
     expect(transcript.afterRemoveTesting).toEqual(['made']);
-    expect(transcript.removed).toEqual({ ok: true, value: undefined });
+    expect(transcript.taken).toBe('GROUP_EXISTS');
+    expect(transcript.refusedFault).toBe('VALIDATION_FAILED');
+    expect(transcript.refusedRemoval).toBe('TENANT_NOT_FOUND');
+    expect(transcript.removed).toBeUndefined();
     const { health, ...common } = transcript;
     const memory = transcripts.get('memory');
     if (store.kind === 'memory') transcripts.set('memory', common);
@@ -364,8 +373,8 @@ describe.each(stores)('the store contract with $name', (store) => {
     };
     for (const [name, control] of Object.entries(controls))
       await expect(control(), name).rejects.toThrow(`${name}: no tenant "${typo}"`);
-    expect((await mock.seedGroup({ environment: 'Customer', user_group_id: 'x', name: 'X' }, typo)).ok).toBe(
-      false,
-    );
+    await expect(
+      mock.seedGroup({ environment: 'Customer', user_group_id: 'x', name: 'X' }, typo),
+    ).rejects.toMatchObject({ code: 'TENANT_NOT_FOUND', control: 'seedGroup' });
   });
 });

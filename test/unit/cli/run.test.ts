@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { commands, run, usage } from '../../../src/cli/run.js';
+import { commands, readyLines, run, usage } from '../../../src/cli/run.js';
 import { captured } from '../../support/captured.js';
 
 const everyCommand = Object.keys(commands);
@@ -76,5 +76,35 @@ describe('user-group-mock serve and proxy beyond loopback', () => {
     expect(stderr).toBe(
       `user-group-mock: listening on 127.evil.example (beyond loopback) needs the adminKey option (--admin-key), so that nobody else can ${guards}\n`,
     );
+  });
+});
+
+describe('the lines serve prints once it listens', () => {
+  const apiKeys = [{ key: 'dev-customer-key', environment: 'Customer' }] as const;
+
+  it.each([
+    ['0.0.0.0', 'http://0.0.0.0:4010'],
+    ['::', 'http://[::]:4010'],
+  ])(
+    'names localhost as the address to open when bound to %s, keeping the first line as it listens',
+    (host, url) => {
+      const lines = readyLines({ url, host, port: 4010, apiKeys }, undefined).split('\n');
+      expect(lines[0]).toBe(`user-group-mock listening on ${url}`);
+      const rest = lines.slice(1).join('\n');
+      expect(rest).toContain('Inspector (in a browser): http://localhost:4010/__admin/ui');
+      expect(rest).toContain(
+        "curl -sS -X GET http://localhost:4010/api/user -H 'Authorization: Token dev-customer-key'",
+      );
+      expect(rest).not.toContain(url);
+    },
+  );
+
+  it('names the address it listens on when it is one to open', () => {
+    const lines = readyLines(
+      { url: 'http://127.0.0.1:4010', host: '127.0.0.1', port: 4010, apiKeys },
+      undefined,
+    );
+    expect(lines).toContain('API reference: http://127.0.0.1:4010/docs');
+    expect(lines).not.toContain('localhost');
   });
 });

@@ -91,5 +91,6 @@ describe('Journal', () => {
       [3, 'provider'],
       [4, 'both'],
     ]);
+    expect(journal.list({ fault: 'both' }).map((e) => [e.id, e.fault])).toEqual([[4, 'both']]);
   });
 });
