@@ -1,6 +1,13 @@
 export type { AdminControls, Controls } from './admin/controlsApi.js';
 export * from './client/createUserGroupClient.js';
 export * from './client/UserGroupServiceError.js';
+export type { ConformKey, ConformOptions } from './conform/conformOptions.js';
+export {
+  ConformOptionError,
+  type ConformOutcome,
+  type ConformResult,
+  conformProvider,
+} from './conform/conformProvider.js';
 export { contractStateHandlers, type GroupStateParams, providerStates } from './contract/providerStates.js';
 export type { Group } from './domain/model.js';
 export type { GroupSeed } from './domain/seed.js';

@@ -204,7 +204,7 @@ export function compareAnswer(c: Comparison): Compared {
 }
 
 /** The divergence of a new value the provider already gave another group, or undefined when it may share it. */
-function reuse(relation: Relation, what: 'token' | 'team_id', path: string): Divergence | undefined {
+export function reuse(relation: Relation, what: 'token' | 'team_id', path: string): Divergence | undefined {
   const code = what === 'token' ? 'PROVIDER_TOKEN_REUSED' : 'PROVIDER_TEAM_ID_REUSED';
   switch (relation.kind) {
     case 'ambiguous':

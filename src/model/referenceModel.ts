@@ -13,7 +13,7 @@ import {
 import { statusOf } from '../errors.js';
 import type { OperationId } from '../spec/operations.js';
 import { Bijection } from './bijection.js';
-import { compareAnswer, type Expected, type Knowledge, type Relation } from './compareAnswer.js';
+import { compareAnswer, type Expected, type Knowledge, type Relation, reuse } from './compareAnswer.js';
 import { type Divergence, divergence } from './divergences.js';
 import { field, isRecord, text } from './json.js';
 
@@ -402,14 +402,23 @@ export class ReferenceModel {
     }
     const known = caller.tenant.groups.get(groupKey(caller.environment, id));
     if (known !== undefined) this.#forget(refOf(caller.tenant.id, known));
-    for (const model of [this.#tokens.modelOf(token)]) {
-      const holder = model === undefined ? undefined : this.#world.tokens.get(model);
-      const group =
-        holder === undefined ? undefined : this.#world.tenants.get(holder.tenant)?.groups.get(holder.key);
-      if (holder !== undefined && group !== undefined) this.#forget(refOf(holder.tenant, group));
+    // A group first seen may not hold what another group holds or held: judged, then the other is forgotten.
+    const holders = [
+      { what: 'token' as const, path: '/body/user_group/token' },
+      { what: 'team_id' as const, path: '/body/user_group/team_id' },
+    ];
+    for (const { what, path } of holders) {
+      // Looked up in turn: forgetting the token's holder may have forgotten the team id's.
+      const model = what === 'token' ? this.#tokens.modelOf(token) : this.#teams.modelOf(teamId as number);
+      if (model === undefined) continue;
+      const ref = typeof model === 'string' ? this.#refOfToken(model) : this.#teamRefs.get(model);
+      const relation = this.#relation(ref, id, caller, scope);
+      const judged = relation.kind === 'ambiguous' ? undefined : reuse(relation, what, path);
+      if (judged !== undefined) found.push(judged);
+      if (ref !== undefined) this.#forget(ref);
+      if (typeof model === 'string') this.#tokens.forgetModel(model);
+      else this.#teams.forgetModel(model);
     }
-    const modelTeam = this.#teams.modelOf(teamId as number);
-    if (modelTeam !== undefined) this.#forgetTeam(modelTeam);
     const properties = field(shown, 'properties');
     const group: Group = {
       environment: caller.environment,
@@ -429,13 +438,6 @@ export class ReferenceModel {
       earlier: undefined,
       propertiesUnknown: !(isRecord(shown) && 'properties' in shown),
     });
-    void scope;
-  }
-
-  #forgetTeam(model: number): void {
-    const ref = this.#teamRefs.get(model);
-    if (ref !== undefined) this.#forget(ref);
-    this.#teams.forgetModel(model);
   }
 
   /** Forgets one group: its entry, its token's and team id's pairs. */
