@@ -81,12 +81,22 @@ export async function runConform(argv: readonly string[], env: Env): Promise<num
   return conformExitCodes.diverges.code;
 }
 
-/** The command line without its --seed and --path (and their values), for the replay line. */
+/**
+ * The command line for the replay line: without its --seed and --path (given anew), each key replaced by its
+ * variable (keys are never printed).
+ */
 function withoutReplay(argv: readonly string[]): string[] {
   const kept: string[] = [];
+  let key = 0;
+  const hidden = (value: string): string => {
+    const environment = /:(Customer|Testing)$/.exec(value)?.[0] ?? '';
+    return `"$${keyVariable(key++)}"${environment}`;
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     if (arg === '--seed' || arg === '--path') i++;
+    else if (arg === '--api-key') kept.push(arg, hidden(argv[++i] ?? ''));
+    else if (arg.startsWith('--api-key=')) kept.push('--api-key', hidden(arg.slice('--api-key='.length)));
     else if (!arg.startsWith('--seed=') && !arg.startsWith('--path=')) kept.push(arg);
   }
   return kept;

@@ -77,7 +77,8 @@ export const conformOptions = {
   prefix: {
     kind: 'string',
     nonEmpty: true,
-    help: 'every user_group_id the run creates starts with it; default ugm-conform- and a random part, printed',
+    help: 'every user_group_id the run creates starts with it, then a random part of its own (printed)',
+    default: 'ugm-conform-',
   },
   timeout: {
     kind: 'integer',

@@ -59,7 +59,8 @@ async function runSequences(options: ConformOptions): Promise<ConformResult> {
   const keys: ConformKey[] = (options.apiKeys ?? []).map((k) =>
     typeof k === 'string' ? parseConformKey(k) : k,
   );
-  const prefix = settings.prefix ?? `ugm-conform-${randomBytes(4).toString('hex')}-`;
+  // Random per run, also after a --prefix given again: a replay never meets the groups an earlier run made.
+  const prefix = `${settings.prefix ?? 'ugm-conform-'}${randomBytes(4).toString('hex')}-`;
   const seed = settings.seed ?? randomBytes(4).readInt32LE() | 0;
   const targets = new Targets(
     bases,

@@ -33,6 +33,7 @@ describe('conform against the mock', { tags: ['slow'] }, () => {
     const ids = (await mock.groups()).map((group) => group.provided_id);
     expect(ids.length).toBeGreaterThan(2);
     expect(ids.filter((id) => !id.startsWith('run-13-'))).toEqual([]);
+    expect(new Set(ids.map((id) => id.split('-')[2])).size).toBe(1); // one random part for the run
   });
 
   it('says the run could not be made when a target is unreachable or refuses the key', async () => {
