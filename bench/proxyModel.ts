@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Settings } from './config.js';
@@ -46,15 +47,17 @@ export async function proxyModelRows(settings: Settings): Promise<Row[]> {
       started.push(running);
       return running;
     };
+    const bare = await start(startPassThrough('undici-dispatch-kept', mock.url));
+    const off = await start(startModelProxy('off', mock.url));
+    const on = await start(startModelProxy('on', mock.url));
     const paths = [
-      { label: 'mock directly', url: mock.url },
-      {
-        label: 'bare pass-through (undici Pool.dispatch, reset: false)',
-        url: (await start(startPassThrough('undici-dispatch-kept', mock.url))).url,
-      },
-      { label: 'proxy, reference model off', url: (await start(startModelProxy('off', mock.url))).url },
-      { label: 'proxy, reference model on', url: (await start(startModelProxy('on', mock.url))).url },
+      { label: 'mock directly', url: mock.url, pid: mock.pid },
+      { label: 'bare pass-through (undici Pool.dispatch, reset: false)', url: bare.url, pid: bare.pid },
+      { label: 'proxy, reference model off', url: off.url, pid: off.pid },
+      { label: 'proxy, reference model on', url: on.url, pid: on.pid },
     ];
+    /** CPU seconds each path's own process spent at saturation, and the requests it served meanwhile. */
+    const cpu = new Map<string, { seconds: number; requests: number }>();
     const { connections } = settings;
     const saturated = (url: string, seconds: number) =>
       runLoad({ url, requests: getExisting(), connections, seconds });
@@ -69,8 +72,14 @@ export async function proxyModelRows(settings: Settings): Promise<Row[]> {
     for (let round = 0; round < settings.rounds; round++) {
       const byRound = new Map<string, number>();
       for (let i = 0; i < paths.length; i++) {
-        const { url } = paths[(i + round) % paths.length] as (typeof paths)[number];
+        const { url, pid } = paths[(i + round) % paths.length] as (typeof paths)[number];
+        const before = cpuSeconds(pid);
         const load = await saturated(url, settings.getSeconds / 2);
+        const spent = cpu.get(url) ?? { seconds: 0, requests: 0 };
+        cpu.set(url, {
+          seconds: spent.seconds + cpuSeconds(pid) - before,
+          requests: spent.requests + load.requests,
+        });
         loads.set(url, [...(loads.get(url) ?? []), load]);
         byRound.set(url, load.rps);
         p50s.set(url, [...(p50s.get(url) ?? []), (await paced(url, settings.getSeconds / 2)).p50]);
@@ -92,6 +101,23 @@ export async function proxyModelRows(settings: Settings): Promise<Row[]> {
         note: `median of rounds; by round: ${costs.map((cost) => cost.toFixed(3)).join(', ')}`,
       });
     }
+    const perRequest = (url: string) => {
+      const spent = cpu.get(url);
+      return spent === undefined ? Number.NaN : (spent.seconds * 1e6) / spent.requests;
+    };
+    for (const { label, url } of paths.slice(1))
+      rows.push({
+        name: `${label}: its process's CPU per request at saturation`,
+        value: perRequest(url),
+        unit: 'µs',
+        note: 'user + system time from /proc over all rounds, ÷ requests served',
+      });
+    rows.push({
+      name: "the reference model's share of the proxy's CPU per request (1 − off ÷ on)",
+      value: (1 - perRequest(off.url) / perRequest(on.url)) * 100,
+      unit: '%',
+      note: 'less sensitive than req/s to the other work on a shared machine; target at most 10 %',
+    });
     rows.push({
       name: 'reference model, judge of a get-or-create of a known group, in process',
       value: await judgeMicroseconds(),
@@ -108,6 +134,16 @@ export async function proxyModelRows(settings: Settings): Promise<Row[]> {
   } finally {
     await Promise.all(started.map((server) => server.stop()));
     await mock.stop();
+  }
+}
+
+/** User + system CPU seconds of process `pid` so far (Linux /proc; NaN elsewhere). */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+  } catch {
+    return Number.NaN;
   }
 }
 

@@ -111,6 +111,14 @@ export class ReferenceModel {
 
   /** The verdict on one exchange through the key `scope`: divergences and the expected answer. */
   verdict(exchange: Exchange, scope: string): Verdict {
+    const verdict = this.#verdict(exchange, scope);
+    // A key's namespace lives as long as it holds a group (the learnt environment has its own bound).
+    if (this.#knowledge === 'learning' && this.#world.tenants.get(scope)?.groups.size === 0)
+      this.#world.tenants.delete(scope);
+    return verdict;
+  }
+
+  #verdict(exchange: Exchange, scope: string): Verdict {
     const { operationId: op, requestBody: request, status, responseBody } = exchange;
     if (!wellFormed(op, request)) return { divergences: [], expected: undefined };
     const caller = this.#caller(scope);
