@@ -1,14 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
-import fc from 'fast-check';
 import type { Environment } from '../domain/model.js';
 import { product } from '../errors.js';
 import { type DivergenceCode, divergenceCodes } from '../model/divergences.js';
 import { checkOptions, withDefaults } from '../runtime/options.js';
 import { type ConformKey, type ConformOptions, conformOptions, parseConformKey } from './conformOptions.js';
 import { jsonReport, junitReport } from './report.js';
-import { commandArbitraries, DivergenceFound, type JudgedCall, newRun, type Run } from './sequences.js';
-import { RunNotMadeError, Targets } from './targets.js';
+import type { Run } from './sequences.js';
+import { type JudgedCall, RunNotMadeError, Targets } from './targets.js';
 
 /** How a run ended: the service behaves as described, it does not, or the run could not be made. */
 export type ConformOutcome = 'conforms' | 'diverges' | 'could-not-run';
@@ -54,6 +53,9 @@ export async function conformProvider(options: ConformOptions): Promise<ConformR
 }
 
 async function runSequences(options: ConformOptions): Promise<ConformResult> {
+  // Loaded here, not with the package: a program that imports the mock alone does not load fast-check.
+  const { default: fc } = await import('fast-check');
+  const { commandArbitraries, DivergenceFound, newRun } = await import('./sequences.js');
   const settings = withDefaults(conformOptions, options);
   const bases = (options.targets ?? []).map(baseUrl);
   const keys: ConformKey[] = (options.apiKeys ?? []).map((k) =>

@@ -1,6 +1,6 @@
 import { type DivergenceCode, divergenceRules } from '../model/divergences.js';
 import type { ConformResult } from './conformProvider.js';
-import type { JudgedCall } from './sequences.js';
+import type { JudgedCall } from './targets.js';
 
 /** A shell word: single-quoted, a quote inside written '\''. */
 const shellWord = (text: string): string => `'${text.replaceAll("'", "'\\''")}'`;

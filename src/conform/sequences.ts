@@ -1,15 +1,8 @@
 import fc from 'fast-check';
 import type { Environment } from '../domain/model.js';
-import type { Verdict } from '../model/referenceModel.js';
 import { ReferenceModel } from '../model/referenceModel.js';
 import type { OperationId } from '../spec/operations.js';
-import type { Call, Targets } from './targets.js';
-
-/** One call of a sequence with the model's verdict on its answer. */
-export interface JudgedCall extends Call {
-  readonly operationId: OperationId;
-  readonly verdict: Verdict;
-}
+import type { Call, JudgedCall, Targets } from './targets.js';
 
 /** A sequence's calls until the first divergence, thrown for fast-check to shrink the sequence. */
 export class DivergenceFound extends Error {

@@ -1,4 +1,6 @@
 import { Agent, errors, request } from 'undici';
+import type { Verdict } from '../model/referenceModel.js';
+import type { OperationId } from '../spec/operations.js';
 
 /** One call as it was made and answered. */
 export interface Call {
@@ -10,6 +12,15 @@ export interface Call {
   readonly status: number;
   /** The answer's JSON, or its text when it is not JSON. */
   readonly answer: unknown;
+}
+
+/**
+ * One call of a sequence with the model's verdict on its answer (here, not beside the sequences, so that the
+ * published types of `conformProvider` do not reach fast-check's).
+ */
+export interface JudgedCall extends Call {
+  readonly operationId: OperationId;
+  readonly verdict: Verdict;
 }
 
 /** The service could not be asked: a target unreachable, too slow, or one that refuses a key. */
