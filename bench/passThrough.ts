@@ -111,7 +111,7 @@ const headerValue = (headers: IncomingHttpHeaders, name: string): string | undef
 const self = fileURLToPath(import.meta.url);
 
 /** A pass-through with `kind`'s client in its own process, in front of `target`. */
-function startPassThrough(kind: Client, target: string): Promise<ServerProcess> {
+export function startPassThrough(kind: Client, target: string): Promise<ServerProcess> {
   return spawnServer({
     name: `pass-through (${kind})`,
     command: process.execPath,

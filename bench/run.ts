@@ -6,6 +6,7 @@ import { passThroughRows } from './passThrough.js';
 import { postgresRows, postgresUnknownKeyRows } from './postgres.js';
 import { installCleanup, stopAll } from './proc.js';
 import { proxyRows } from './proxy.js';
+import { proxyModelRows } from './proxyModel.js';
 import { publishToReadme } from './readme.js';
 import { type BenchResults, describeMachine, resultsFile, thisMachine } from './results.js';
 import { notAvailable, type Row, renderTable } from './table.js';
@@ -63,6 +64,7 @@ async function main(): Promise<void> {
     rows.push(...(await section('validation', () => validationRows(settings.validationCalls))));
     rows.push(...(await section('proxy', () => proxyRows(settings))));
     rows.push(...(await section('proxy pass-throughs', () => passThroughRows(settings))));
+    rows.push(...(await section('proxy reference model', () => proxyModelRows(settings))));
   } finally {
     await stopAll();
   }

@@ -4,6 +4,13 @@ export type { MockControls, Tenant, TenantKeys } from './admin/mockControls.js';
 export { connectMock, type RemoteMock, type RemoteMockOptions } from './admin/remoteMock.js';
 export * from './client/createUserGroupClient.js';
 export * from './client/UserGroupServiceError.js';
+export type { ConformKey, ConformOptions } from './conform/conformOptions.js';
+export {
+  ConformOptionError,
+  type ConformOutcome,
+  type ConformResult,
+  conformProvider,
+} from './conform/conformProvider.js';
 export { contractStateHandlers, type GroupStateParams, providerStates } from './contract/providerStates.js';
 export type { Group } from './domain/model.js';
 export type { GroupSeed } from './domain/seed.js';

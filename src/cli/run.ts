@@ -39,6 +39,10 @@ export const commands: Readonly<Record<string, Command>> = {
           : { colourless: () => colourless(['verify', ...argv], env) },
       ),
   },
+  conform: {
+    summary: 'test that a provider behaves as described, over random call sequences',
+    run: async (argv, env) => (await import('./conform.js')).runConform(argv, env),
+  },
   proxy: {
     summary: 'check a real service and client against the contract, between them',
     run: async (argv, env) => runUntilStopped((await import('./proxy.js')).proxyCommand, argv, env),

@@ -7,6 +7,8 @@ import { cryptoIds } from '../domain/ids.js';
 import { type ApiError, apiError } from '../errors.js';
 import { createDispatcher } from '../http/app.js';
 import { closeServer, startServer } from '../http/listen.js';
+import { keyScope } from '../model/keyScope.js';
+import { ReferenceModel } from '../model/referenceModel.js';
 import { KeyRing } from '../runtime/keyRing.js';
 import { createLog } from '../runtime/log.js';
 import { type MockContext, runtimeOf } from '../runtime/mockContext.js';
@@ -34,7 +36,6 @@ import {
   type ValidatingProxyOptions,
 } from './proxyOptions.js';
 import { RecordingFile } from './recordingFile.js';
-import { TrafficRules } from './trafficRules.js';
 
 export interface ValidatingProxy {
   readonly url: string;
@@ -46,7 +47,7 @@ export interface ValidatingProxy {
   requests(query?: JournalQuery): JournalEntry[];
   /** Empties the journal. */
   clearRequests(): void;
-  /** Empties the journal and forgets what the traffic rules have seen (known groups, rotated tokens). */
+  /** Empties the journal and forgets what the reference model has seen (known groups, rotated tokens). */
   reset(): Promise<void>;
   /** What `/__admin/health` answers: `mode: "proxy"`, the target's origin, and whether it accepts connections now. */
   health(): Promise<Health>;
@@ -93,14 +94,19 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
     stopping: stopping.signal,
   };
   const journal = runtimeOf(context, 'default').journal;
-  const rules = new TrafficRules();
+  const model = new ReferenceModel({
+    knowledge: 'learning',
+    environments: new Map(
+      (options.apiKeys ?? []).map(({ key, environment }) => [keyScope(key), environment]),
+    ),
+  });
   const recording =
     options.record === undefined
       ? undefined
       : new RecordingFile(
           options.record,
           { consumer: settings.pactConsumer, provider: settings.pactProvider },
-          (scope) => rules.environmentOf(scope),
+          (scope) => model.environmentOf(scope),
           options.onWarning ?? ((message) => process.emitWarning(message)),
         );
   const target = targetOf(base, timeout, bodyLimit, ca);
@@ -109,7 +115,7 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
     ...mockControls,
     reset: async (tenant?: string) => {
       await mockControls.reset(tenant);
-      rules.clear();
+      model.clear();
     },
     health: async (): Promise<Health> => {
       // A TCP connect within a second: learnt cheaply, without sending the service a request.
@@ -131,7 +137,7 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
     bodyLimit,
     lenient: settings.mode === 'lenient',
     blockInvalid: settings.blockInvalid,
-    rules,
+    model,
     recording,
   };
   const admin = createAdminHandler(context, controls, {

@@ -4,6 +4,8 @@ import { collectBody } from '../http/collectBody.js';
 import type { RequestHead } from '../http/head.js';
 import { bodyNotKept as notKeptOf, readRefusedBody } from '../http/refusedBody.js';
 import { send } from '../http/respond.js';
+import { keyScope } from '../model/keyScope.js';
+import type { ReferenceModel } from '../model/referenceModel.js';
 import { errorReply } from '../pipeline/answer.js';
 import { sentKey } from '../pipeline/authenticate.js';
 import { findOperation } from '../pipeline/findOperation.js';
@@ -21,7 +23,6 @@ import { decodeAnswer } from './answerEncoding.js';
 import { forward, type Target, type TargetAnswer } from './forward.js';
 import { endToEndHeaders, headerOf } from './headers.js';
 import type { RecordingFile } from './recordingFile.js';
-import { keyScope, type TrafficRules } from './trafficRules.js';
 
 /** What every exchange of one proxy shares. */
 export interface ProxyContext {
@@ -33,7 +34,8 @@ export interface ProxyContext {
   readonly lenient: boolean;
   /** Answer an invalid request with the mock's error instead of forwarding it. */
   readonly blockInvalid: boolean;
-  readonly rules: TrafficRules;
+  /** The reference model each answered exchange is replayed through (the provider's behaviour). */
+  readonly model: ReferenceModel;
   /** Where `--record` keeps what was seen, written as it goes. */
   readonly recording: RecordingFile | undefined;
 }
@@ -50,7 +52,7 @@ const proxyWay = new Pipeline({ checkLimits: null });
  * One request through the proxy: it is forwarded as it came (unless it is refused here: a body over the limit,
  * broken framing, or with `blockInvalid` any invalid request) and the pipeline's steps up to the schema judge it
  * (the client's diagnostics); the target's answer is passed back unchanged, then judged by `validateResponse` and
- * the traffic rules (the provider's diagnostics). Judging never holds a request or an answer up, except the
+ * the reference model (src/model: the provider's diagnostics). Judging never holds a request or an answer up, except the
  * request under `blockInvalid`. The exchange is journalled once, with whose fault its diagnostics are.
  */
 export function proxyExchange(
@@ -88,7 +90,7 @@ export function proxyExchange(
             ...client.map((d) => ({ ...d, about: 'request' })),
             ...provider.map((d) => ({ ...d, about: 'answer' })),
           ];
-    const environment = scoped === undefined ? undefined : (proxy.rules.environmentOf(scoped) as Environment);
+    const environment = scoped === undefined ? undefined : (proxy.model.environmentOf(scoped) as Environment);
     proxy.journal.record({
       method,
       path,
@@ -233,13 +235,7 @@ export function proxyExchange(
       const keyed = scopeOf();
       if (clientDiagnostics.length === 0 && keyed !== undefined)
         provider.push(
-          ...proxy.rules.check({
-            scope: keyed,
-            operationId: operation.operationId,
-            requestBody: request.body,
-            status,
-            responseBody: value,
-          }),
+          ...proxy.model.judge(operation.operationId as OperationId, request.body, status, value, keyed),
         );
     }
     const responseText =

@@ -2,8 +2,11 @@ import { X509Certificate } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import type { Environment } from '../domain/model.js';
 import { product } from '../errors.js';
+import type { ApiKey } from '../runtime/keyRing.js';
 import { type OptionsOf, type Settings, setting, sharedOptions } from '../runtime/options.js';
+import { apiKeysProblem } from '../runtime/serveOptions.js';
 
 /**
  * The options of `createValidatingProxy`: those of `proxyOptions` below, typed by their kind; their help is the
@@ -17,6 +20,8 @@ export type ValidatingProxyOptions = OptionsOf<
      * Default: a process warning on stderr.
      */
     readonly onWarning: (message: string) => void;
+    /** The environment of API keys the client sends, declared (`--api-key KEY:Environment`): see `apiKeys` below. */
+    readonly apiKeys: readonly ApiKey[];
   }
 > & { readonly target: string };
 
@@ -31,6 +36,16 @@ export const proxyOptions = {
   },
   host: sharedOptions.host,
   port: sharedOptions.port,
+  apiKeys: {
+    kind: 'custom',
+    check: apiKeysProblem,
+    flag: 'api-key',
+    value: 'KEY:ENV',
+    multiple: true,
+    env: 'USER_GROUP_MOCK_API_KEYS',
+    help: "KEY:Customer or KEY:Testing, repeatable (env: comma-separated): the environment of a key the client sends, so that an answer from the other environment is the provider's fault; without it, a key's environment is learnt from the answers",
+    fromText: (texts) => texts.map(declaredKey),
+  },
   strict: {
     kind: 'boolean',
     help: 'answers may carry no field the document does not name (the default)',
@@ -92,6 +107,16 @@ export const proxyOptions = {
  */
 export class ProxyOptionError extends TypeError {
   override readonly name = 'ProxyOptionError';
+}
+
+/** `KEY:Customer` or `KEY:Testing`: the proxy holds no keys, so a key given says its environment. */
+function declaredKey(text: string): ApiKey {
+  const match = /^([^\s:]+):(Customer|Testing)$/.exec(text.trim());
+  if (match === null)
+    throw new Error(
+      `${product}: --api-key "${text}" must be KEY:Customer or KEY:Testing (the environment the key belongs to), e.g. --api-key my-key:Testing`,
+    );
+  return { key: match[1] as string, environment: match[2] as Environment };
 }
 
 /** The target's base URL, or a ProxyOptionError naming it. */

@@ -9,14 +9,14 @@ export interface RecordedExchange {
   readonly query: string;
   readonly operationId: string | undefined;
   readonly apiKey: string | undefined;
-  /** How the traffic rules name that key (`keyScope`), to ask them the environment its answers showed. */
+  /** How the reference model names that key (`keyScope`), to ask it the environment its answers showed. */
   readonly keyScope: string | undefined;
   readonly requestContentType: string | undefined;
   readonly requestBody: Buffer | undefined;
   readonly status: number;
   readonly responseContentType: string | undefined;
   readonly responseBody: Buffer;
-  /** The provider's diagnostics of the answer (the document's and the traffic rules'): its group is not recorded. */
+  /** The provider's diagnostics of the answer (the document's and the reference model's): its group is not recorded. */
   readonly providerDiagnostics: readonly Diagnostic[];
 }
 

@@ -101,7 +101,7 @@ export function environmentMeant(word: string): Environment | undefined {
 }
 
 /** `apiKeys`: each entry `{ key, environment }`, the key non-empty without spaces or ":", the environment exact. */
-function apiKeysProblem(value: unknown): string | undefined {
+export function apiKeysProblem(value: unknown): string | undefined {
   if (!Array.isArray(value))
     return `must be an array of { key, environment }, e.g. [{ key: 'my-key', environment: 'Testing' }]`;
   const seen = new Map<string, { index: number; environment: unknown }>();

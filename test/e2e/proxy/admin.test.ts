@@ -71,7 +71,7 @@ describe("the proxy's admin API", () => {
       (proxy: ValidatingProxy) => call(proxy.url, 'POST', '/__admin/reset', { headers: {} }),
     ],
     ['reset()', (proxy: ValidatingProxy) => proxy.reset()],
-  ])('%s empties the journal and forgets the groups the traffic rules have seen', async (_how, reset) => {
+  ])('%s empties the journal and forgets the groups the reference model has seen', async (_how, reset) => {
     let answered = 0;
     const newTokenEachTime = await targets((_req, res) => {
       answered++;

@@ -136,8 +136,7 @@ describe('the proxy in front of a wrong provider', () => {
       diagnostic: {
         code: 'PROVIDER_TOKEN_NOT_ROTATED',
         path: '/body/user_group/token',
-        message:
-          'a rotation must answer a new token; the service answered the current one unchanged (user_group.token is the current_token sent), so the token the client means to retire keeps working',
+        message: 'answered the current_token sent as the new token; the rule: a rotation answers a new token',
       },
     },
     {

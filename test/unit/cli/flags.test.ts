@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { serveHelp } from '../../../src/cli/args.js';
+import { conformHelp } from '../../../src/cli/conform.js';
 import { flagsOf, readFlags } from '../../../src/cli/flags.js';
 import { proxyHelp } from '../../../src/cli/proxy.js';
 import { verifyHelp, verifyOptions } from '../../../src/cli/verify.js';
+import { conformOptions } from '../../../src/conform/conformOptions.js';
 import { proxyOptions, type ValidatingProxyOptions } from '../../../src/proxy/proxyOptions.js';
 import type { Settings } from '../../../src/runtime/options.js';
 import { type MockServerOptions, serveOptions } from '../../../src/runtime/serveOptions.js';
@@ -17,6 +19,7 @@ const commands: readonly [string, Settings, string, readonly string[]][] = [
   ['serve', serveOptions, serveHelp(), [synopsis]],
   ['proxy', proxyOptions, proxyHelp(), [synopsis, text('docs/proxy.md').split('## Flags')[1] ?? '']],
   ['verify', verifyOptions, verifyHelp(), [text('docs/integrators.md')]],
+  ['conform', conformOptions, conformHelp(), [synopsis, text('docs/conform.md').split('## Flags')[1] ?? '']],
 ];
 
 describe('the settings table of each command', () => {
@@ -64,6 +67,7 @@ describe('the settings table of each command', () => {
       'target USER_GROUP_MOCK_TARGET',
       'host USER_GROUP_MOCK_HOST',
       'port USER_GROUP_MOCK_PORT',
+      'api-key USER_GROUP_MOCK_API_KEYS',
       'strict USER_GROUP_MOCK_STRICT',
       'lenient USER_GROUP_MOCK_LENIENT',
       'block-invalid USER_GROUP_MOCK_BLOCK_INVALID',

@@ -99,3 +99,25 @@ describe('user-group-mock proxy (its flags)', () => {
     }
   });
 });
+
+describe('user-group-mock proxy --api-key', () => {
+  it('declares the environment of each key, repeatable and from its variable comma-separated', () => {
+    const keys = [
+      { key: 'live-key', environment: 'Customer' },
+      { key: 'test-key', environment: 'Testing' },
+    ];
+    expect(
+      parseProxyArgs([...target, '--api-key', 'live-key:Customer', '--api-key', 'test-key:Testing'], {})
+        .apiKeys,
+    ).toEqual(keys);
+    expect(
+      parseProxyArgs(target, { USER_GROUP_MOCK_API_KEYS: 'live-key:Customer,test-key:Testing' }).apiKeys,
+    ).toEqual(keys);
+  });
+
+  it('refuses a key without its environment: the proxy holds no keys, a key given says where it belongs', () => {
+    expect(() => parseProxyArgs([...target, '--api-key', 'live-key'], {})).toThrow(
+      'user-group-mock: --api-key "live-key" must be KEY:Customer or KEY:Testing (the environment the key belongs to), e.g. --api-key my-key:Testing',
+    );
+  });
+});

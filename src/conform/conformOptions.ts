@@ -1,0 +1,115 @@
+import type { Environment } from '../domain/model.js';
+import { product } from '../errors.js';
+import { type OptionsOf, type Settings, sharedOptions } from '../runtime/options.js';
+
+/** An API key conform calls with, and its environment when given (else learnt by a probe). */
+export interface ConformKey {
+  readonly key: string;
+  readonly environment?: Environment;
+}
+
+/** The options of `conformProvider`: those of `conformOptions` below, typed by their kind. */
+export type ConformOptions = OptionsOf<
+  typeof conformOptions,
+  {
+    /** Told after each sequence run: how many have run, of how many. */
+    readonly onProgress: (done: number, runs: number) => void;
+    readonly targets: readonly string[];
+    readonly apiKeys: readonly (string | ConformKey)[];
+  }
+>;
+
+/** Every setting of `conform` and `conformProvider`: the one table their flags, help, defaults and checks come from. */
+export const conformOptions = {
+  targets: {
+    kind: 'custom',
+    check: (value) =>
+      Array.isArray(value) && value.length > 0 && value.every((t) => typeof t === 'string')
+        ? undefined
+        : "must be a non-empty array of base URLs, e.g. ['https://staging.example.com']",
+    flag: 'target',
+    value: 'URL',
+    multiple: true,
+    env: 'USER_GROUP_MOCK_CONFORM_TARGETS',
+    help: 'base URL of the service to test (required); repeatable: calls are spread across the targets, which must behave as one service (replicas)',
+    fromText: (texts) => texts.map((text) => text.trim()).filter((text) => text !== ''),
+    required: "the base URL of the service to test (e.g. { targets: ['https://staging.example.com'] })",
+  },
+  apiKeys: {
+    kind: 'custom',
+    check: (value) =>
+      Array.isArray(value) && value.length > 0
+        ? undefined
+        : "must be a non-empty array, e.g. ['my-key:Testing']",
+    flag: 'api-key',
+    value: 'KEY[:ENV]',
+    multiple: true,
+    env: 'USER_GROUP_MOCK_CONFORM_API_KEYS',
+    help: "KEY, KEY:Customer or KEY:Testing (required), repeatable: the keys of one account; a key without its environment has it learnt by a probe (an update's api_environment_tag). Two keys, one per environment, test the edges between them",
+    fromText: (texts) => texts.map(parseConformKey),
+    required: "an API key of the service (e.g. { apiKeys: ['my-key:Testing'] })",
+  },
+  runs: {
+    kind: 'integer',
+    min: 1,
+    max: 1_000_000,
+    help: 'random call sequences to run',
+    default: 100,
+  },
+  maxCalls: {
+    kind: 'integer',
+    min: 1,
+    max: 1_000,
+    help: 'calls at most in one sequence',
+    default: 12,
+  },
+  seed: {
+    kind: 'integer',
+    min: -2_147_483_648,
+    max: 2_147_483_647,
+    help: 'the random seed (a failure prints the seed and the --path that replay it); default a fresh one',
+  },
+  path: {
+    kind: 'string',
+    nonEmpty: true,
+    help: 'with --seed, replays the shrunk sequence a failure printed (its path)',
+  },
+  prefix: {
+    kind: 'string',
+    nonEmpty: true,
+    help: 'every user_group_id the run creates starts with it, then a random part of its own (printed)',
+    default: 'ugm-conform-',
+  },
+  timeout: {
+    kind: 'integer',
+    min: 1,
+    max: 3_600_000,
+    help: 'ms a target has to answer one call',
+    default: 10_000,
+  },
+  reportJunit: {
+    kind: 'string',
+    nonEmpty: true,
+    value: 'FILE',
+    help: 'write a JUnit XML report to FILE (one test case per rule)',
+  },
+  reportJson: {
+    kind: 'string',
+    nonEmpty: true,
+    value: 'FILE',
+    help: 'write the result as JSON to FILE',
+  },
+  onProgress: { kind: 'function' },
+  help: sharedOptions.help,
+} as const satisfies Settings;
+
+/** `KEY`, `KEY:Customer` or `KEY:Testing`. */
+export function parseConformKey(text: string): ConformKey {
+  const match = /^([^\s:]+)(?::(Customer|Testing))?$/.exec(text.trim());
+  if (match === null)
+    throw new Error(
+      `${product}: --api-key "${text}" must be KEY, KEY:Customer or KEY:Testing (the key's environment), e.g. --api-key my-key:Testing`,
+    );
+  const [, key = '', environment] = match;
+  return environment === undefined ? { key } : { key, environment: environment as Environment };
+}

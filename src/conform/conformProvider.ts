@@ -1,0 +1,173 @@
+import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import type { Environment } from '../domain/model.js';
+import { product } from '../errors.js';
+import { type DivergenceCode, divergenceCodes } from '../model/divergences.js';
+import { checkOptions, withDefaults } from '../runtime/options.js';
+import { type ConformKey, type ConformOptions, conformOptions, parseConformKey } from './conformOptions.js';
+import { jsonReport, junitReport } from './report.js';
+import type { Run } from './sequences.js';
+import { type JudgedCall, RunNotMadeError, Targets } from './targets.js';
+
+/** How a run ended: the service behaves as described, it does not, or the run could not be made. */
+export type ConformOutcome = 'conforms' | 'diverges' | 'could-not-run';
+
+export interface ConformResult {
+  readonly outcome: ConformOutcome;
+  /** Why the run could not be made. */
+  readonly reason?: string;
+  readonly targets: readonly string[];
+  /** Each key's environment, given or learnt (the keys themselves are not kept). */
+  readonly environments: readonly Environment[];
+  readonly prefix: string;
+  readonly seed: number;
+  readonly runs: number;
+  /** Calls made in all, probes and shrinking included. */
+  readonly calls: number;
+  /** The rules checked, by code. */
+  readonly rules: readonly DivergenceCode[];
+  /** The shortest sequence found that shows a divergence: its calls, the last one diverging. */
+  readonly counterexample?: {
+    readonly calls: readonly JudgedCall[];
+    /** With `seed`, replays it (`--seed S --path P`). */
+    readonly path: string;
+  };
+}
+
+/** A option of `conformProvider` (a flag of `user-group-mock conform`) that cannot work as given. */
+export class ConformOptionError extends TypeError {
+  override readonly name = 'ConformOptionError';
+}
+
+/**
+ * Model-based testing of a User Group Service: random sequences of get-or-create, update and rotation (fast-check's
+ * `fc.commands`), each answer compared with the reference model's; a divergence is shrunk to its shortest sequence.
+ * Every id it creates starts with `prefix`; the service has no delete, so those groups stay.
+ */
+export async function conformProvider(options: ConformOptions): Promise<ConformResult> {
+  checkOptions('conformProvider', options, conformOptions, ConformOptionError);
+  const result = await runSequences(options);
+  if (options.reportJunit !== undefined) await writeFile(options.reportJunit, junitReport(result));
+  if (options.reportJson !== undefined) await writeFile(options.reportJson, jsonReport(result));
+  return result;
+}
+
+async function runSequences(options: ConformOptions): Promise<ConformResult> {
+  // Loaded here, not with the package: a program that imports the mock alone does not load fast-check.
+  const { default: fc } = await import('fast-check');
+  const { commandArbitraries, DivergenceFound, newRun } = await import('./sequences.js');
+  const settings = withDefaults(conformOptions, options);
+  const bases = (options.targets ?? []).map(baseUrl);
+  const keys: ConformKey[] = (options.apiKeys ?? []).map((k) =>
+    typeof k === 'string' ? parseConformKey(k) : k,
+  );
+  // Random per run, also after a --prefix given again: a replay never meets the groups an earlier run made.
+  const prefix = `${settings.prefix ?? 'ugm-conform-'}${randomBytes(4).toString('hex')}-`;
+  const seed = settings.seed ?? randomBytes(4).readInt32LE() | 0;
+  const targets = new Targets(
+    bases,
+    keys.map((k) => k.key),
+    settings.timeout,
+  );
+  const base = {
+    targets: bases.map((url) => url.href),
+    prefix,
+    seed,
+    runs: settings.runs,
+    rules: divergenceCodes,
+  };
+  let calls = 0;
+  try {
+    let environments: Environment[];
+    try {
+      environments = await probe(targets, keys, prefix);
+    } catch (error) {
+      if (!(error instanceof RunNotMadeError)) throw error;
+      return { ...base, outcome: 'could-not-run', reason: error.message, environments: [], calls };
+    }
+    let runNumber = 0;
+    let broken: RunNotMadeError | undefined;
+    let done = 0;
+    const property = fc.asyncProperty(
+      fc.commands(commandArbitraries(keys.length), { maxCommands: settings.maxCalls }),
+      async (commands) => {
+        if (broken !== undefined) return; // the service went away: no more calls, the failure stands
+        const run: Run = newRun(targets, environments, `${prefix}${runNumber++}-`);
+        try {
+          await fc.asyncModelRun(() => ({ model: {}, real: run }), commands);
+        } catch (error) {
+          if (error instanceof RunNotMadeError) broken = error;
+          throw error;
+        } finally {
+          calls += run.calls.length;
+          options.onProgress?.(Math.min(++done, settings.runs), settings.runs);
+        }
+      },
+    );
+    const details = await fc.check(property, {
+      numRuns: settings.runs,
+      seed,
+      ...(settings.path === undefined ? {} : { path: settings.path }),
+      reporter: undefined,
+    });
+    if (broken !== undefined)
+      return { ...base, outcome: 'could-not-run', reason: broken.message, environments, calls };
+    if (!details.failed) return { ...base, outcome: 'conforms', environments, calls };
+    const error = details.errorInstance;
+    if (!(error instanceof DivergenceFound)) throw error;
+    return {
+      ...base,
+      outcome: 'diverges',
+      environments,
+      calls,
+      counterexample: { calls: error.calls, path: details.counterexamplePath ?? '' },
+    };
+  } finally {
+    await targets.close();
+  }
+}
+
+/**
+ * Asks each target once with each key (a get-or-create of `<prefix>probe`): a target that cannot be reached or a
+ * key it refuses ends the run before it starts. A key given without its environment has it learnt from an update's
+ * `api_environment_tag`.
+ */
+async function probe(targets: Targets, keys: readonly ConformKey[], prefix: string): Promise<Environment[]> {
+  const environments: Environment[] = [];
+  for (const [index, { environment }] of keys.entries()) {
+    const body = { user_group_id: `${prefix}probe`, name: 'conform probe' };
+    for (const [target, url] of targets.bases.entries()) {
+      const call = await targets.call('GET', index, body, target);
+      if (call.status === 401 || call.status === 403)
+        throw new RunNotMadeError(
+          `${url.href} refuses API key ${index + 1} (${call.status}): give a key of the service (--api-key KEY[:Environment])`,
+        );
+      if (call.status !== 200)
+        throw new RunNotMadeError(
+          `${url.href} answered ${call.status} to a get-or-create with API key ${index + 1}: ${JSON.stringify(call.answer).slice(0, 200)}`,
+        );
+    }
+    if (environment !== undefined) {
+      environments.push(environment);
+      continue;
+    }
+    const updated = await targets.call('PUT', index, { ...body, name: 'conform probe' }, 0);
+    const tag = (updated.answer as { user_group?: { api_environment_tag?: unknown } })?.user_group
+      ?.api_environment_tag;
+    if (tag !== 'Customer' && tag !== 'Testing')
+      throw new RunNotMadeError(
+        `an update with API key ${index + 1} answered no api_environment_tag, so its environment is unknown: give it as --api-key KEY:Customer or KEY:Testing`,
+      );
+    environments.push(tag);
+  }
+  return environments;
+}
+
+function baseUrl(text: string): URL {
+  const url = URL.canParse(text) ? new URL(text) : undefined;
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '')
+    throw new ConformOptionError(
+      `${product}: conform: target "${text}" is not an http(s) base URL; give the service's base, e.g. https://staging.example.com`,
+    );
+  return url;
+}

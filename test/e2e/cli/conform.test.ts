@@ -1,0 +1,102 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../support/cli.js';
+import { useMocks } from '../../support/http.js';
+import { useTempDir } from '../../support/tempDir.js';
+import { type Front, keys, startFront, wrongProviders } from '../../support/wrongProviders.js';
+
+const mocks = useMocks();
+const tempDir = useTempDir('conform-cli');
+const fronts: Front[] = [];
+afterEach(async () => {
+  await Promise.all(fronts.splice(0).map((front) => front.close()));
+});
+
+const keyFlags = ['--api-key', `${keys.Customer}:Customer`, '--api-key', keys.Testing];
+
+/** Runs `conform` from source to its end: exit code, stdout, stderr. */
+async function conform(args: readonly string[]): Promise<{ code: number | null; out: string; err: string }> {
+  const cli = runCli(['conform', ...args]);
+  const code = await cli.exited;
+  return { code, out: cli.lines.join('\n'), err: cli.stderr() };
+}
+
+describe('user-group-mock conform', () => {
+  it('exits 0 on the mock, saying the prefix, that nothing is deleted, and writing both reports', {
+    timeout: 60_000,
+  }, async () => {
+    const mock = await mocks();
+    const dir = tempDir();
+    const [junit, json] = [join(dir, 'conform.xml'), join(dir, 'conform.json')];
+    const run = await conform([
+      '--target',
+      mock.url,
+      ...keyFlags,
+      '--runs',
+      '20',
+      '--seed',
+      '3',
+      '--prefix',
+      'cli-3-',
+      '--report-junit',
+      junit,
+      '--report-json',
+      json,
+    ]);
+    expect([run.code, run.err]).toEqual([0, '']);
+    expect(run.out).toMatch(
+      /ids start with cli-3-[0-9a-f]{8}- \(the service has no delete: the groups made stay\); seed 3\n/,
+    );
+    expect(run.out).toContain('keys: $UGM_KEY_1 (Customer), $UGM_KEY_2 (Testing)');
+    expect(run.out).toMatch(/behaves as described; 20 sequences, \d+ calls, 19 rules, 0 divergences$/);
+    expect(readFileSync(junit, 'utf8')).toContain('tests="19" failures="0" errors="0"');
+    expect(JSON.parse(readFileSync(json, 'utf8'))).toMatchObject({
+      outcome: 'conforms',
+      seed: 3,
+      prefix: expect.stringMatching(/^cli-3-[0-9a-f]{8}-$/),
+    });
+    expect(readFileSync(json, 'utf8')).not.toContain(keys.Customer);
+  });
+
+  it('exits 1 on a wrong provider, printing the shrunk sequence as curl commands and how to replay it', {
+    timeout: 60_000,
+  }, async () => {
+    const mock = await mocks();
+    const merged = wrongProviders.find((p) => p.name === 'properties merged instead of replaced');
+    const front = await startFront(mock, (merged as (typeof wrongProviders)[number]).make());
+    fronts.push(front);
+    const run = await conform(['--target', front.url, ...keyFlags, '--runs', '200', '--seed', '1']);
+    expect(run.code).toBe(1);
+    expect(run.out).toContain('The shortest sequence found that diverges');
+    expect(run.out).toContain(`curl -sS -X PUT '${front.url}/api/user' -H "Authorization: Token $UGM_KEY_`);
+    expect(run.out).toContain('✗ PROVIDER_PROPERTIES_MERGED at /body/user_group/properties');
+    expect(run.out).toMatch(
+      /^Replay it: user-group-mock conform --target \S+ --api-key "\$UGM_KEY_1":Customer --api-key "\$UGM_KEY_2" --runs 200 --seed 1 --path [\d:]+$/m,
+    );
+    expect(run.out).not.toContain(keys.Customer);
+    expect(run.err).toMatch(/conform: diverges; 200 sequences/);
+  });
+
+  it.each([
+    [
+      ['--target', 'http://127.0.0.1:1', '--api-key', 'k'],
+      'could not be reached (ECONNREFUSED). Nothing was tested.',
+    ],
+    [['--api-key', 'k'], 'conform needs --target URL and --api-key KEY[:Environment]'],
+    [
+      ['--target', 'http://127.0.0.1:1', '--api-key', 'k:Staging'],
+      '--api-key "k:Staging" must be KEY, KEY:Customer or KEY:Testing',
+    ],
+    [['--tagret', 'x'], 'unknown flag --tagret'],
+  ])('exits 2 when the run cannot be made: %j', { timeout: 30_000 }, async (args, says) => {
+    const run = await conform(args);
+    expect([run.code, run.err]).toEqual([2, expect.stringContaining(says)]);
+  });
+
+  it('exits 2 on a key the target refuses', { timeout: 30_000 }, async () => {
+    const mock = await mocks();
+    const run = await conform(['--target', mock.url, '--api-key', 'not-a-key']);
+    expect([run.code, run.err]).toEqual([2, expect.stringContaining('refuses API key 1 (401)')]);
+  });
+});
