@@ -2,37 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import type { Environment } from '../domain/model.js';
 import { product } from '../errors.js';
-import { type DivergenceCode, divergenceCodes } from '../model/divergences.js';
+import { divergenceCodes } from '../model/divergences.js';
 import { checkOptions, withDefaults } from '../runtime/options.js';
 import { type ConformKey, type ConformOptions, conformOptions, parseConformKey } from './conformOptions.js';
+import type { ConformResult } from './conformResult.js';
 import { jsonReport, junitReport } from './report.js';
 import type { Run } from './sequences.js';
-import { type JudgedCall, RunNotMadeError, Targets } from './targets.js';
+import { RunNotMadeError, Targets } from './targets.js';
 
-/** How a run ended: the service behaves as described, it does not, or the run could not be made. */
-export type ConformOutcome = 'conforms' | 'diverges' | 'could-not-run';
-
-export interface ConformResult {
-  readonly outcome: ConformOutcome;
-  /** Why the run could not be made. */
-  readonly reason?: string;
-  readonly targets: readonly string[];
-  /** Each key's environment, given or learnt (the keys themselves are not kept). */
-  readonly environments: readonly Environment[];
-  readonly prefix: string;
-  readonly seed: number;
-  readonly runs: number;
-  /** Calls made in all, probes and shrinking included. */
-  readonly calls: number;
-  /** The rules checked, by code. */
-  readonly rules: readonly DivergenceCode[];
-  /** The shortest sequence found that shows a divergence: its calls, the last one diverging. */
-  readonly counterexample?: {
-    readonly calls: readonly JudgedCall[];
-    /** With `seed`, replays it (`--seed S --path P`). */
-    readonly path: string;
-  };
-}
+export type { ConformOutcome, ConformResult } from './conformResult.js';
 
 /** A option of `conformProvider` (a flag of `user-group-mock conform`) that cannot work as given. */
 export class ConformOptionError extends TypeError {

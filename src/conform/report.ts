@@ -1,5 +1,5 @@
 import { type DivergenceCode, divergenceRules } from '../model/divergences.js';
-import type { ConformResult } from './conformProvider.js';
+import type { ConformResult } from './conformResult.js';
 import type { JudgedCall } from './targets.js';
 
 /** A shell word: single-quoted, a quote inside written '\''. */
