@@ -11,7 +11,7 @@ import type { TenantMemory } from '../store/store.js';
 import { checkAdminSchema } from './adminDocument.js';
 import type { Controls } from './controlsApi.js';
 import { checkJournalQuery } from './journalQuery.js';
-import { MockControlError } from './mockControlError.js';
+import { tenantNotFound } from './mockControlError.js';
 
 export type { Controls } from './controlsApi.js';
 
@@ -52,17 +52,7 @@ export function createControls(context: MockContext): Controls {
    */
   const known = async (tenant: unknown, control: string): Promise<string> => {
     if (typeof tenant === 'string' && (await store.tenantExists(tenant))) return tenant;
-    const given =
-      typeof tenant === 'string'
-        ? `no tenant "${tenant}"`
-        : `the tenant argument is ${tenant === null ? 'null' : typeof tenant}, not a tenant id`;
-    throw new MockControlError(
-      control,
-      apiError(
-        'TENANT_NOT_FOUND',
-        `${given}; call the tenant's own controls (tenant.requests(), tenant.reset(), ...), pass the id that createTenant() returned (tenant.id), or nothing for the default tenant`,
-      ),
-    );
+    throw tenantNotFound(control, tenant);
   };
   const memory = async (tenant: unknown, control: string) => runtimeOf(context, await known(tenant, control));
   /** A control that only reads or empties one part of a scope's memory (its journal, its faults). */

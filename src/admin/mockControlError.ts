@@ -1,4 +1,4 @@
-import { type ApiError, type ErrorCode, product } from '../errors.js';
+import { type ApiError, apiError, type ErrorCode, product } from '../errors.js';
 import type { Diagnostic } from '../spec/types.js';
 
 /**
@@ -20,4 +20,22 @@ export class MockControlError extends Error {
     this.control = control;
     this.details = error.details;
   }
+}
+
+/**
+ * A control given a tenant id that names no tenant (`where`: the remote mock's address), or something else in its
+ * place: a typo or a tenant object would otherwise read an empty journal, and "no invalid requests" pass for nothing.
+ */
+export function tenantNotFound(control: string, tenant: unknown, where = ''): MockControlError {
+  const given =
+    typeof tenant === 'string'
+      ? `no tenant "${tenant}"`
+      : `the tenant argument is ${tenant === null ? 'null' : typeof tenant}, not a tenant id`;
+  return new MockControlError(
+    control,
+    apiError(
+      'TENANT_NOT_FOUND',
+      `${given}${where}; call the tenant's own controls (tenant.requests(), tenant.reset(), ...), pass the id that createTenant() returned (tenant.id), or nothing for the default tenant`,
+    ),
+  );
 }

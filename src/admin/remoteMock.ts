@@ -3,12 +3,12 @@
 // openapi/admin.yaml's generated types.
 import { request } from 'undici';
 import { defaultTenantId } from '../domain/model.js';
-import { type ApiError, apiError, product } from '../errors.js';
+import { type ApiError, product } from '../errors.js';
 import { failure, ok, type Result } from '../result.js';
 import type { components } from '../spec/admin-types.generated.js';
 import type { Controls } from './controlsApi.js';
 import { checkJournalQuery } from './journalQuery.js';
-import { MockControlError } from './mockControlError.js';
+import { MockControlError, tenantNotFound } from './mockControlError.js';
 import { type MockControls, rejectingControls } from './mockControls.js';
 
 type Schemas = components['schemas'];
@@ -107,17 +107,7 @@ export async function connectMock(options: RemoteMockOptions): Promise<RemoteMoc
         return key;
       }
     }
-    const given =
-      typeof tenant === 'string'
-        ? `no tenant "${tenant}"`
-        : `the tenant argument is ${tenant === null ? 'null' : typeof tenant}, not a tenant id`;
-    throw new MockControlError(
-      control,
-      apiError(
-        'TENANT_NOT_FOUND',
-        `${given} at ${url}; call the tenant's own controls (tenant.requests(), tenant.reset(), ...), pass the id that createTenant() returned (tenant.id), or nothing for the default tenant`,
-      ),
-    );
+    throw tenantNotFound(control, tenant, ` at ${url}`);
   };
   const environmentQuery = (environment?: string) =>
     environment === undefined ? '' : `?environment=${encodeURIComponent(environment)}`;
