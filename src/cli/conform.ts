@@ -12,7 +12,7 @@ export const conformExitCodes = {
   diverges: { code: 1, help: 'it does not: the shortest sequence found is printed, with the rule it breaks' },
   'could-not-run': {
     code: 2,
-    help: 'the run could not be made: a target unreachable, a key refused, a flag missing or wrong',
+    help: 'the run could not be made: a target unreachable, a key refused, a flag missing or wrong, a report that cannot be written, a --path that replays nothing',
   },
 } as const;
 
@@ -74,17 +74,20 @@ export async function runConform(argv: readonly string[], env: Env): Promise<num
     `\nThe shortest sequence found that diverges (${calls.length} ${calls.length === 1 ? 'call' : 'calls'}):\n`,
   );
   out(`${calls.map(callText).join('\n')}\n\n`);
+  const variables = result.environments.map((_, i) => keyVariable(i)).join(', ');
   out(
-    `Replay it: user-group-mock conform ${withoutReplay(argv).join(' ')} --seed ${result.seed} --path ${result.counterexample?.path ?? ''}\n`,
+    `Replay it, with ${variables} set to the keys: npx user-group-mock conform ${withoutReplay(argv).join(' ')} --seed ${result.seed} --path '${result.counterexample?.path ?? ''}'\n`,
   );
   process.stderr.write(`${product}: conform: diverges; ${summary}\n`);
   return conformExitCodes.diverges.code;
 }
 
 /**
- * The command line for the replay line: without its --seed and --path (given anew), each key replaced by its
- * variable (keys are never printed).
+ * The command line for the replay line: without its --seed and --path (given anew) and its reports (a replay would
+ * write over them), each key replaced by its variable (keys are never printed).
  */
+const replayed = new Set(['--seed', '--path', '--report-junit', '--report-json']);
+
 function withoutReplay(argv: readonly string[]): string[] {
   const kept: string[] = [];
   let key = 0;
@@ -94,10 +97,10 @@ function withoutReplay(argv: readonly string[]): string[] {
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
-    if (arg === '--seed' || arg === '--path') i++;
+    if (replayed.has(arg)) i++;
     else if (arg === '--api-key') kept.push(arg, hidden(argv[++i] ?? ''));
     else if (arg.startsWith('--api-key=')) kept.push('--api-key', hidden(arg.slice('--api-key='.length)));
-    else if (!arg.startsWith('--seed=') && !arg.startsWith('--path=')) kept.push(arg);
+    else if (![...replayed].some((flag) => arg.startsWith(`${flag}=`))) kept.push(arg);
   }
   return kept;
 }

@@ -50,6 +50,7 @@ export const conformOptions = {
     required: "an API key of the service (e.g. { apiKeys: ['my-key:Testing'] })",
   },
   runs: {
+    env: 'USER_GROUP_MOCK_CONFORM_RUNS',
     kind: 'integer',
     min: 1,
     max: 1_000_000,
@@ -57,6 +58,7 @@ export const conformOptions = {
     default: 100,
   },
   maxCalls: {
+    env: 'USER_GROUP_MOCK_CONFORM_MAX_CALLS',
     kind: 'integer',
     min: 1,
     max: 1_000,
@@ -64,23 +66,27 @@ export const conformOptions = {
     default: 12,
   },
   seed: {
+    env: 'USER_GROUP_MOCK_CONFORM_SEED',
     kind: 'integer',
     min: -2_147_483_648,
     max: 2_147_483_647,
     help: 'the random seed (a failure prints the seed and the --path that replay it); default a fresh one',
   },
   path: {
+    env: 'USER_GROUP_MOCK_CONFORM_PATH',
     kind: 'string',
     nonEmpty: true,
-    help: 'with --seed, replays the shrunk sequence a failure printed (its path)',
+    help: 'with --seed, replays the shrunk sequence a failure printed (the path it printed, as it is)',
   },
   prefix: {
+    env: 'USER_GROUP_MOCK_CONFORM_PREFIX',
     kind: 'string',
     nonEmpty: true,
     help: 'every user_group_id the run creates starts with it, then a random part of its own (printed)',
     default: 'ugm-conform-',
   },
   timeout: {
+    env: 'USER_GROUP_MOCK_CONFORM_TIMEOUT',
     kind: 'integer',
     min: 1,
     max: 3_600_000,
@@ -88,12 +94,14 @@ export const conformOptions = {
     default: 10_000,
   },
   reportJunit: {
+    env: 'USER_GROUP_MOCK_CONFORM_REPORT_JUNIT',
     kind: 'string',
     nonEmpty: true,
     value: 'FILE',
     help: 'write a JUnit XML report to FILE (one test case per rule)',
   },
   reportJson: {
+    env: 'USER_GROUP_MOCK_CONFORM_REPORT_JSON',
     kind: 'string',
     nonEmpty: true,
     value: 'FILE',

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
+import { access, constants, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import type { Environment } from '../domain/model.js';
 import { product } from '../errors.js';
 import { divergenceCodes } from '../model/divergences.js';
@@ -24,6 +25,13 @@ export class ConformOptionError extends TypeError {
  */
 export async function conformProvider(options: ConformOptions): Promise<ConformResult> {
   checkOptions('conformProvider', options, conformOptions, ConformOptionError);
+  if (options.path !== undefined && options.seed === undefined)
+    throw new ConformOptionError(
+      `${product}: conform: --path replays a sequence of one seed; give it with the --seed that the failure printed beside it`,
+    );
+  // A report that cannot be written is found before the run, not after every sequence ran.
+  for (const file of [options.reportJunit, options.reportJson])
+    if (file !== undefined) await checkWritable(file);
   const result = await runSequences(options);
   if (options.reportJunit !== undefined) await writeFile(options.reportJunit, junitReport(result));
   if (options.reportJson !== undefined) await writeFile(options.reportJson, jsonReport(result));
@@ -66,8 +74,12 @@ async function runSequences(options: ConformOptions): Promise<ConformResult> {
     let runNumber = 0;
     let broken: RunNotMadeError | undefined;
     let done = 0;
+    const replay = settings.path === undefined ? undefined : splitReplay(settings.path);
     const property = fc.asyncProperty(
-      fc.commands(commandArbitraries(keys.length), { maxCommands: settings.maxCalls }),
+      fc.commands(commandArbitraries(keys.length), {
+        maxCommands: settings.maxCalls,
+        ...(replay?.commands === undefined ? {} : { replayPath: replay.commands }),
+      }),
       async (commands) => {
         if (broken !== undefined) return; // the service went away: no more calls, the failure stands
         const run: Run = newRun(targets, environments, `${prefix}${runNumber++}-`);
@@ -82,12 +94,22 @@ async function runSequences(options: ConformOptions): Promise<ConformResult> {
         }
       },
     );
-    const details = await fc.check(property, {
-      numRuns: settings.runs,
-      seed,
-      ...(settings.path === undefined ? {} : { path: settings.path }),
-      reporter: undefined,
-    });
+    const details = await fc
+      .check(property, {
+        numRuns: settings.runs,
+        seed,
+        ...(replay === undefined ? {} : { path: replay.path }),
+        reporter: undefined,
+      })
+      .catch((error: unknown) => {
+        // fast-check cannot follow a path that is not one of this seed's (cut short, or of another run).
+        if (replay === undefined) throw error;
+        return undefined;
+      });
+    if (details === undefined || (replay !== undefined && calls === 0)) {
+      const reason = `--path ${settings.path} does not replay a sequence of seed ${seed}: give the --seed and --path that a failure printed, together and whole`;
+      return { ...base, outcome: 'could-not-run', reason, environments, calls };
+    }
     if (broken !== undefined)
       return { ...base, outcome: 'could-not-run', reason: broken.message, environments, calls };
     if (!details.failed) return { ...base, outcome: 'conforms', environments, calls };
@@ -98,7 +120,10 @@ async function runSequences(options: ConformOptions): Promise<ConformResult> {
       outcome: 'diverges',
       environments,
       calls,
-      counterexample: { calls: error.calls, path: details.counterexamplePath ?? '' },
+      counterexample: {
+        calls: error.calls,
+        path: joinReplay(details.counterexamplePath ?? '', String(details.counterexample?.[0] ?? '')),
+      },
     };
   } finally {
     await targets.close();
@@ -139,6 +164,34 @@ async function probe(targets: Targets, keys: readonly ConformKey[], prefix: stri
     environments.push(tag);
   }
   return environments;
+}
+
+/**
+ * The replay path printed: fast-check's path to the shrunk value, then `@` and the commands' own replay path (which
+ * the commands print as `replayPath="…"`): fast-check needs both to rebuild the shrunk sequence.
+ */
+function joinReplay(path: string, commands: string): string {
+  const replayPath = /replayPath="([^"]*)"/.exec(commands)?.[1];
+  return replayPath === undefined || replayPath === '' ? path : `${path}@${replayPath}`;
+}
+
+function splitReplay(text: string): { path: string; commands: string | undefined } {
+  const at = text.indexOf('@');
+  return at === -1
+    ? { path: text, commands: undefined }
+    : { path: text.slice(0, at), commands: text.slice(at + 1) };
+}
+
+async function checkWritable(file: string): Promise<void> {
+  const folder = dirname(resolve(file));
+  try {
+    await access(folder, constants.W_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ConformOptionError(
+      `${product}: conform: the report ${file} cannot be written: its folder ${folder} ${code === 'ENOENT' ? 'does not exist' : 'is not writable'}; create it or give another path`,
+    );
+  }
 }
 
 function baseUrl(text: string): URL {

@@ -92,7 +92,7 @@ export function compareAnswer(c: Comparison): Compared {
       divergence(
         'PROVIDER_ID_NOT_ECHOED',
         at('provided_id'),
-        `answered provided_id ${quoted(id)} where the service answers ${quoted(field(expected, 'provided_id'))}`,
+        `answered provided_id ${quoted(id)} where the service must answer ${quoted(field(expected, 'provided_id'))}`,
       ),
     );
 
@@ -101,7 +101,7 @@ export function compareAnswer(c: Comparison): Compared {
   const name = field(actual, 'name');
   const expectedName = field(expected, 'name');
   if (typeof name === 'string' && name !== expectedName) {
-    const said = `answered name ${quoted(name)} where the service answers ${quoted(expectedName)}`;
+    const said = `answered name ${quoted(name)} where the service must answer ${quoted(expectedName)}`;
     if (byGet && name === field(c.request, 'name'))
       found.push(
         divergence('PROVIDER_GROUP_CHANGED_BY_GET', at('name'), `${said}, the name this get-or-create sent`),
@@ -117,7 +117,7 @@ export function compareAnswer(c: Comparison): Compared {
     const shown = actual.properties;
     const want = field(expected, 'properties');
     if (!jsonEqual(shown, want)) {
-      const said = `answered properties ${quoted(shown)} where the service answers ${quoted(want)}`;
+      const said = `answered properties ${quoted(shown)} where the service must answer ${quoted(want)}`;
       const sent = field(c.request, 'properties');
       const base = c.op === 'updateUserGroup' ? c.before?.properties : c.earlier?.properties;
       if (isRecord(base) && isRecord(want) && jsonEqual(shown, { ...base, ...want }))

@@ -148,7 +148,7 @@ export class ReferenceModel {
             divergence(
               'PROVIDER_STATUS_DIFFERS',
               '/status',
-              `answered ${status} where the service answers ${expected.status}`,
+              `answered ${status} where the service must answer ${expected.status}`,
             ),
           );
         return { divergences: found, expected: shown };

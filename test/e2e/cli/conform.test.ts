@@ -59,23 +59,66 @@ describe('user-group-mock conform', () => {
     expect(readFileSync(json, 'utf8')).not.toContain(keys.Customer);
   });
 
-  it('exits 1 on a wrong provider, printing the shrunk sequence as curl commands and how to replay it', {
-    timeout: 60_000,
+  it('exits 1 on a wrong provider, printing the shrunk sequence as curl commands and a replay line that replays it', {
+    timeout: 90_000,
   }, async () => {
     const mock = await mocks();
     const merged = wrongProviders.find((p) => p.name === 'properties merged instead of replaced');
     const front = await startFront(mock, (merged as (typeof wrongProviders)[number]).make());
     fronts.push(front);
-    const run = await conform(['--target', front.url, ...keyFlags, '--runs', '200', '--seed', '1']);
+    const junit = join(tempDir(), 'conform.xml');
+    const run = await conform([
+      '--target',
+      front.url,
+      ...keyFlags,
+      '--runs',
+      '200',
+      '--seed',
+      '1',
+      '--report-junit',
+      junit,
+    ]);
     expect(run.code).toBe(1);
     expect(run.out).toContain('The shortest sequence found that diverges');
     expect(run.out).toContain(`curl -sS -X PUT '${front.url}/api/user' -H "Authorization: Token $UGM_KEY_`);
     expect(run.out).toContain('✗ PROVIDER_PROPERTIES_MERGED at /body/user_group/properties');
-    expect(run.out).toMatch(
-      /^Replay it: user-group-mock conform --target \S+ --api-key "\$UGM_KEY_1":Customer --api-key "\$UGM_KEY_2" --runs 200 --seed 1 --path [\d:]+$/m,
-    );
+    // The reports are not in the replay line: a replay would write over them.
+    const replay =
+      /^Replay it, with UGM_KEY_1, UGM_KEY_2 set to the keys: npx user-group-mock conform --target \S+ --api-key "\$UGM_KEY_1":Customer --api-key "\$UGM_KEY_2" --runs 200 --seed 1 --path '([\d:]+@[^']+)'$/m.exec(
+        run.out,
+      );
+    expect(replay).not.toBeNull();
     expect(run.out).not.toContain(keys.Customer);
     expect(run.err).toMatch(/conform: diverges; 200 sequences/);
+    const shortest = run.out.slice(run.out.indexOf('The shortest'), run.out.indexOf('Replay it'));
+    const again = await conform([
+      '--target',
+      front.url,
+      ...keyFlags,
+      '--seed',
+      '1',
+      '--path',
+      (replay as RegExpExecArray)[1] as string,
+    ]);
+    expect(again.code).toBe(1);
+    // The same calls again (the ids' random part and the provider's tokens aside).
+    const shape = (text: string) =>
+      text
+        .replaceAll(/ugm-conform-[0-9a-f]{8}-\d+-/g, 'ID-')
+        .replaceAll(/[0-9a-f]{64}|"team_id":\d+|team_id \d+/g, 'X');
+    expect(shape(again.out.slice(again.out.indexOf('The shortest'), again.out.indexOf('Replay it')))).toBe(
+      shape(shortest),
+    );
+  });
+
+  it.each([
+    [['--seed', '1', '--path', '1:2'], 'does not replay a sequence of seed 1'],
+    [['--path', '1:2'], '--path replays a sequence of one seed; give it with the --seed'],
+    [['--report-junit', '/nonexistent-folder/conform.xml'], 'its folder /nonexistent-folder does not exist'],
+  ])('exits 2 on a replay or a report that cannot be made: %j', { timeout: 30_000 }, async (args, says) => {
+    const mock = await mocks();
+    const run = await conform(['--target', mock.url, ...keyFlags, '--runs', '5', ...args]);
+    expect([run.code, run.err]).toEqual([2, expect.stringContaining(says)]);
   });
 
   it.each([

@@ -57,7 +57,7 @@ describe('the reference model, knowing every call (conform)', () => {
       code: 'PROVIDER_PROPERTIES_MERGED',
       path: '/body/user_group/properties',
       message:
-        'answered properties {"plan":"basic","seats":5} where the service answers {"plan":"basic"}: the earlier properties merged with the new ones; the rule: update: properties (and mapping) are replaced whole, never merged',
+        'answered properties {"plan":"basic","seats":5} where the service must answer {"plan":"basic"}: the earlier properties merged with the new ones; the rule: update: properties (and mapping) are replaced whole, never merged',
     });
   });
 
