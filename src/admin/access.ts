@@ -30,10 +30,10 @@ export function adminKeyCheck(adminKey: string | undefined): (req: IncomingMessa
     const form = '"X-Admin-Key: <the --admin-key value>"';
     const message =
       sent.length === 0
-        ? `this mock was started with an admin key; send it on every /__admin call as ${form}`
+        ? `this server was started with an admin key; send it on every /__admin call as ${form}`
         : sent.length > 1
           ? `the request carries ${sent.length} X-Admin-Key headers; send exactly one, ${form}`
-          : `X-Admin-Key does not match the admin key this mock was started with; send ${form}`;
+          : `X-Admin-Key does not match the admin key this server was started with; send ${form}`;
     return errorAt('ADMIN_KEY_REQUIRED', `/headers/${adminKeyHeader}`, message);
   };
 }

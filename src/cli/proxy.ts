@@ -49,11 +49,12 @@ export const proxyCommand: ServingCommand<ProxyArgs, ValidatingProxy> = {
   stopping: 'finishing in-flight requests',
 };
 
-function readyLines(proxy: ValidatingProxy, args: ProxyArgs): string {
+/** What the proxy prints once it listens: where, how it answers, and the curl that reads its verdicts. */
+export function readyLines(proxy: Pick<ValidatingProxy, 'url' | 'target'>, args: ProxyArgs): string {
   return [
     `${product} proxy listening on ${proxy.url}, forwarding to ${proxy.target}`,
     `answers: ${args.mode}${args.blockInvalid ? '; invalid requests are answered here, not forwarded' : ''}`,
-    `verdicts: curl -sS '${proxy.url}/__admin/requests?invalid=true'`,
+    `verdicts: curl -sS '${proxy.url}/__admin/requests?invalid=true'${args.adminKey === undefined || args.adminKey === '' ? '' : ` -H 'X-Admin-Key: <the --admin-key value>'`}`,
     ...(args.record === undefined
       ? []
       : [`recording to ${args.record} and ${pactPathOf(args.record)} as it goes`]),

@@ -32,11 +32,13 @@ export function authenticate(request: PipelineRequest, surface: Surface): ApiErr
   // `Token token="KEY"`, the form of other Token-scheme APIs (Rails): a name and "=" before the key.
   const named = /^(token|key|api_?key)=/i.exec(key)?.[0];
   const message =
-    unquoted !== undefined && keys.owner(unquoted) !== undefined
-      ? 'the API key in Authorization is in quotes; send it bare: "Authorization: Token <API_KEY>"'
-      : named !== undefined
-        ? `Authorization has "${named}" before the key (the Token ${named.toLowerCase()}"…" form of other APIs); this API takes the key alone: "Authorization: Token <API_KEY>"`
-        : 'the API key in Authorization is not known to this server; use a key printed at start-up (or given with --api-key), or a tenant key from POST /__admin/tenants';
+    key === 'undefined' || key === 'null'
+      ? `the API key in Authorization is the text "${key}": the variable meant to hold the key was not set when the header was made (an unset environment variable, or a tenant's keys read before createTenant() resolved); set it to a key of this server`
+      : unquoted !== undefined && keys.owner(unquoted) !== undefined
+        ? 'the API key in Authorization is in quotes; send it bare: "Authorization: Token <API_KEY>"'
+        : named !== undefined
+          ? `Authorization has "${named}" before the key (the Token ${named.toLowerCase()}"…" form of other APIs); this API takes the key alone: "Authorization: Token <API_KEY>"`
+          : 'the API key in Authorization is not known to this server; use a key printed at start-up (or given with --api-key), or a tenant key from POST /__admin/tenants';
   return authError('AUTH_UNKNOWN_KEY', message);
 }
 

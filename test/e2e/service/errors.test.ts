@@ -89,6 +89,14 @@ const cases: Case[] = [
     message: /in quotes; send it bare/,
   },
   {
+    name: 'the key of an unset variable (Token undefined)',
+    headers: { ...auth, Authorization: 'Token undefined' },
+    body: valid,
+    status: 401,
+    code: 'AUTH_UNKNOWN_KEY',
+    message: /is the text "undefined": the variable meant to hold the key was not set/,
+  },
+  {
     name: 'the key named as in other Token-scheme APIs (token="KEY")',
     headers: { ...auth, Authorization: 'Token token="dev-customer-key"' },
     body: valid,

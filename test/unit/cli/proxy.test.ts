@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseProxyArgs, proxyFlags, proxyHelp } from '../../../src/cli/proxy.js';
+import { parseProxyArgs, proxyFlags, proxyHelp, readyLines } from '../../../src/cli/proxy.js';
 import { run } from '../../../src/cli/run.js';
 import { captured } from '../../support/captured.js';
 import { useTempDir } from '../../support/tempDir.js';
@@ -119,5 +119,18 @@ describe('user-group-mock proxy --api-key', () => {
     expect(() => parseProxyArgs([...target, '--api-key', 'live-key'], {})).toThrow(
       'user-group-mock: --api-key "live-key" must be KEY:Customer or KEY:Testing (the environment the key belongs to), e.g. --api-key my-key:Testing',
     );
+  });
+
+  it('prints the verdicts curl with the X-Admin-Key header when the proxy has an admin key', () => {
+    const proxy = { url: 'http://127.0.0.1:4011', target: 'http://127.0.0.1:4010' };
+    const base = parseProxyArgs(['--target', proxy.target], {});
+    const keyed = parseProxyArgs(['--target', proxy.target, '--admin-key', 's3cret'], {});
+    expect(readyLines(proxy, base)).toContain(
+      "verdicts: curl -sS 'http://127.0.0.1:4011/__admin/requests?invalid=true'\n",
+    );
+    expect(readyLines(proxy, keyed)).toContain(
+      "verdicts: curl -sS 'http://127.0.0.1:4011/__admin/requests?invalid=true' -H 'X-Admin-Key: <the --admin-key value>'",
+    );
+    expect(readyLines(proxy, keyed)).not.toContain('s3cret');
   });
 });
