@@ -1,16 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiError } from '../errors.js';
 import { errorReply } from '../pipeline/answer.js';
-import { findOperation } from '../pipeline/findOperation.js';
 import type { Log } from '../runtime/log.js';
 import type { MockContext } from '../runtime/mockContext.js';
 import { errorAt } from '../validate/diagnostic.js';
 import { AnswerMemo } from './answerMemo.js';
+import type { Exchange } from './exchange.js';
 import { answerFavicon } from './favicon.js';
 import { type RequestHead, readHead } from './head.js';
 import { internalError } from './internalError.js';
 import { send } from './respond.js';
-import { ServiceExchange } from './serviceExchange.js';
+import { mockExchangeSettings, ServiceExchange } from './serviceExchange.js';
 
 /** The admin document's routes: everything under `/__admin/`, and the few paths elsewhere it `owns`. */
 export interface AdminHandler {
@@ -22,34 +22,23 @@ export interface AdminHandler {
 /** Serves a browser page when the path is one (`true`); see src/ui/pages.ts. */
 export type PageHandler = (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
 
-/**
- * The last step of an entry point on its service path: the mock serves the request on its store, the proxy forwards
- * it. `refused` is what the dispatcher refused it for already (no Host header): answered and journaled as such.
- */
-export type ServicePath = (
-  req: IncomingMessage,
-  res: ServerResponse,
-  path: string,
-  head: RequestHead,
-  refused: ApiError | undefined,
-) => void;
-
 /** What an entry point (the mock, the proxy) gives the one dispatcher. */
 export interface Entry {
   readonly logger: Log;
   readonly admin: AdminHandler;
   readonly pages?: PageHandler | undefined;
-  readonly service: ServicePath;
+  /** The exchange of a request on the service path: the one exchange, with the entry point's last step. */
+  readonly exchange: (req: IncomingMessage, res: ServerResponse, head: RequestHead) => Exchange;
 }
 
 /**
  * The one request listener of both servers: a request without a Host header is refused; the browser pages and the
  * favicon (only paths outside /api/user, so the service path never calls them); the admin document's routes
- * (everything under /__admin/ and the few public paths it owns); everything else to the entry point's service
- * path, which journals and logs it. A failure outside the service path is answered 500 and logged.
+ * (everything under /__admin/ and the few public paths it owns); everything else to the entry point's exchange
+ * (src/http/exchange.ts), which journals and logs it. A failure outside the service path is answered 500 and logged.
  */
 export function createDispatcher(entry: Entry): (req: IncomingMessage, res: ServerResponse) => void {
-  const { admin, pages, service } = entry;
+  const { admin, pages, exchange } = entry;
   const failed = (res: ServerResponse, error: Error): void => {
     if (!res.headersSent) send(res, errorReply(internalError(entry, error)));
   };
@@ -65,35 +54,27 @@ export function createDispatcher(entry: Entry): (req: IncomingMessage, res: Serv
           return;
         }
       }
-      service(req, res, path, head, hostMissing);
+      exchange(req, res, head).run(hostMissing);
     } catch (error) {
       failed(res, error as Error);
     }
   };
 }
 
-/** The mock's request listener: the one dispatcher, with the mock's service path (`ServiceExchange`). */
+/** The mock's request listener: the one dispatcher, with the mock's exchange (`ServiceExchange`). */
 export function createApp(
   context: MockContext,
   admin: AdminHandler,
   pages?: PageHandler,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const memo = new AnswerMemo();
-  const service: ServicePath = (req, res, _path, head, refused) => {
-    const exchange = new ServiceExchange(context, memo, req, res, req.method ?? 'GET', head);
-    try {
-      if (refused !== undefined) {
-        exchange.fail(refused);
-        return;
-      }
-      const routed = findOperation(exchange);
-      if ('code' in routed) exchange.fail(routed);
-      else routed.serve();
-    } catch (error) {
-      exchange.crash(error as Error);
-    }
-  };
-  return createDispatcher({ logger: context.logger, admin, pages, service });
+  const settings = mockExchangeSettings(context);
+  return createDispatcher({
+    logger: context.logger,
+    admin,
+    pages,
+    exchange: (req, res, head) => new ServiceExchange(context, settings, memo, req, res, head),
+  });
 }
 
 /** HTTP/1.1 requires a Host header (RFC 9112, section 3.2): a request without one is refused, in the envelope. */

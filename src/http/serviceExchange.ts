@@ -5,159 +5,84 @@ import { type ApiError, apiError } from '../errors.js';
 import { answer, errorReply, type Reply } from '../pipeline/answer.js';
 import { sentKey } from '../pipeline/authenticate.js';
 import { Pipeline } from '../pipeline/pipeline.js';
-import {
-  isOwned,
-  noWarnings,
-  type Owned,
-  PipelineRequest,
-  type Routed,
-} from '../pipeline/pipelineRequest.js';
+import { isOwned, noWarnings, type Owned, type Routed, type Surface } from '../pipeline/pipelineRequest.js';
 import type { Result } from '../result.js';
 import type { KeyOwner } from '../runtime/keyRing.js';
 import { elapsedMs, logExchange } from '../runtime/log.js';
 import { type MockContext, runtimeOf, type TenantRuntime } from '../runtime/mockContext.js';
-import type { OperationId } from '../spec/operations.js';
-import type { Diagnostic } from '../spec/types.js';
 import type { Fault } from '../store/faults.js';
 import type { JournalRecord } from '../store/journal.js';
 import { keyMatchedBy } from '../store/requestHeaders.js';
 import { StoreUnavailableError, StoreWriteError } from '../store/store.js';
 import type { AnswerMemo } from './answerMemo.js';
-import { type BodyResult, type BodySink, collectBody } from './collectBody.js';
 import { authenticateOnConnection, resolveUnknownKey } from './connectionKeys.js';
+import { Exchange, type ExchangeSettings } from './exchange.js';
 import type { RequestHead } from './head.js';
 import { internalError } from './internalError.js';
-import { bodyNotKept, readRefusedBody } from './refusedBody.js';
-import { type Payload, payloadOf, send } from './respond.js';
+import { payloadOf } from './respond.js';
 
 /** The mock's way: every step, the key remembered per connection in front of `authenticate` (decision 5). */
-const mockWay = new Pipeline<ServiceExchange, MockContext>({
-  authenticate: (exchange, context) => authenticateOnConnection(exchange, exchange.req.socket, context),
+const mockWay = new Pipeline<Exchange, Surface>({
+  authenticate: (exchange, context) =>
+    authenticateOnConnection(exchange, exchange.req.socket, context as MockContext),
+});
+
+/** The settings of the mock's exchanges: its way, its context as the steps' surface, every problem refused. */
+export const mockExchangeSettings = (context: MockContext): ExchangeSettings<Exchange> => ({
+  way: mockWay,
+  surface: context,
+  logger: context.logger,
+  refuseInvalid: true,
 });
 
 /**
- * The HTTP adapter of the request pipeline (src/pipeline) for the service: one request, from routing to the
- * journal. It is the pipeline's request record itself, runs its two stages (`mockWay`: the header stage at once,
- * the body stage once the body has arrived), has the store serve the operation, and answers, journals and logs the
- * request once (`complete`).
- *
- * Written as a class with callbacks rather than closures and `await`: after the body has arrived, a request whose
- * answer needs nothing from the disk is answered in the same tick, and a request allocates one object for its
- * whole course instead of a closure per step (decision 3). Once `Owned` (routed, its key known), it is also the
- * store's `ServiceCall`.
+ * The mock's exchange (src/http/exchange.ts): its last step has the store serve the operation, and its journal
+ * entries go to the key's tenant. Once `Owned` (routed, its key known), it is also the store's `ServiceCall`.
  */
-export class ServiceExchange extends PipelineRequest implements BodySink {
-  reply: Reply | undefined = undefined;
-  /** The reply's body already serialised (an unchanged group's answer), else undefined. */
-  payload: Payload | undefined = undefined;
+export class ServiceExchange extends Exchange {
   /** The journal and faults of the key's tenant, once the key is known (else the default tenant's journal). */
   runtime: TenantRuntime | undefined = undefined;
-  /** What the client got wrong against the document (listed by the journal's `invalid=true`). */
-  diagnostics: readonly Diagnostic[] = noWarnings;
-  /** Whether the body has been read (or reading it has begun): a refusal before that reads it first. */
-  #bodyRead = false;
-  /** Why the body the request announced is not in the journal, if it is not. */
-  #bodyNotKept: string | undefined = undefined;
   /** The journal entry of the answer prepared before the store wrote it with its change (PostgreSQL). */
   #prepared: JournalRecord | undefined = undefined;
-  readonly #started: number;
   /** The owner of the key a refused request carried, worked out once (null until then). */
   #refusedOwner: KeyOwner | undefined | null = null;
 
   constructor(
     private readonly context: MockContext,
+    settings: ExchangeSettings<Exchange>,
     private readonly memo: AnswerMemo,
-    readonly req: IncomingMessage,
-    private readonly res: ServerResponse,
-    method: string,
+    req: IncomingMessage,
+    res: ServerResponse,
     head: RequestHead,
   ) {
-    super(method, head.path, head);
-    this.#started = performance.now();
-  }
-
-  /** Serves the routed operation: the header stage first, then the body stage once the body has arrived. */
-  serve(this: Routed<ServiceExchange>): void {
-    const { context } = this;
-    const refused = mockWay.head(this, context);
-    if (refused?.code === 'AUTH_UNKNOWN_KEY' && this.owner === undefined) {
-      this.#lookUpKey(refused);
-      return;
-    }
-    if (this.owner !== undefined) this.runtime = runtimeOf(context, this.owner.tenant);
-    // With a key ring, a request that passed `authenticate` has its owner.
-    if (refused === undefined && isOwned(this)) {
-      this.#bodyRead = true;
-      collectBody(this.req, this.contentLength, context.bodyLimit, this);
-    } else
-      this.fail(
-        refused ?? internalError(context, new Error('a request passed authenticate without an owner')),
-      );
+    super(settings, req, res, head);
   }
 
   /**
    * A key the key ring does not know: the store is asked before the key is refused (`resolveUnknownKey`, as the
-   * admin API does); a key found there is remembered and the request served.
+   * admin API does); a key found there is remembered and the header stage runs again.
    */
-  #lookUpKey(this: Routed<ServiceExchange>, refused: ApiError): void {
-    resolveUnknownKey(this.authorization, refused, this.context).then(
-      (found) => this.#guarded(() => (found.ok ? this.serve() : this.fail(found.error))),
+  protected override headRefused(this: Routed<ServiceExchange>, problem: ApiError): void {
+    if (problem.code !== 'AUTH_UNKNOWN_KEY' || this.owner !== undefined) {
+      this.fail(problem);
+      return;
+    }
+    resolveUnknownKey(this.authorization, problem, this.context).then(
+      (found) => this.guarded(() => (found.ok ? this.headStage() : this.fail(found.error))),
       (error: Error) => this.storeFailed(error),
     );
   }
 
-  /**
-   * Answers an error; its details are what the client got wrong (an error without details names nothing). A
-   * refusal decided from the headers reads the body first, for the journal (`readRefusedBody`).
-   */
-  fail(error: ApiError, contract = true): void {
-    if (!this.#bodyRead) {
-      this.#bodyRead = true;
-      readRefusedBody(this.req, this, this.context.bodyLimit, error, (notKept) =>
-        this.#guarded(() => {
-          this.#bodyNotKept = notKept;
-          this.fail(error, contract);
-        }),
-      );
-      return;
-    }
-    this.#replyWith(errorReply(error));
-    if (contract && this.diagnostics.length === 0) this.diagnostics = error.details;
-    this.complete();
+  /** The last step: the store serves the operation (the planned fault due first). */
+  protected last(): void {
+    // With a key ring, a request that passed `authenticate` has its owner.
+    if (isOwned(this as Routed<ServiceExchange>)) (this as Owned<ServiceExchange>).#serve(true);
+    else this.crash(new Error('a request passed authenticate without an owner'));
   }
 
-  /** A bug in the mock: answered 500 (when an answer can still be sent) and logged with its stack. */
-  crash(error: Error): void {
-    this.#replyWith(errorReply(internalError(this.context, error)));
-    this.complete();
-  }
-
-  /**
-   * The reply from here on. Whatever was prepared before it (with PostgreSQL, the answer decided before its
-   * statement, serialised, and its journal entry) is dropped: an error never goes out with a success's body.
-   */
-  #replyWith(reply: Reply | undefined): void {
-    this.reply = reply;
-    this.payload = undefined;
+  protected override replyWith(reply: Reply | undefined): void {
+    super.replyWith(reply);
     this.#prepared = undefined;
-  }
-
-  /** The body has arrived: parse, value checks, schema, then the operation (after a planned fault, if one is due). */
-  bodyArrived(this: Owned<ServiceExchange>, read: BodyResult): void {
-    try {
-      if (!read.ok) {
-        this.#bodyNotKept = bodyNotKept(read);
-        if ('gone' in read)
-          this.complete(); // the client went away: nobody to answer
-        else this.fail(read.error);
-        return;
-      }
-      const refused = mockWay.body(this, this.context, read.value);
-      if (refused !== undefined) this.fail(refused);
-      else this.#serve(true);
-    } catch (error) {
-      this.crash(error as Error);
-    }
   }
 
   /** The store serves the operation (the planned fault due first, when `claimFault`). */
@@ -166,18 +91,19 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
   }
 
   #tenantRuntime(this: Owned<ServiceExchange>): TenantRuntime {
-    return this.runtime ?? runtimeOf(this.context, this.owner.tenant);
+    this.runtime ??= runtimeOf(this.context, this.owner.tenant);
+    return this.runtime;
   }
 
   /** The store claimed a planned fault: it strikes, after its delay if it has one. */
   faulted(this: Owned<ServiceExchange>, fault: Fault): void {
-    this.#guarded(() => {
-      this.#replyWith(undefined);
+    this.guarded(() => {
+      this.replyWith(undefined);
       if (fault.delay_ms <= 0) this.#strike(fault);
       else
         this.#tenantRuntime().delays.wait(
           fault.delay_ms,
-          () => this.#guarded(() => this.#strike(fault)),
+          () => this.guarded(() => this.#strike(fault)),
           () => this.#abandon(),
         );
     });
@@ -191,7 +117,7 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
     this.res.destroy();
     logExchange(
       this.context.logger,
-      { method: this.method, path: this.path, status: 0, ms: elapsedMs(this.#started) },
+      { method: this.method, path: this.path, status: 0, ms: elapsedMs(this.started) },
       noWarnings,
     );
   }
@@ -200,15 +126,15 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
   #strike(this: Owned<ServiceExchange>, fault: Fault): void {
     if (fault.action === 'reset-connection') {
       this.req.socket.destroy();
-      this.complete();
+      this.finish();
     } else if (fault.status === null) {
       // A delay alone: the operation runs now, no other fault claimed for it.
       this.#serve(false);
     } else {
       // The fault's own status, on its reply: the only answer whose status the catalogue does not decide.
       const message = `fault ${fault.id}, planned with injectFault (POST /__admin/faults); a real client retries or reports this`;
-      this.#replyWith({ ...errorReply(apiError('INJECTED_FAULT', message)), status: fault.status });
-      this.complete();
+      this.replyWith({ ...errorReply(apiError('INJECTED_FAULT', message)), status: fault.status });
+      this.finish();
     }
   }
 
@@ -225,13 +151,13 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
     // The journal out of reach: the refusal as the rule gave it.
     this.context.store.rotatedAway(this.#tenantRuntime(), token).then(
       (found) =>
-        this.#guarded(() =>
+        this.guarded(() =>
           this.fail(
             found === undefined ? error : rotatedTokenNotFound(found.retired, found.groupExists),
             false,
           ),
         ),
-      () => this.#guarded(() => this.fail(error, false)),
+      () => this.guarded(() => this.fail(error, false)),
     );
   }
 
@@ -239,7 +165,7 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
   journal(decision: Decision<unknown>): JournalRecord {
     this.reply = answer(this, decision);
     this.payload = payloadOf(this.reply.body);
-    this.#prepared = this.#journalRecord(this.payload.text);
+    this.#prepared = this.journalRecord(this.reply.status, this.payload.text);
     return this.#prepared;
   }
 
@@ -255,7 +181,7 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
         // The tenant was removed (through another replica, with PostgreSQL): its keys are forgotten here too.
         if (result.error.code === 'AUTH_UNKNOWN_KEY') this.context.keys.forget(this.owner.tenant);
         this.#refuse(result.error);
-      } else if (journaled && this.#prepared !== undefined) this.#deliver(this.#prepared);
+      } else if (journaled && this.#prepared !== undefined) this.deliver(this.#prepared);
       else this.#succeed(result.value, shown);
     } catch (error) {
       this.crash(error as Error);
@@ -264,46 +190,17 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
 
   /** The answer to a decision; one that shows a stored group unchanged (`shown`) is memoised by that group. */
   #succeed(this: Owned<ServiceExchange>, decision: Decision<unknown>, shown: Group | undefined): void {
-    this.#replyWith(answer(this, decision));
+    this.replyWith(answer(this, decision));
     if (shown !== undefined) this.payload = this.memo.answer(shown, decision.body);
-    this.complete();
+    this.finish();
   }
 
   /** The store failed: 503 when it is out of reach (nothing was kept), else a bug (500). */
   storeFailed(error: Error): void {
-    this.#guarded(() => {
-      this.#replyWith(errorReply(storeFailure(this.context, error)));
-      this.complete();
+    this.guarded(() => {
+      this.replyWith(errorReply(storeFailure(this.context, error)));
+      this.finish();
     });
-  }
-
-  /** A step past the first tick: a bug there would otherwise escape to the event loop; it answers 500 instead. */
-  #guarded(step: () => void): void {
-    try {
-      step();
-    } catch (error) {
-      this.crash(error as Error);
-    }
-  }
-
-  /**
-   * Sends the reply (or drops the connection when there is none), then journals and logs the request. A store that
-   * keeps the journal apart (PostgreSQL) has the entry first: once the client has its answer, every replica's
-   * journal lists the request.
-   */
-  complete(): void {
-    const { context, reply, res } = this;
-    this.payload ??= reply === undefined ? undefined : payloadOf(reply.body);
-    // A client gone before its answer (during a planned delay) is journaled with status 0.
-    const delivered = !res.destroyed && !res.headersSent;
-    const record = this.#journalRecord(delivered ? (this.payload?.text ?? null) : null, delivered);
-    // A reply waits for its journal entry; a dropped connection has nobody to wait for it.
-    const waits = reply !== undefined;
-    context.store.record(this.#journalOwner()?.tenant ?? defaultTenantId, record, (error) => {
-      if (error !== undefined) logStoreError(context, error, 'journal write failed');
-      if (waits) this.#deliver(record);
-    });
-    if (!waits) this.#deliver(record);
   }
 
   /**
@@ -320,39 +217,30 @@ export class ServiceExchange extends PipelineRequest implements BodySink {
     return this.#refusedOwner;
   }
 
-  /** The journal record; `delivered` false when the client had gone before the answer (status 0). */
-  #journalRecord(responseText: string | null, delivered = true): JournalRecord {
+  protected key(): Pick<JournalRecord, 'keyEnvironment' | 'keyMatched'> {
     const owner = this.#journalOwner();
     return {
-      method: this.method,
-      path: this.path,
-      operationId: (this.operation?.operationId as OperationId | undefined) ?? null,
       keyEnvironment: owner?.environment ?? null,
-      status: delivered ? (this.reply?.status ?? 0) : 0,
-      durationMs: elapsedMs(this.#started),
-      rawHeaders: this.req.rawHeaders,
       keyMatched: owner === undefined ? undefined : keyMatchedBy(owner),
-      requestBodyNotKept: this.#bodyNotKept,
-      requestText: this.text,
-      requestBody: this.text === undefined ? (this.body ?? null) : null,
-      responseText,
-      diagnostics: this.diagnostics,
-      warnings: this.warnings,
     };
   }
 
-  #deliver(record: JournalRecord): void {
-    const { context, reply, res, method, path } = this;
-    if (reply === undefined) {
-      if (!res.headersSent) res.destroy();
-    } else send(res, reply, this.payload);
-    const runtime = this.runtime ?? runtimeOf(context, this.#journalOwner()?.tenant ?? defaultTenantId);
+  /**
+   * A store that keeps the journal apart (PostgreSQL) has the entry first: once the client has its answer, every
+   * replica's journal lists the request. This process's journal of the tenant (which watchers hear) has it then.
+   */
+  protected keep(record: JournalRecord, written: () => void): void {
+    const { context } = this;
+    context.store.record(this.#journalOwner()?.tenant ?? defaultTenantId, record, (error) => {
+      if (error !== undefined) logStoreError(context, error, 'journal write failed');
+      written();
+    });
+  }
+
+  protected override deliver(record: JournalRecord): void {
+    super.deliver(record);
+    const runtime = this.runtime ?? runtimeOf(this.context, this.#journalOwner()?.tenant ?? defaultTenantId);
     runtime.journal.record(record);
-    logExchange(
-      context.logger,
-      { method, path, status: record.status, ms: record.durationMs },
-      this.diagnostics,
-    );
   }
 }
 

@@ -26,7 +26,7 @@ import { AssetStore } from '../ui/assets.js';
 import { createPages, pagePaths } from '../ui/pages.js';
 import { warmUp } from '../validate/schemaChecks.js';
 import { stopForwarding, target as targetOf } from './forward.js';
-import { proxyExchange } from './proxyExchange.js';
+import { ProxyExchange, proxyExchangeSettings } from './proxyExchange.js';
 import {
   checkRecordPath,
   ProxyOptionError,
@@ -140,6 +140,7 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
     model,
     recording,
   };
+  const exchanges = proxyExchangeSettings(proxy);
   const admin = createAdminHandler(context, controls, {
     has: (operationId) => !mockOnlyOperations.has(operationId),
     lacking: mockOnly(options.target),
@@ -151,7 +152,7 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
       logger: context.logger,
       admin,
       pages,
-      service: (req, res, path, head, refused) => proxyExchange(proxy, req, res, path, head, refused),
+      exchange: (req, res, head) => new ProxyExchange(proxy, exchanges, req, res, head),
     }),
   );
   let closing: Promise<void> | undefined;

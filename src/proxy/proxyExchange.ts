@@ -1,22 +1,19 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiError } from '../errors.js';
-import { collectBody } from '../http/collectBody.js';
+import { Exchange, type ExchangeSettings } from '../http/exchange.js';
 import type { RequestHead } from '../http/head.js';
-import { bodyNotKept as notKeptOf, readRefusedBody } from '../http/refusedBody.js';
-import { send } from '../http/respond.js';
 import { keyScope } from '../model/keyScope.js';
 import type { ReferenceModel } from '../model/referenceModel.js';
 import { errorReply } from '../pipeline/answer.js';
 import { sentKey } from '../pipeline/authenticate.js';
-import { findOperation } from '../pipeline/findOperation.js';
-import { checkLimits, Pipeline, parseBody } from '../pipeline/pipeline.js';
-import { PipelineRequest } from '../pipeline/pipelineRequest.js';
+import { Pipeline } from '../pipeline/pipeline.js';
+import type { Surface } from '../pipeline/pipelineRequest.js';
 import { judgeResponse } from '../pipeline/validateResponse.js';
 import type { Result } from '../result.js';
-import { elapsedMs, type Log, logExchange } from '../runtime/log.js';
+import type { Log } from '../runtime/log.js';
 import type { OperationId } from '../spec/operations.js';
 import type { Diagnostic, Environment } from '../spec/types.js';
-import type { Journal } from '../store/journal.js';
+import type { Journal, JournalRecord } from '../store/journal.js';
 import { diagnostic } from '../validate/diagnostic.js';
 import { parseJsonBody } from '../validate/jsonText.js';
 import { decodeAnswer } from './answerEncoding.js';
@@ -42,167 +39,95 @@ export interface ProxyContext {
 
 const noDiagnostics: readonly Diagnostic[] = [];
 
-/**
- * The proxy's way: the key's form only (it holds no keys), no rate limit, the body limit before anything (above).
- * It stops at the first problem, like the mock it stands in for.
- */
-const proxyWay = new Pipeline({ checkLimits: null });
+/** The proxy's way: the key's form only (it holds no keys), no rate limit, the body limit. */
+const proxyWay = new Pipeline<Exchange, Surface>({});
+
+/** The settings of a proxy's exchanges: a problem it can forward is judged, unless `blockInvalid` refuses it. */
+export const proxyExchangeSettings = (proxy: ProxyContext): ExchangeSettings<Exchange> => ({
+  way: proxyWay,
+  surface: { bodyLimit: proxy.bodyLimit },
+  logger: proxy.logger,
+  refuseInvalid: proxy.blockInvalid,
+});
+
+/** What a proxy cannot pass on: a path of no operation, and a body over the limit (it does not hold one to forward). */
+const unforwardable: ReadonlySet<string> = new Set(['ROUTE_NOT_FOUND', 'PAYLOAD_TOO_LARGE']);
 
 /**
- * One request through the proxy: it is forwarded as it came (unless it is refused here: a body over the limit,
- * broken framing, or with `blockInvalid` any invalid request) and the pipeline's steps up to the schema judge it
- * (the client's diagnostics); the target's answer is passed back unchanged, then judged by `validateResponse` and
- * the reference model (src/model: the provider's diagnostics). Judging never holds a request or an answer up, except the
- * request under `blockInvalid`. The exchange is journalled once, with whose fault its diagnostics are.
+ * The proxy's exchange (src/http/exchange.ts): its last step forwards the request as it came (unless it is refused
+ * here: a path of no operation, a body over the limit, broken framing, or with `blockInvalid` any invalid request)
+ * and passes the target's answer back unchanged, then judges it by `validateResponse` and the reference model
+ * (src/model: the provider's diagnostics). Judging never holds a request or an answer up, except the request under
+ * `blockInvalid`. The exchange is journaled once, with whose fault its diagnostics are.
  */
-export function proxyExchange(
-  proxy: ProxyContext,
-  req: IncomingMessage,
-  res: ServerResponse,
-  path: string,
-  head: RequestHead,
-  refused: ApiError | undefined,
-): void {
-  const started = performance.now();
-  const method = req.method ?? 'GET';
-  const url = req.url ?? '/';
-  const request = new PipelineRequest(method, path, head);
-  const apiKey = sentKey(request.authorization);
-  // Taken when the rules or the journal first need it, after the request is on its way.
-  let scope: string | undefined;
-  const scopeOf = (): string | undefined => (scope ??= apiKey === undefined ? undefined : keyScope(apiKey));
-  let clientDiagnostics: readonly Diagnostic[] = noDiagnostics;
-  let bodyNotKept: string | undefined;
-  const journal = (
-    status: number,
-    responseText: string | null,
-    provider: readonly Diagnostic[],
-    answerWarnings: readonly Diagnostic[] = noDiagnostics,
-  ): void => {
-    const client = clientDiagnostics;
-    const scoped = scopeOf();
-    const ms = elapsedMs(started);
-    // Judged on both sides: each diagnostic says which it is about (JournalDiagnostic of openapi/admin.yaml).
-    const diagnostics =
-      provider.length === 0
-        ? client
-        : [
-            ...client.map((d) => ({ ...d, about: 'request' })),
-            ...provider.map((d) => ({ ...d, about: 'answer' })),
-          ];
-    const environment = scoped === undefined ? undefined : (proxy.model.environmentOf(scoped) as Environment);
-    proxy.journal.record({
-      method,
-      path,
-      operationId: (request.operation?.operationId as OperationId | undefined) ?? null,
-      keyEnvironment: environment ?? null,
-      status,
-      durationMs: ms,
-      rawHeaders: req.rawHeaders,
-      keyMatched:
-        scoped === undefined
-          ? notAKey
-          : environment === undefined
-            ? keyNotPlaced
-            : `a key the service answers in ${environment}`,
-      requestBodyNotKept: bodyNotKept,
-      requestText: request.text,
-      requestBody: request.text === undefined ? (request.body ?? null) : null,
-      responseText,
-      diagnostics,
-      warnings: answerWarnings.length === 0 ? request.warnings : [...request.warnings, ...answerWarnings],
-      ...(provider.length === 0 ? {} : { fault: client.length === 0 ? 'provider' : 'both' }),
-    });
-    logExchange(proxy.logger, { method, path, status, ms }, diagnostics);
-  };
-  /** Answers here rather than forwarding (the mock's error, the client's fault), the body read first. */
-  const refuseUnread = (error: ApiError): void =>
-    readRefusedBody(req, request, proxy.bodyLimit, error, (notKept) => {
-      bodyNotKept = notKept;
-      refuse(error);
-    });
-  /** Answers here rather than forwarding: the mock's error, the client's fault. */
-  const refuse = (error: ApiError): void => {
-    if (clientDiagnostics.length === 0) clientDiagnostics = error.details;
-    const reply = errorReply(error);
-    journal(reply.status, send(res, reply) ?? null, noDiagnostics);
-  };
-  /** The target could not answer: 502 or 504 here, journalled as the provider's. */
-  const unanswered = (error: ApiError): void => {
-    const reply = errorReply(error);
-    journal(reply.status, send(res, reply) ?? null, [diagnostic(error.code, '/status', error.message)]);
-  };
+export class ProxyExchange extends Exchange {
+  /** What the target's answer got wrong (the provider's diagnostics). */
+  #provider: readonly Diagnostic[] = noDiagnostics;
+  /** Risky values of the answer, accepted and reported. */
+  #answerWarnings: readonly Diagnostic[] = noDiagnostics;
+  /** The scope of the key the request carried (null until worked out, undefined when it carried none). */
+  #scope: string | undefined | null = null;
 
-  // Refused by the dispatcher (no Host header): answered here, as the mock answers it.
-  if (refused !== undefined) {
-    refuseUnread(refused);
-    return;
+  constructor(
+    private readonly proxy: ProxyContext,
+    settings: ExchangeSettings<Exchange>,
+    req: IncomingMessage,
+    res: ServerResponse,
+    head: RequestHead,
+  ) {
+    super(settings, req, res, head);
   }
-  // A body over the limit is refused whatever else is wrong: the proxy does not hold one to forward.
-  const tooLarge = checkLimits(request, proxy);
-  if (tooLarge !== undefined) {
-    refuseUnread(tooLarge);
-    return;
-  }
-  const found = findOperation(request);
-  const routed = 'code' in found ? undefined : found;
-  const headFirst = 'code' in found ? found : proxyWay.head(found, proxy);
-  if (headFirst !== undefined && (proxy.blockInvalid || headFirst.code === 'ROUTE_NOT_FOUND')) {
-    refuseUnread(headFirst);
-    return;
-  }
-  if (headFirst !== undefined) clientDiagnostics = headFirst.details;
 
-  /** The client's diagnostics of the body (parsed into `request`), or the error that refuses it. */
-  const judgeBody = (bytes: Buffer | undefined): ApiError | undefined => {
-    if (bytes === undefined) return undefined;
-    if (routed !== undefined && headFirst === undefined) return proxyWay.body(routed, proxy, bytes);
-    parseBody(request, bytes); // for the journal alone
-    return undefined;
-  };
+  protected override goesOn(problem: ApiError): boolean {
+    return !this.proxy.blockInvalid && !unforwardable.has(problem.code);
+  }
 
-  const withBody = (bytes: Buffer | undefined): void => {
-    // With blockInvalid the verdict decides whether to forward; without, the request is on its way first and
-    // judged while the target works (the client's wait does not include the judging).
-    const blocked = proxy.blockInvalid ? judgeBody(bytes) : undefined;
-    if (blocked !== undefined) {
-      refuse(blocked);
-      return;
+  /** Taken when the rules or the journal first need it, after the request is on its way. */
+  #scopeOf(): string | undefined {
+    if (this.#scope === null) {
+      const apiKey = sentKey(this.authorization);
+      this.#scope = apiKey === undefined ? undefined : keyScope(apiKey);
     }
+    return this.#scope;
+  }
+
+  /** The last step: forwarded as it came, the target's answer passed back and judged. */
+  protected last(): void {
+    const { req, path, raw } = this;
+    const url = req.url ?? '/';
     const sent = {
-      method,
+      method: this.method,
       pathAndQuery: url.startsWith('/') ? url : path,
       headers: endToEndHeaders(req.rawHeaders, ['host', 'expect']),
-      body: bytes,
+      body: raw,
     };
-    let judged = proxy.blockInvalid;
-    const judge = (): void => {
-      if (judged) return;
-      judged = true;
-      const refused = judgeBody(bytes);
-      if (refused !== undefined) clientDiagnostics = refused.details;
-    };
-    forward(proxy.target, sent, (answer: Result<TargetAnswer, ApiError>) => {
+    forward(this.proxy.target, sent, (answer: Result<TargetAnswer, ApiError>) => {
       try {
-        judge(); // done already, unless the answer came first
-        if (answer.ok) answered(answer.value, bytes);
-        else unanswered(answer.error);
+        this.judge(); // done already, unless the answer came first
+        if (answer.ok) this.#answered(answer.value);
+        else this.#unanswered(answer.error);
       } catch (error) {
-        proxy.logger.error({ err: error }, 'proxy exchange failed');
-        if (!res.headersSent) res.destroy();
+        this.proxy.logger.error({ err: error }, 'proxy exchange failed');
+        if (!this.res.headersSent) this.res.destroy();
       }
     });
-    // The request is written to the target once this turn of the event loop ends: judge it after that.
-    if (!judged) setImmediate(judge);
-  };
+  }
 
-  const answered = (answer: TargetAnswer, sentBody: Buffer | undefined): void => {
+  /** The target could not answer: 502 or 504 here, journaled as the provider's. */
+  #unanswered(error: ApiError): void {
+    this.#provider = [diagnostic(error.code, '/status', error.message)];
+    this.replyWith(errorReply(error));
+    this.finish();
+  }
+
+  #answered(answer: TargetAnswer): void {
+    const { proxy, res, method, path } = this;
     const { status } = answer;
     if (!res.headersSent && !res.destroyed) passBack(res, method, answer);
     const contentType = headerOf(answer.rawHeaders, 'content-type');
     const provider: Diagnostic[] = [];
     const warnings: Diagnostic[] = [];
-    const operation = request.operation;
+    const operation = this.operation;
     let body = answer.body;
     let decodable = true;
     const coding = headerOf(answer.rawHeaders, 'content-encoding');
@@ -221,57 +146,85 @@ export function proxyExchange(
       const parsed = body.length === 0 ? undefined : parseJsonBody(body, 'answer');
       value = parsed === undefined ? undefined : parsed.ok ? parsed.value.value : plainJson(body);
       const checked = judgeResponse(
-        request,
-        {
-          method,
-          path,
-          status,
-          body: parsed?.ok === true ? value : body,
-          contentType,
-        },
+        this,
+        { method, path, status, body: parsed?.ok === true ? value : body, contentType },
         { allowAdditionalProperties: proxy.lenient },
       );
       provider.push(...checked.diagnostics);
-      const keyed = scopeOf();
-      if (clientDiagnostics.length === 0 && keyed !== undefined)
+      const keyed = this.#scopeOf();
+      if (this.diagnostics.length === 0 && keyed !== undefined)
         provider.push(
-          ...proxy.model.judge(operation.operationId as OperationId, request.body, status, value, keyed),
+          ...proxy.model.judge(operation.operationId as OperationId, this.body, status, value, keyed),
         );
     }
-    const responseText =
+    const text =
       body.length === 0
         ? null
         : value === undefined
           ? JSON.stringify(body.toString('utf8'))
           : body.toString('utf8');
-    journal(status, responseText, provider, warnings);
+    this.#provider = provider;
+    this.#answerWarnings = warnings;
+    this.passed = { status, text };
+    this.finish();
+    const url = this.req.url ?? '/';
     proxy.recording?.add({
       method,
       path,
       query: url.includes('?') ? url.slice(url.indexOf('?') + 1) : '',
       operationId: operation?.operationId,
-      apiKey,
-      keyScope: scopeOf(),
-      requestContentType: [head.contentType ?? []].flat()[0],
-      requestBody: sentBody,
+      apiKey: sentKey(this.authorization),
+      keyScope: this.#scopeOf(),
+      requestContentType: [this.contentType ?? []].flat()[0],
+      requestBody: this.raw,
       status,
       responseContentType: contentType,
       responseBody: body,
       providerDiagnostics: provider,
     });
-  };
+  }
 
-  if (!request.bodySent) withBody(undefined);
-  else
-    collectBody(req, head.contentLength, proxy.bodyLimit, {
-      bodyArrived: (read) => {
-        bodyNotKept = notKeptOf(read);
-        if (read.ok) withBody(read.value);
-        else if ('gone' in read)
-          journal(0, null, noDiagnostics); // nobody to answer
-        else refuse(read.error);
-      },
-    });
+  protected key(): Pick<JournalRecord, 'keyEnvironment' | 'keyMatched'> {
+    const scoped = this.#scopeOf();
+    const environment =
+      scoped === undefined ? undefined : (this.proxy.model.environmentOf(scoped) as Environment | undefined);
+    return {
+      keyEnvironment: environment ?? null,
+      keyMatched:
+        scoped === undefined
+          ? notAKey
+          : environment === undefined
+            ? keyNotPlaced
+            : `a key the service answers in ${environment}`,
+    };
+  }
+
+  /** Judged on both sides: each diagnostic says which it is about (JournalDiagnostic of openapi/admin.yaml). */
+  protected override journalRecord(status: number, responseText: string | null): JournalRecord {
+    const record = super.journalRecord(status, responseText);
+    const provider = this.#provider;
+    const answerWarnings = this.#answerWarnings;
+    if (provider.length === 0 && answerWarnings.length === 0) return record;
+    const client = record.diagnostics;
+    return {
+      ...record,
+      ...(provider.length === 0
+        ? {}
+        : {
+            diagnostics: [
+              ...client.map((d) => ({ ...d, about: 'request' })),
+              ...provider.map((d) => ({ ...d, about: 'answer' })),
+            ],
+            fault: client.length === 0 ? 'provider' : 'both',
+          }),
+      warnings: answerWarnings.length === 0 ? record.warnings : [...record.warnings, ...answerWarnings],
+    };
+  }
+
+  protected keep(record: JournalRecord, written: () => void): void {
+    this.proxy.journal.record(record);
+    written();
+  }
 }
 
 /** What an `Authorization` the proxy could not read as `Token <key>` matched, as the journal shows it. */
