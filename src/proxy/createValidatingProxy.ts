@@ -7,7 +7,7 @@ import { cryptoIds } from '../domain/ids.js';
 import { type ApiError, apiError } from '../errors.js';
 import { createDispatcher } from '../http/app.js';
 import { closeServer, startServer } from '../http/listen.js';
-import { keyScope } from '../model/keyScope.js';
+import { KeyScopes, keyScope } from '../model/keyScope.js';
 import { ReferenceModel } from '../model/referenceModel.js';
 import { KeyRing } from '../runtime/keyRing.js';
 import { createLog } from '../runtime/log.js';
@@ -139,6 +139,7 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
     blockInvalid: settings.blockInvalid,
     model,
     recording,
+    scopes: new KeyScopes(),
   };
   const exchanges = proxyExchangeSettings(proxy);
   const admin = createAdminHandler(context, controls, {

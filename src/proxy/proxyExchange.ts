@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiError } from '../errors.js';
 import { Exchange, type ExchangeSettings } from '../http/exchange.js';
 import type { RequestHead } from '../http/head.js';
-import { keyScope } from '../model/keyScope.js';
+import type { KeyScopes } from '../model/keyScope.js';
 import type { ReferenceModel } from '../model/referenceModel.js';
 import { errorReply } from '../pipeline/answer.js';
 import { sentKey } from '../pipeline/authenticate.js';
@@ -35,6 +35,8 @@ export interface ProxyContext {
   readonly model: ReferenceModel;
   /** Where `--record` keeps what was seen, written as it goes. */
   readonly recording: RecordingFile | undefined;
+  /** The model's name of each API key seen (`keyScope`), worked out once per key. */
+  readonly scopes: KeyScopes;
 }
 
 const noDiagnostics: readonly Diagnostic[] = [];
@@ -86,7 +88,7 @@ export class ProxyExchange extends Exchange {
   #scopeOf(): string | undefined {
     if (this.#scope === null) {
       const apiKey = sentKey(this.authorization);
-      this.#scope = apiKey === undefined ? undefined : keyScope(apiKey);
+      this.#scope = apiKey === undefined ? undefined : this.proxy.scopes.of(apiKey);
     }
     return this.#scope;
   }
@@ -141,10 +143,12 @@ export class ProxyExchange extends Exchange {
       }
     }
     let value: unknown;
+    let text: string | null | undefined;
     if (operation !== undefined && decodable) {
       // Parsed once: the value when the answer is sound JSON, else its bytes, for validateResponse to name the fault.
       const parsed = body.length === 0 ? undefined : parseJsonBody(body, 'answer');
       value = parsed === undefined ? undefined : parsed.ok ? parsed.value.value : plainJson(body);
+      if (parsed?.ok === true) text = parsed.value.text;
       const checked = judgeResponse(
         this,
         { method, path, status, body: parsed?.ok === true ? value : body, contentType },
@@ -157,7 +161,7 @@ export class ProxyExchange extends Exchange {
           ...proxy.model.judge(operation.operationId as OperationId, this.body, status, value, keyed),
         );
     }
-    const text =
+    text ??=
       body.length === 0
         ? null
         : value === undefined
