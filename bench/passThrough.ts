@@ -73,20 +73,18 @@ function clientFor(kind: Client, target: URL): { forward: Forward; opened: () =>
       let status = 0;
       let contentType: string | undefined;
       const chunks: Buffer[] = [];
+      // undici's current handler API, as the proxy's `forward` uses it.
       pool.dispatch(options(sent), {
-        onConnect: () => undefined,
-        onHeaders: (code, raw) => {
+        onRequestStart: () => undefined,
+        onResponseStart: (_controller, code, headers) => {
           status = code;
-          for (let i = 0; i < raw.length; i += 2)
-            if (String(raw[i]).toLowerCase() === 'content-type') contentType = String(raw[i + 1]);
-          return true;
+          contentType = headerValue(headers, 'content-type');
         },
-        onData: (chunk) => {
+        onResponseData: (_controller, chunk) => {
           chunks.push(chunk);
-          return true;
         },
-        onComplete: () => answered(status, contentType, Buffer.concat(chunks)),
-        onError: failed,
+        onResponseEnd: () => answered(status, contentType, Buffer.concat(chunks)),
+        onResponseError: (_controller, error) => failed(error),
       });
     };
     return { forward, opened: () => opened };
