@@ -11,12 +11,12 @@ import { createApp } from './http/app.js';
 import { closeServer, startServer } from './http/listen.js';
 import { type ApiKey, defaultApiKeys, KeyRing } from './runtime/keyRing.js';
 import { createLog } from './runtime/log.js';
-import type { MockContext, TenantRuntime } from './runtime/mockContext.js';
+import type { MockContext } from './runtime/mockContext.js';
 import { checkOptions, withDefaults } from './runtime/options.js';
 import { RateLimiter } from './runtime/rateLimiter.js';
 import { type MockServerOptions, serveOptions } from './runtime/serveOptions.js';
 import { openStore } from './store/openStore.js';
-import type { Store } from './store/store.js';
+import type { Store, TenantState } from './store/store.js';
 import { createPages } from './ui/pages.js';
 import { warmUp } from './validate/schemaChecks.js';
 
@@ -54,19 +54,19 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
     const ids = options.seed === undefined ? cryptoIds : seededIds(options.seed);
     const opened = await openStore(options.db, { ...options, ids, journalLimit: settings.journalLimit });
     store = opened;
-    const runtimes = new Map<string, TenantRuntime>();
+    const tenants = new Map<string, TenantState>();
     const context: MockContext = {
       store: opened,
       // A credential that is no key may be a group token a rotation replaced, in any tenant's memory of them.
       keys: new KeyRing(apiKeys, await opened.tenants(), (token) =>
-        [...runtimes.values()].some((runtime) => runtime.retired.find(token) !== undefined),
+        [...tenants.values()].some((tenant) => tenant.retired.find(token) !== undefined),
       ),
       ids,
       logger: await createLog(settings.logLevel),
       bodyLimit: settings.bodyLimit,
       rateLimiter: options.rateLimit === undefined ? undefined : new RateLimiter(options.rateLimit),
       adminKey: options.adminKey === '' ? undefined : options.adminKey,
-      runtimes,
+      tenants,
       journalLimit: settings.journalLimit,
       stopping: stopping.signal,
     };
@@ -89,7 +89,7 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
       apiKeys,
       close: () => {
         stopping.abort();
-        for (const runtime of runtimes.values()) runtime.delays.cancelAll();
+        for (const tenant of tenants.values()) tenant.delays.cancelAll();
         closing ??= closeServer(server).then(() => opened.close());
         return closing;
       },

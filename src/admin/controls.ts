@@ -3,11 +3,11 @@ import { defaultTenantId, type Environment, type TenantKeys } from '../domain/mo
 import type { GroupSeed } from '../domain/seed.js';
 import { type ApiError, apiError, errorFromDiagnostics } from '../errors.js';
 import { failure, ok, type Result } from '../result.js';
-import { abandonScope, type MockContext, runtimeOf } from '../runtime/mockContext.js';
+import { abandonTenant, type MockContext, tenantState } from '../runtime/mockContext.js';
 import type { TenantSummary } from '../spec/types.js';
 import type { FaultSpec } from '../store/faults.js';
 import { type JournalQuery, type RequestWatcher, watcherListener } from '../store/journal.js';
-import type { TenantMemory } from '../store/store.js';
+import type { TenantState } from '../store/store.js';
 import { checkAdminSchema } from './adminDocument.js';
 import type { Controls } from './controlsApi.js';
 import { checkJournalQuery } from './journalQuery.js';
@@ -41,7 +41,7 @@ function tenantRemovalRefused(id: string, scope: string): ApiError | undefined {
 }
 
 /**
- * The fixture controls over one mock's store and runtime state. Watching the journal hears this process's requests
+ * The fixture controls over one mock's store and its tenants' state in this process. Watching the journal hears this process's requests
  * only (with PostgreSQL, the event stream of `/__admin/events` is per replica).
  */
 export function createControls(context: MockContext): Controls {
@@ -54,12 +54,13 @@ export function createControls(context: MockContext): Controls {
     if (typeof tenant === 'string' && (await store.tenantExists(tenant))) return tenant;
     throw tenantNotFound(control, tenant);
   };
-  const memory = async (tenant: unknown, control: string) => runtimeOf(context, await known(tenant, control));
-  /** A control that only reads or empties one part of a scope's memory (its journal, its faults). */
-  const ofMemory =
-    <T>(control: string, act: (runtime: TenantMemory) => Promise<T>) =>
+  const stateOf = async (tenant: unknown, control: string) =>
+    tenantState(context, await known(tenant, control));
+  /** A control that only reads or empties one part of a tenant's state (its journal, its faults). */
+  const ofState =
+    <T>(control: string, act: (state: TenantState) => Promise<T>) =>
     async (tenant: unknown = defaultTenantId): Promise<T> =>
-      act(await memory(tenant, control));
+      act(await stateOf(tenant, control));
   const refused = (schema: string, value: unknown, what: string): Result<never> | undefined => {
     const diagnostics = checkAdminSchema(`/components/schemas/${schema}`, value, '');
     if (diagnostics.length === 0) return undefined;
@@ -69,11 +70,11 @@ export function createControls(context: MockContext): Controls {
 
   return {
     async reset(tenant = defaultTenantId) {
-      const runtime = await memory(tenant, 'reset');
-      abandonScope(context, runtime.id);
-      await store.clearRequests(runtime);
-      await store.clearFaults(runtime);
-      await store.clearGroups(runtime.id);
+      const state = await stateOf(tenant, 'reset');
+      abandonTenant(context, state.id);
+      await store.clearRequests(state);
+      await store.clearFaults(state);
+      await store.clearGroups(state.id);
     },
 
     async seedGroup(seed: GroupSeed, tenant = defaultTenantId) {
@@ -102,11 +103,11 @@ export function createControls(context: MockContext): Controls {
 
     async requests(query: JournalQuery = {}, tenant = defaultTenantId) {
       const checked = checkJournalQuery(query);
-      return store.requests(await memory(tenant, 'requests'), checked);
+      return store.requests(await stateOf(tenant, 'requests'), checked);
     },
 
-    clearRequests: ofMemory('clearRequests', (runtime) => store.clearRequests(runtime)),
-    droppedRequests: ofMemory('droppedRequests', (runtime) => store.droppedRequests(runtime)),
+    clearRequests: ofState('clearRequests', (state) => store.clearRequests(state)),
+    droppedRequests: ofState('droppedRequests', (state) => store.droppedRequests(state)),
 
     async createTenant() {
       const id = context.ids.tenantId();
@@ -120,9 +121,9 @@ export function createControls(context: MockContext): Controls {
     async deleteTenant(id: string, scope = defaultTenantId) {
       const refusal = tenantRemovalRefused(id, scope);
       if (refusal !== undefined) return failure(refusal);
-      abandonScope(context, id);
+      abandonTenant(context, id);
       if (!(await store.deleteTenant(id))) return failure(tenantMissing(id));
-      context.runtimes.delete(id);
+      context.tenants.delete(id);
       context.keys.forget(id);
       return ok(undefined);
     },
@@ -130,12 +131,12 @@ export function createControls(context: MockContext): Controls {
     async injectFault(spec: FaultSpec, tenant = defaultTenantId) {
       return (
         refused('FaultRequest', spec, 'fault') ??
-        ok(await store.addFault(await memory(tenant, 'injectFault'), spec))
+        ok(await store.addFault(await stateOf(tenant, 'injectFault'), spec))
       );
     },
 
-    faults: ofMemory('faults', (runtime) => store.faults(runtime)),
-    clearFaults: ofMemory('clearFaults', (runtime) => store.clearFaults(runtime)),
+    faults: ofState('faults', (state) => store.faults(state)),
+    clearFaults: ofState('clearFaults', (state) => store.clearFaults(state)),
 
     async health() {
       return { ...(await store.health()), version: packageVersion(), store: store.kind };
@@ -156,7 +157,7 @@ export function createControls(context: MockContext): Controls {
 
     async watchRequests(watcher: RequestWatcher, tenant = defaultTenantId) {
       const listener = watcherListener(watcher);
-      return (await memory(tenant, 'watchRequests')).journal.subscribe(listener);
+      return (await stateOf(tenant, 'watchRequests')).journal.subscribe(listener);
     },
   };
 }

@@ -9,11 +9,11 @@ import { isOwned, noWarnings, type Owned, type Routed, type Surface } from '../p
 import type { Result } from '../result.js';
 import type { KeyOwner } from '../runtime/keyRing.js';
 import { elapsedMs, logExchange } from '../runtime/log.js';
-import { type MockContext, runtimeOf, type TenantRuntime } from '../runtime/mockContext.js';
+import { type MockContext, tenantState } from '../runtime/mockContext.js';
 import type { Fault } from '../store/faults.js';
 import type { JournalRecord } from '../store/journal.js';
 import { keyMatchedBy } from '../store/requestHeaders.js';
-import { StoreUnavailableError, StoreWriteError } from '../store/store.js';
+import { StoreUnavailableError, StoreWriteError, type TenantState } from '../store/store.js';
 import type { AnswerMemo } from './answerMemo.js';
 import { authenticateOnConnection, resolveUnknownKey } from './connectionKeys.js';
 import { Exchange, type ExchangeSettings } from './exchange.js';
@@ -41,7 +41,7 @@ export const mockExchangeSettings = (context: MockContext): ExchangeSettings<Exc
  */
 export class ServiceExchange extends Exchange {
   /** The journal and faults of the key's tenant, once the key is known (else the default tenant's journal). */
-  runtime: TenantRuntime | undefined = undefined;
+  tenant: TenantState | undefined = undefined;
   /** The journal entry of the answer prepared before the store wrote it with its change (PostgreSQL). */
   #prepared: JournalRecord | undefined = undefined;
   /** The owner of the key a refused request carried, worked out once (null until then). */
@@ -87,12 +87,12 @@ export class ServiceExchange extends Exchange {
 
   /** The store serves the operation (the planned fault due first, when `claimFault`). */
   #serve(this: Owned<ServiceExchange>, claimFault: boolean): void {
-    this.context.store.serve(this, this.#tenantRuntime(), claimFault);
+    this.context.store.serve(this, this.#tenantState(), claimFault);
   }
 
-  #tenantRuntime(this: Owned<ServiceExchange>): TenantRuntime {
-    this.runtime ??= runtimeOf(this.context, this.owner.tenant);
-    return this.runtime;
+  #tenantState(this: Owned<ServiceExchange>): TenantState {
+    this.tenant ??= tenantState(this.context, this.owner.tenant);
+    return this.tenant;
   }
 
   /** The store claimed a planned fault: it strikes, after its delay if it has one. */
@@ -101,7 +101,7 @@ export class ServiceExchange extends Exchange {
       this.replyWith(undefined);
       if (fault.delay_ms <= 0) this.#strike(fault);
       else
-        this.#tenantRuntime().delays.wait(
+        this.#tenantState().delays.wait(
           fault.delay_ms,
           () => this.guarded(() => this.#strike(fault)),
           () => this.#abandon(),
@@ -110,7 +110,7 @@ export class ServiceExchange extends Exchange {
   }
 
   /**
-   * The scope was reset or removed, or the mock is closing, while the request waited on its planned delay: it ends
+   * The tenant was reset or removed, or the mock is closing, while the request waited on its planned delay: it ends
    * without an answer (the connection closed) and is not journaled, so that it touches nothing of the next test.
    */
   #abandon(): void {
@@ -149,7 +149,7 @@ export class ServiceExchange extends Exchange {
       return;
     }
     // The journal out of reach: the refusal as the rule gave it.
-    this.context.store.rotatedAway(this.#tenantRuntime(), token).then(
+    this.context.store.rotatedAway(this.#tenantState(), token).then(
       (found) =>
         this.guarded(() =>
           this.fail(
@@ -239,8 +239,8 @@ export class ServiceExchange extends Exchange {
 
   protected override deliver(record: JournalRecord): void {
     super.deliver(record);
-    const runtime = this.runtime ?? runtimeOf(this.context, this.#journalOwner()?.tenant ?? defaultTenantId);
-    runtime.journal.record(record);
+    const tenant = this.tenant ?? tenantState(this.context, this.#journalOwner()?.tenant ?? defaultTenantId);
+    tenant.journal.record(record);
   }
 }
 

@@ -11,7 +11,7 @@ import { KeyScopes, keyScope } from '../model/keyScope.js';
 import { ReferenceModel } from '../model/referenceModel.js';
 import { KeyRing } from '../runtime/keyRing.js';
 import { createLog } from '../runtime/log.js';
-import { type MockContext, runtimeOf } from '../runtime/mockContext.js';
+import { type MockContext, tenantState } from '../runtime/mockContext.js';
 import { checkOptions, withDefaults } from '../runtime/options.js';
 import type { Health } from '../spec/types.js';
 import {
@@ -90,10 +90,10 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
     bodyLimit,
     rateLimiter: undefined,
     adminKey: options.adminKey === '' ? undefined : options.adminKey,
-    runtimes: new Map(),
+    tenants: new Map(),
     stopping: stopping.signal,
   };
-  const journal = runtimeOf(context, 'default').journal;
+  const journal = tenantState(context, 'default').journal;
   const model = new ReferenceModel({
     knowledge: 'learning',
     environments: new Map(

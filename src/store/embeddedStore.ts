@@ -23,8 +23,8 @@ import {
   type ServiceCall,
   type Store,
   StoreWriteError,
-  type TenantMemory,
   type TenantRow,
+  type TenantState,
 } from './store.js';
 
 interface Entry {
@@ -36,7 +36,7 @@ interface Entry {
 
 /**
  * The store in this process, in memory or over a database file: the world in memory, kept equal to what is durable,
- * and each tenant's journal and faults in its `TenantMemory`. A request is served in the tick its body arrived when
+ * and each tenant's journal and faults in its `TenantState`. A request is served in the tick its body arrived when
  * it needs nothing from the disk (decision 3). `commit` applies changes at once (so the next request sees them) and
  * resolves when they are durable. Commits that arrive while a write is under way are group-committed: one append
  * serves them all. When an append fails, every change not yet durable is rolled back and its commit rejected:
@@ -58,7 +58,7 @@ export class EmbeddedStore implements Store {
     return this.persistence.world;
   }
 
-  serve(call: ServiceCall, tenant: TenantMemory, claimFault: boolean): void {
+  serve(call: ServiceCall, tenant: TenantState, claimFault: boolean): void {
     const operationId = call.operation.operationId as OperationId;
     const fault = claimFault ? tenant.faults.take(operationId) : undefined;
     if (fault !== undefined) {
@@ -89,14 +89,13 @@ export class EmbeddedStore implements Store {
     return this.world.tokens.has(key) ? 'group-token' : undefined;
   }
 
-  async rotatedAway(tenant: TenantMemory, token: string) {
+  async rotatedAway(tenant: TenantState, token: string) {
     const retired = tenant.retired.find(token);
     if (retired === undefined) return undefined;
     const key = groupKey(retired.environment, retired.provided_id);
     return { retired, groupExists: this.world.tenants.get(tenant.id)?.groups.has(key) === true };
   }
 
-  /** The tenant's journal in memory is the journal: nothing more to write. */
   /** The tenant's journal in memory is the journal: written once the exchange delivers, so at once. */
   record(_tenant: string, _record: JournalRecord, written: (error?: Error) => void): void {
     written();
@@ -156,27 +155,27 @@ export class EmbeddedStore implements Store {
     if (scope !== undefined && scope.groups.size > 0 && changes.length > 0) await this.commit(changes);
   }
 
-  async requests(tenant: TenantMemory, query: JournalQuery): Promise<JournalEntry[]> {
+  async requests(tenant: TenantState, query: JournalQuery): Promise<JournalEntry[]> {
     return tenant.journal.list(query);
   }
 
-  async clearRequests(tenant: TenantMemory): Promise<void> {
+  async clearRequests(tenant: TenantState): Promise<void> {
     tenant.journal.clear();
   }
 
-  async droppedRequests(tenant: TenantMemory): Promise<number> {
+  async droppedRequests(tenant: TenantState): Promise<number> {
     return tenant.journal.dropped;
   }
 
-  async addFault(tenant: TenantMemory, spec: FaultSpec): Promise<Fault> {
+  async addFault(tenant: TenantState, spec: FaultSpec): Promise<Fault> {
     return tenant.faults.add(spec);
   }
 
-  async faults(tenant: TenantMemory): Promise<Fault[]> {
+  async faults(tenant: TenantState): Promise<Fault[]> {
     return tenant.faults.list();
   }
 
-  async clearFaults(tenant: TenantMemory): Promise<void> {
+  async clearFaults(tenant: TenantState): Promise<void> {
     tenant.faults.clear();
   }
 

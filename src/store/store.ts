@@ -7,6 +7,8 @@ import type { Operation } from '../spec/operations.js';
 import type { Health } from '../spec/types.js';
 import type { Fault, FaultSpec, Faults } from './faults.js';
 import type { Journal, JournalEntry, JournalQuery, JournalRecord } from './journal.js';
+import type { PendingDelays } from './pendingDelays.js';
+import type { RetiredTokens } from './retiredTokens.js';
 
 /**
  * What a key is to the store: a tenant's key, a group token sent in its place (a group's current token, or one a
@@ -22,15 +24,18 @@ export interface TenantRow {
 }
 
 /**
- * What this process holds of one tenant: the journal of the requests it served (which watchers hear) and the planned
- * faults. The embedded stores keep a tenant's journal and faults there; PostgreSQL keeps them in its tables.
+ * What this process holds of one tenant: the journal of the requests it served (which watchers hear), the planned
+ * faults, the tokens its rotations replaced, and the requests waiting on a planned delay. The embedded stores keep a
+ * tenant's journal and faults there; PostgreSQL keeps them in its tables.
  */
-export interface TenantMemory {
+export interface TenantState {
   readonly id: string;
   readonly journal: Journal;
   readonly faults: Faults;
   /** The tokens rotations replaced, as this process's journal heard them. */
-  readonly retired: { find(token: string): RotatedAway | undefined };
+  readonly retired: RetiredTokens;
+  /** The requests waiting on a planned fault's delay: a reset or the tenant's removal cancels them. */
+  readonly delays: PendingDelays;
 }
 
 /**
@@ -63,12 +68,12 @@ export interface ServiceCall {
 export interface RequestStore {
   readonly kind: Health['store'];
   /** Serves a service request: the planned fault due claimed (when `claimFault`), else the rule and its change. */
-  serve(call: ServiceCall, tenant: TenantMemory, claimFault: boolean): void;
+  serve(call: ServiceCall, tenant: TenantState, claimFault: boolean): void;
   /** Whose key this is, for a key the key ring does not know: a tenant's, a group token sent as one, or none. */
   lookUpKey(key: string): Promise<KeyLookup>;
   /** The rotation that replaced `token` in the tenant's journal, if it keeps one, and whether the group still is. */
   rotatedAway(
-    tenant: TenantMemory,
+    tenant: TenantState,
     token: string,
   ): Promise<{ retired: RotatedAway; groupExists: boolean } | undefined>;
   /**
@@ -104,12 +109,12 @@ export interface GroupFixtures {
 
 /** A tenant's journal and planned faults, as the controls read, plan and clear them. */
 export interface JournalFixtures {
-  requests(tenant: TenantMemory, query: JournalQuery): Promise<JournalEntry[]>;
-  clearRequests(tenant: TenantMemory): Promise<void>;
-  droppedRequests(tenant: TenantMemory): Promise<number>;
-  addFault(tenant: TenantMemory, spec: FaultSpec): Promise<Fault>;
-  faults(tenant: TenantMemory): Promise<Fault[]>;
-  clearFaults(tenant: TenantMemory): Promise<void>;
+  requests(tenant: TenantState, query: JournalQuery): Promise<JournalEntry[]>;
+  clearRequests(tenant: TenantState): Promise<void>;
+  droppedRequests(tenant: TenantState): Promise<number>;
+  addFault(tenant: TenantState, spec: FaultSpec): Promise<Fault>;
+  faults(tenant: TenantState): Promise<Fault[]>;
+  clearFaults(tenant: TenantState): Promise<void>;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { type Environment, environments, type Group } from '../domain/model.js';
 import type { MockContext } from '../runtime/mockContext.js';
-import type { RetiredToken } from '../runtime/retiredTokens.js';
+import type { RetiredToken } from '../store/retiredTokens.js';
 
 /** Which dashboard is embedded where: the scope a real embed would resolve its token in. */
 export interface EmbedRequest {
@@ -50,9 +50,9 @@ export async function resolveEmbed(context: MockContext, request: EmbedRequest):
       return { kind: 'other-environment', environment: live.group.environment };
     return { kind: 'viewing', group: live.group };
   }
-  const scopes = [tenant, ...[...context.runtimes.keys()].filter((id) => id !== tenant)];
+  const scopes = [tenant, ...[...context.tenants.keys()].filter((id) => id !== tenant)];
   for (const id of scopes) {
-    const retired = context.runtimes.get(id)?.retired.find(token);
+    const retired = context.tenants.get(id)?.retired.find(token);
     if (retired === undefined) continue;
     const group = await store.group(id, retired.environment, retired.provided_id);
     return { kind: 'rotated', retired, tenant: id, groupExists: group !== undefined };

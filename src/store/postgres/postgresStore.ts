@@ -11,7 +11,7 @@ import { ok, type Result } from '../../result.js';
 import type { OperationId } from '../../spec/operations.js';
 import { type Fault, type FaultSpec, plannedFault } from '../faults.js';
 import type { JournalEntry, JournalQuery, JournalRecord } from '../journal.js';
-import type { KeyLookup, ServiceCall, Store, TenantMemory, TenantRow } from '../store.js';
+import type { KeyLookup, ServiceCall, Store, TenantRow, TenantState } from '../store.js';
 import type { OpenedStoreOptions } from '../storeOptions.js';
 import { Database, oneBatchAtATime, violates } from './database.js';
 import { JournalTable } from './journalTable.js';
@@ -57,7 +57,7 @@ export class PostgresStore implements Store {
     return new PostgresStore(await Database.open(url, options), options);
   }
 
-  serve(call: ServiceCall, tenant: TenantMemory, claimFault: boolean): void {
+  serve(call: ServiceCall, tenant: TenantState, claimFault: boolean): void {
     const operationId = call.operation.operationId as OperationId;
     this.#requests
       .serve(operationId, call.body, {
@@ -192,7 +192,7 @@ export class PostgresStore implements Store {
     return rows.map((row) => row.found ?? undefined);
   }, lookUpGatherMs);
 
-  async rotatedAway(tenant: TenantMemory, token: string) {
+  async rotatedAway(tenant: TenantState, token: string) {
     const retired = await this.#journal.rotatedAway(tenant.id, token);
     if (retired === undefined) return undefined;
     return {
@@ -205,20 +205,20 @@ export class PostgresStore implements Store {
     this.#journal.record(tenant, record).then(() => written(), written);
   }
 
-  requests(tenant: TenantMemory, query: JournalQuery): Promise<JournalEntry[]> {
+  requests(tenant: TenantState, query: JournalQuery): Promise<JournalEntry[]> {
     return this.#journal.list(tenant.id, query);
   }
 
-  async clearRequests(tenant: TenantMemory): Promise<void> {
+  async clearRequests(tenant: TenantState): Promise<void> {
     tenant.journal.clear();
     await this.#journal.clear(tenant.id);
   }
 
-  droppedRequests(tenant: TenantMemory): Promise<number> {
+  droppedRequests(tenant: TenantState): Promise<number> {
     return this.#journal.dropped(tenant.id);
   }
 
-  async addFault(tenant: TenantMemory, spec: FaultSpec): Promise<Fault> {
+  async addFault(tenant: TenantState, spec: FaultSpec): Promise<Fault> {
     const fault = plannedFault(spec);
     const { rows } = await this.db.query<Fault>(
       `INSERT INTO faults (tenant, operation_id, status, delay_ms, action, remaining) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${faultColumns}`,
@@ -228,7 +228,7 @@ export class PostgresStore implements Store {
     return rows[0] as Fault;
   }
 
-  async faults(tenant: TenantMemory): Promise<Fault[]> {
+  async faults(tenant: TenantState): Promise<Fault[]> {
     const { rows } = await this.db.query<Fault>(
       `SELECT ${faultColumns} FROM faults WHERE tenant = $1 ORDER BY id`,
       [tenant.id],
@@ -236,7 +236,7 @@ export class PostgresStore implements Store {
     return rows;
   }
 
-  async clearFaults(tenant: TenantMemory): Promise<void> {
+  async clearFaults(tenant: TenantState): Promise<void> {
     await this.db.query('DELETE FROM faults WHERE tenant = $1', [tenant.id]);
   }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RetiredTokens } from '../../../src/runtime/retiredTokens.js';
 import type { JournalRecord } from '../../../src/store/journal.js';
+import { RetiredTokens } from '../../../src/store/retiredTokens.js';
 import { service, useMocks } from '../../support/admin.js';
 import { testingKey } from '../../support/http.js';
 

@@ -1,6 +1,6 @@
 /**
- * The requests of one scope waiting on a planned fault's `delay_ms`. They belong to the test that planned the delay:
- * a reset or the removal of the scope cancels them (`cancelAll`), and so does the mock closing (`stopping`), so that
+ * The requests of one tenant waiting on a planned fault's `delay_ms`. They belong to the test that planned the delay:
+ * a reset or the removal of the tenant cancels them (`cancelAll`), and so does the mock closing (`stopping`), so that
  * an abandoned request neither touches the next test's state nor holds `close()` for the length of its delay.
  */
 export class PendingDelays {
@@ -10,7 +10,7 @@ export class PendingDelays {
   constructor(private readonly stopping?: AbortSignal) {}
 
   /**
-   * Calls `done` after `ms`, unless the scope is reset or removed, or the mock closes first: then `cancelled` is
+   * Calls `done` after `ms`, unless the tenant is reset or removed, or the mock closes first: then `cancelled` is
    * called at once instead (and `done` never).
    */
   wait(ms: number, done: () => void, cancelled: () => void): void {

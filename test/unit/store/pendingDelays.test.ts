@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PendingDelays } from '../../../src/runtime/pendingDelays.js';
+import { PendingDelays } from '../../../src/store/pendingDelays.js';
 
 describe('PendingDelays', () => {
   it('calls cancelled instead of done for every waiting delay when cancelled, and forgets them', () => {

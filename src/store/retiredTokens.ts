@@ -1,6 +1,6 @@
 import { groupKey } from '../domain/model.js';
 import type { RotatedAway } from '../domain/userGroups.js';
-import { type JournalListener, type JournalRecord, rotatedAway } from '../store/journal.js';
+import { type JournalListener, type JournalRecord, rotatedAway } from './journal.js';
 
 export type RetiredToken = RotatedAway;
 
