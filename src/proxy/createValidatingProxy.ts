@@ -1,6 +1,5 @@
 import type { AdminHost } from '../admin/adminHost.js';
 import { createAdminHandler } from '../admin/createAdminHandler.js';
-import { checkJournalQuery } from '../admin/journalQuery.js';
 import { type ApiError, apiError } from '../errors.js';
 import { createDispatcher } from '../http/app.js';
 import { internalError } from '../http/internalError.js';
@@ -40,10 +39,13 @@ export interface ValidatingProxy {
   readonly port: number;
   /** The target's base URL, as given. */
   readonly target: string;
-  /** The journal, oldest first: each request, the target's answer, and whose fault any diagnostic is. */
-  requests(query?: JournalQuery): JournalEntry[];
+  /**
+   * The journal, oldest first: each request, the target's answer, and whose fault any diagnostic is (as the mock's
+   * `requests()`, a promise; a query `GET /__admin/requests` would refuse rejects with a `MockControlError`).
+   */
+  requests(query?: JournalQuery): Promise<JournalEntry[]>;
   /** Empties the journal. */
-  clearRequests(): void;
+  clearRequests(): Promise<void>;
   /** Empties the journal and forgets what the reference model has seen (known groups, rotated tokens). */
   reset(): Promise<void>;
   /** What `/__admin/health` answers: `mode: "proxy"`, the target's origin, and whether it accepts connections now. */
@@ -138,8 +140,8 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
   return {
     ...listening,
     target: options.target,
-    requests: (query = {}) => journal.list(checkJournalQuery(query)),
-    clearRequests: () => journal.clear(),
+    requests: (query) => controls.requests(query),
+    clearRequests: () => controls.clearRequests(),
     reset: () => controls.reset(),
     health: () => controls.health(),
     watchRequests: (watcher) => journal.subscribe(watcherListener(watcher)),
