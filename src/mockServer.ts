@@ -1,4 +1,6 @@
 import { readFile } from 'node:fs/promises';
+import { scopeOf } from './admin/access.js';
+import type { AdminHost } from './admin/adminHost.js';
 import { createControls } from './admin/controls.js';
 import type { Controls } from './admin/controlsApi.js';
 import { createAdminHandler } from './admin/createAdminHandler.js';
@@ -9,6 +11,7 @@ import type { GroupSeed } from './domain/seed.js';
 import { product } from './errors.js';
 import { createApp } from './http/app.js';
 import { closeServer, startServer } from './http/listen.js';
+import { storeFailure } from './http/serviceExchange.js';
 import { type ApiKey, defaultApiKeys, KeyRing } from './runtime/keyRing.js';
 import { createLog } from './runtime/log.js';
 import type { MockContext } from './runtime/mockContext.js';
@@ -17,7 +20,8 @@ import { RateLimiter } from './runtime/rateLimiter.js';
 import { type MockServerOptions, serveOptions } from './runtime/serveOptions.js';
 import { openStore } from './store/openStore.js';
 import type { Store, TenantState } from './store/store.js';
-import { createPages } from './ui/pages.js';
+import { resolveEmbed } from './ui/embedToken.js';
+import { createPages, type PagesHost } from './ui/pages.js';
 import { warmUp } from './validate/schemaChecks.js';
 
 export type { MockServerOptions };
@@ -79,7 +83,8 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
         ? 'request checks: precompiled at build time'
         : 'request checks: compiled at start (no build of this document)',
     );
-    serve(createApp(context, createAdminHandler(context, controls), createPages(context)));
+    const host = hostOf(context);
+    serve(createApp(context, createAdminHandler(host, controls), createPages(host)));
     const mockControls = rejectingControls(controls);
     let closing: Promise<void> | undefined;
     return {
@@ -100,6 +105,24 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
     await store?.close();
     throw error;
   }
+}
+
+/**
+ * The mock as its admin API and pages see it: its context's settings, its store's failures answered as a service
+ * call's, a call's scope read from its key, and the embed preview over its store.
+ */
+function hostOf(context: MockContext): AdminHost & PagesHost {
+  const failed = (error: Error) => storeFailure(context, error);
+  return {
+    logger: context.logger,
+    bodyLimit: context.bodyLimit,
+    adminKey: context.adminKey,
+    stopping: context.stopping,
+    apiKeys: context.keys.defaults,
+    failed,
+    scopeOf: (req, head) => scopeOf(req, head, context),
+    resolveEmbed: (request) => resolveEmbed(context, request).catch(failed),
+  };
 }
 
 async function seedFixtures(controls: Controls, path: string): Promise<void> {

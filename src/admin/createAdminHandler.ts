@@ -3,15 +3,14 @@ import { defaultTenantId } from '../domain/model.js';
 import type { ApiError } from '../errors.js';
 import type { RequestHead } from '../http/head.js';
 import { send } from '../http/respond.js';
-import { storeFailure } from '../http/serviceExchange.js';
 import { errorReply, type Reply } from '../pipeline/answer.js';
 import { ok } from '../result.js';
-import type { MockContext } from '../runtime/mockContext.js';
 import { errorAt } from '../validate/diagnostic.js';
-import { accessOf, adminKeyCheck, scopeOf } from './access.js';
+import { accessOf, adminKeyCheck } from './access.js';
 import { type AdminOperationId, adminOperations, adminRoute } from './adminDocument.js';
+import type { AdminHost } from './adminHost.js';
 import type { Controls } from './controlsApi.js';
-import { endpoints } from './endpoints.js';
+import { endpoints, hasControlsOf } from './endpoints.js';
 import { isStreamReply } from './events.js';
 import { checkParameters } from './parameters.js';
 import { readAdminBody } from './readAdminBody.js';
@@ -19,28 +18,25 @@ import type { BytesReply } from './servedDocuments.js';
 
 const noScope = ok(defaultTenantId);
 
-/** What an admin API serves less than the mock's (the proxy's: no store of its own, one journal). */
+/** How an admin API answers what it serves less than the mock's (the proxy's: no store of its own, one journal). */
 export interface AdminLimits {
-  /** Whether this server has an operation (default: it has every one); a 404 lists only those it has. */
-  readonly has?: (operationId: AdminOperationId) => boolean;
   /**
    * The error to answer on the route of an operation this server does not have, given the routes it has (`GET
    * /__admin/requests`, ...); default: a 404 like any other.
    */
   readonly lacking?: (method: string, path: string, served: readonly string[]) => ApiError;
-  /** false: every call acts on the one default journal; an `Authorization` header is not read. */
-  readonly tenants?: boolean;
 }
 
 /**
  * The routes of openapi/admin.yaml (those under `/__admin/` and the public documents): admin key, route, scope,
  * parameters and body are checked in that order, each answering the document's error envelope, as far as the
- * operation's security asks for them; then the operation's endpoint calls the shared controls. Admin calls are not
- * journaled.
+ * operation's security asks for them; then the operation's endpoint calls the shared controls. The server has the
+ * operations whose controls it has: the mock every one, the proxy those of its journal; a 404 lists only those.
+ * Admin calls are not journaled.
  */
-export function createAdminHandler(context: MockContext, controls: Controls, limits: AdminLimits = {}) {
-  const checkAdminKey = adminKeyCheck(context.adminKey);
-  const has = limits.has ?? (() => true);
+export function createAdminHandler(host: AdminHost, controls: Partial<Controls>, limits: AdminLimits = {}) {
+  const checkAdminKey = adminKeyCheck(host.adminKey);
+  const has = (operationId: AdminOperationId): boolean => hasControlsOf(controls, endpoints[operationId]);
 
   async function answer(
     req: IncomingMessage,
@@ -56,19 +52,26 @@ export function createAdminHandler(context: MockContext, controls: Controls, lim
     if (found.kind !== 'operation') return errorReply(notAllowed(found.allow, method, path));
     if (!has(found.operation.operationId as AdminOperationId))
       return errorReply(limits.lacking?.(method, path, servedRoutes(has)) ?? noOperation(path, has));
-    const scope = access.scope && limits.tenants !== false ? await scopeOf(req, head, context) : noScope;
+    const scope = access.scope && host.scopeOf !== undefined ? await host.scopeOf(req, head) : noScope;
     if (!scope.ok) return errorReply(scope.error);
     const { operation } = found;
     const params = checkParameters(operation, found.params, new URLSearchParams(head.query));
     if (!params.ok) return errorReply(params.error);
-    const body = await readAdminBody(req, head, context, operation);
+    const body = await readAdminBody(req, head, host, operation);
     if (!body.ok) return 'gone' in body ? undefined : errorReply(body.error);
     const endpoint = endpoints[operation.operationId as AdminOperationId];
-    return endpoint({ controls, tenant: scope.value, params: params.value, body: body.value });
+    // `has` found every control the endpoint uses among `controls`.
+    const call = {
+      controls: controls as Controls,
+      tenant: scope.value,
+      params: params.value,
+      body: body.value,
+    };
+    return endpoint.run(call);
   }
 
-  /** A store out of reach, a change it could not write (and rolled back) or a bug: answered as a service call's. */
-  const failed = (error: unknown): Reply => errorReply(storeFailure(context, error as Error));
+  /** A store out of reach, a change it could not write (and rolled back) or a bug: answered as the host says. */
+  const failed = (error: unknown): Reply => errorReply(host.failed(error as Error));
 
   return {
     /** Whether a path outside `/__admin/` is one of the admin document's (the served documents). */
@@ -83,10 +86,10 @@ export function createAdminHandler(context: MockContext, controls: Controls, lim
       const method = req.method ?? 'GET';
       const reply = await answer(req, head, method, path).catch(failed);
       if (reply === undefined) res.destroy();
-      else if (isStreamReply(reply)) reply.stream(req, res, context.stopping);
+      else if (isStreamReply(reply)) reply.stream(req, res, host.stopping);
       else write(res, reply);
       const status = reply?.status ?? 0;
-      context.logger.info({ method, path, status }, `${method} ${path} ${status}`);
+      host.logger.info({ method, path, status }, `${method} ${path} ${status}`);
     },
   };
 }

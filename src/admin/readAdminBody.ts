@@ -5,10 +5,10 @@ import type { RequestHead } from '../http/head.js';
 import { Pipeline } from '../pipeline/pipeline.js';
 import { PipelineRequest, type Routed } from '../pipeline/pipelineRequest.js';
 import { failure, ok, type Result } from '../result.js';
-import type { MockContext } from '../runtime/mockContext.js';
 import type { Operation } from '../spec/operations.js';
 import { errorAt } from '../validate/diagnostic.js';
 import { checkAdminSchema } from './adminDocument.js';
+import type { AdminHost } from './adminHost.js';
 
 /** The admin document's schema of the operation, in the place of the service's `checkSchema`. */
 function checkAdminBody({ operation, body }: Routed): ApiError | undefined {
@@ -29,18 +29,18 @@ const adminWay = new Pipeline({ authenticate: null, checkQuery: null, checkSchem
 export async function readAdminBody(
   req: IncomingMessage,
   head: RequestHead,
-  context: MockContext,
+  host: Pick<AdminHost, 'bodyLimit'>,
   operation: Operation,
 ): Promise<Result<unknown> | ClientGone> {
   const takesBody = operation.requestSchema !== undefined;
   if (!takesBody && !head.bodySent) return ok(undefined);
   const request = Object.assign(new PipelineRequest(operation.method, operation.path, head), { operation });
-  const refused = takesBody ? adminWay.head(request, { bodyLimit: context.bodyLimit }) : undefined;
+  const refused = takesBody ? adminWay.head(request, { bodyLimit: host.bodyLimit }) : undefined;
   if (refused !== undefined) return failure(refused);
-  const read = await readBody(req, head.contentLength, context.bodyLimit);
+  const read = await readBody(req, head.contentLength, host.bodyLimit);
   if (!read.ok) return read;
   if (!takesBody) return noBodyExpected(read.value, operation);
-  const invalid = adminWay.body(request, { bodyLimit: context.bodyLimit }, read.value);
+  const invalid = adminWay.body(request, { bodyLimit: host.bodyLimit }, read.value);
   return invalid === undefined ? ok(request.body) : failure(invalid);
 }
 

@@ -9,6 +9,12 @@ export type Group = Readonly<StoredGroup>;
 /** API keys of a tenant made through the admin API. The default tenant's keys come from the command line. */
 export type TenantKeys = Readonly<Record<Environment, string>>;
 
+/** An API key and the environment whose groups it reaches (`Authorization: Token <key>`). */
+export interface ApiKey {
+  readonly key: string;
+  readonly environment: Environment;
+}
+
 /** Who asks: the tenant and environment of an API key. */
 export interface KeyOwner {
   readonly tenant: string;

@@ -1,31 +1,27 @@
-import type { AdminOperationId } from '../admin/adminDocument.js';
-import { type Controls, createControls, packageVersion } from '../admin/controls.js';
+import type { AdminHost } from '../admin/adminHost.js';
 import { createAdminHandler } from '../admin/createAdminHandler.js';
-import { checkJournalQuery } from '../admin/journalQuery.js';
-import { reach } from '../contract/reach.js';
-import { cryptoIds } from '../domain/ids.js';
 import { type ApiError, apiError } from '../errors.js';
 import { createDispatcher } from '../http/app.js';
+import { internalError } from '../http/internalError.js';
 import { closeServer, startServer } from '../http/listen.js';
 import { KeyScopes, keyScope } from '../model/keyScope.js';
 import { ReferenceModel } from '../model/referenceModel.js';
-import { KeyRing } from '../runtime/keyRing.js';
 import { createLog } from '../runtime/log.js';
-import { type MockContext, tenantState } from '../runtime/mockContext.js';
 import { checkOptions, withDefaults } from '../runtime/options.js';
 import type { Health } from '../spec/types.js';
 import {
   defaultJournalLimit,
+  Journal,
   type JournalEntry,
   type JournalQuery,
   type RequestWatcher,
   watcherListener,
 } from '../store/journal.js';
-import { openStore } from '../store/openStore.js';
 import { AssetStore } from '../ui/assets.js';
-import { createPages, pagePaths } from '../ui/pages.js';
+import { createPages, type PagesHost, pagePaths } from '../ui/pages.js';
 import { warmUp } from '../validate/schemaChecks.js';
 import { stopForwarding, target as targetOf } from './forward.js';
+import { proxyControls } from './proxyControls.js';
 import { ProxyExchange, proxyExchangeSettings } from './proxyExchange.js';
 import {
   checkRecordPath,
@@ -43,10 +39,13 @@ export interface ValidatingProxy {
   readonly port: number;
   /** The target's base URL, as given. */
   readonly target: string;
-  /** The journal, oldest first: each request, the target's answer, and whose fault any diagnostic is. */
-  requests(query?: JournalQuery): JournalEntry[];
+  /**
+   * The journal, oldest first: each request, the target's answer, and whose fault any diagnostic is (as the mock's
+   * `requests()`, a promise; a query `GET /__admin/requests` would refuse rejects with a `MockControlError`).
+   */
+  requests(query?: JournalQuery): Promise<JournalEntry[]>;
   /** Empties the journal. */
-  clearRequests(): void;
+  clearRequests(): Promise<void>;
   /** Empties the journal and forgets what the reference model has seen (known groups, rotated tokens). */
   reset(): Promise<void>;
   /** What `/__admin/health` answers: `mode: "proxy"`, the target's origin, and whether it accepts connections now. */
@@ -81,19 +80,17 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
     (message) => new ProxyOptionError(message),
   );
   const stopping = new AbortController();
-  const store = await openStore(undefined, { ids: cryptoIds, journalLimit: defaultJournalLimit });
-  const context: MockContext = {
-    store,
-    keys: new KeyRing([], []),
-    ids: cryptoIds,
-    logger: await createLog(settings.logLevel),
+  const logger = await createLog(settings.logLevel);
+  // The proxy keeps no store and no keys: a bug is the only failure of its controls, and it shows no keys.
+  const host: AdminHost & PagesHost = {
+    logger,
     bodyLimit,
-    rateLimiter: undefined,
     adminKey: options.adminKey === '' ? undefined : options.adminKey,
-    tenants: new Map(),
     stopping: stopping.signal,
+    apiKeys: [],
+    failed: (error) => internalError(host, error),
   };
-  const journal = tenantState(context, 'default').journal;
+  const journal = new Journal(defaultJournalLimit);
   const model = new ReferenceModel({
     knowledge: 'learning',
     environments: new Map(
@@ -110,30 +107,12 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
           options.onWarning ?? ((message) => process.emitWarning(message)),
         );
   const target = targetOf(base, timeout, bodyLimit, ca);
-  const mockControls = createControls(context);
-  const controls = {
-    ...mockControls,
-    reset: async (tenant?: string) => {
-      await mockControls.reset(tenant);
-      model.clear();
-    },
-    health: async (): Promise<Health> => {
-      // A TCP connect within a second: learnt cheaply, without sending the service a request.
-      const { ok: reachable } = await reach(base.href, Math.min(1000, timeout));
-      return {
-        status: reachable ? 'ready' : 'degraded',
-        version: packageVersion(),
-        mode: 'proxy',
-        target: base.origin,
-        target_reachable: reachable,
-      };
-    },
-  } satisfies Controls;
+  const controls = proxyControls({ journal, model, target: base, timeout });
   warmUp();
   const proxy = {
     target,
     journal,
-    logger: context.logger,
+    logger,
     bodyLimit,
     lenient: settings.mode === 'lenient',
     blockInvalid: settings.blockInvalid,
@@ -142,15 +121,11 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
     scopes: new KeyScopes(),
   };
   const exchanges = proxyExchangeSettings(proxy);
-  const admin = createAdminHandler(context, controls, {
-    has: (operationId) => !mockOnlyOperations.has(operationId),
-    lacking: mockOnly(options.target),
-    tenants: false,
-  });
-  const pages = createPages(context, new AssetStore(), 'proxy');
+  const admin = createAdminHandler(host, controls, { lacking: mockOnly(options.target) });
+  const pages = createPages(host, new AssetStore(), 'proxy');
   serve(
     createDispatcher({
-      logger: context.logger,
+      logger,
       admin,
       pages,
       exchange: (req, res, head) => new ProxyExchange(proxy, exchanges, req, res, head),
@@ -162,14 +137,13 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
     // Requests still waiting on the target when the grace period ends get a 504 saying so, not a cut connection.
     await closeServer(server, undefined, () => stopForwarding(target));
     stopForwarding(target);
-    await store.close();
     await recording?.close();
   };
   return {
     ...listening,
     target: options.target,
-    requests: (query = {}) => journal.list(checkJournalQuery(query)),
-    clearRequests: () => journal.clear(),
+    requests: (query) => controls.requests(query),
+    clearRequests: () => controls.clearRequests(),
     reset: () => controls.reset(),
     health: () => controls.health(),
     watchRequests: (watcher) => journal.subscribe(watcherListener(watcher)),
@@ -180,21 +154,10 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
   };
 }
 
-/** The admin operations over the mock's own state (groups, tokens, tenants, faults): a proxy keeps none. */
-const mockOnlyOperations: ReadonlySet<AdminOperationId> = new Set<AdminOperationId>([
-  'listGroups',
-  'removeGroups',
-  'seedGroup',
-  'checkToken',
-  'listTenants',
-  'createTenant',
-  'deleteTenant',
-  'listFaults',
-  'injectFault',
-  'clearFaults',
-]);
-
-/** The 404 of a mock-only admin operation; `served` lists the admin routes the proxy has. */
+/**
+ * The 404 of an admin operation over the mock's own state (groups, tokens, tenants, faults), which a proxy keeps
+ * none of; `served` lists the admin routes the proxy has.
+ */
 const mockOnly =
   (target: string) =>
   (method: string, path: string, served: readonly string[]): ApiError => {

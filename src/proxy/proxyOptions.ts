@@ -2,9 +2,8 @@ import { X509Certificate } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import type { Environment } from '../domain/model.js';
+import type { ApiKey, Environment } from '../domain/model.js';
 import { product } from '../errors.js';
-import type { ApiKey } from '../runtime/keyRing.js';
 import { type OptionsOf, type Settings, setting, sharedOptions } from '../runtime/options.js';
 import { apiKeysProblem } from '../runtime/serveOptions.js';
 

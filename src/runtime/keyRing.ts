@@ -1,13 +1,8 @@
 import { hash } from 'node:crypto';
-import type { Environment, KeyOwner, TenantKeys } from '../domain/model.js';
+import type { ApiKey, KeyOwner, TenantKeys } from '../domain/model.js';
 import { defaultTenantId } from '../domain/model.js';
 
-export interface ApiKey {
-  readonly key: string;
-  readonly environment: Environment;
-}
-
-export type { KeyOwner };
+export type { ApiKey, KeyOwner };
 
 /** The keys a mock accepts when given none: one per environment, for the default tenant. */
 export const defaultApiKeys: readonly ApiKey[] = [

@@ -6,10 +6,9 @@ import { type ApiError, apiError } from '../errors.js';
 import type { PageHandler } from '../http/app.js';
 import { internalError } from '../http/internalError.js';
 import { send } from '../http/respond.js';
-import { storeFailure } from '../http/serviceExchange.js';
 import { errorReply } from '../pipeline/answer.js';
 import { type ApiKey, defaultApiKeys } from '../runtime/keyRing.js';
-import type { MockContext } from '../runtime/mockContext.js';
+import type { Log } from '../runtime/log.js';
 import { serviceDocument } from '../spec/loadDocument.js';
 import { operations } from '../spec/operations.js';
 import { pathTemplate } from '../spec/pathTemplate.js';
@@ -18,7 +17,7 @@ import { type Asset, AssetStore, asset, sendAsset } from './assets.js';
 import type { MockFacts } from './codeSamples.js';
 import { docsPage, type Reference } from './docsPage.js';
 import { embedPage } from './embedPage.js';
-import { resolveEmbed } from './embedToken.js';
+import type { EmbedOutcome, EmbedRequest } from './embedToken.js';
 import { contentSecurityPolicy, jsonInScript, page } from './html.js';
 import { inlineReferences } from './inlineReferences.js';
 
@@ -65,6 +64,23 @@ const files: Readonly<Record<string, Readonly<Record<string, string>>>> = {
 
 type PagesServer = MockFacts['server'];
 
+/** What the browser pages need of the server that serves them, the mock or the validating proxy. */
+export interface PagesHost {
+  readonly logger: Log;
+  /** The admin key, when set: the API reference then hides the API keys (the pages are served without it). */
+  readonly adminKey: string | undefined;
+  /**
+   * The default tenant's API keys (those the server was started with), shown on the API reference when no admin key
+   * is set; none on the proxy, which holds no keys.
+   */
+  readonly apiKeys: readonly ApiKey[];
+  /**
+   * What the embed preview makes of a token (the mock's `resolveEmbed` over its store), or the error to answer when
+   * it cannot tell (a store out of reach). None: the server has no embed preview (the proxy, which keeps no groups).
+   */
+  readonly resolveEmbed?: (request: EmbedRequest) => Promise<EmbedOutcome | ApiError>;
+}
+
 /**
  * The inspector's page; the service's operations (ids, short names) are written into it from the document, and
  * which server it is on. The proxy's target is not: the pages are served without the admin key.
@@ -98,7 +114,7 @@ const embedPath = pathTemplate('/embed/{dashboard_id}');
  * admin key: they hold no data of the mock (the inspector's comes from the admin API, with its key).
  */
 export function createPages(
-  context: MockContext,
+  host: PagesHost,
   assets = new AssetStore(),
   server: PagesServer = 'mock',
 ): PageHandler {
@@ -113,9 +129,9 @@ export function createPages(
       const facts: MockFacts = {
         server,
         url,
-        keys: context.adminKey === undefined ? context.keys.defaults : undefined,
-        defaultKeys: sameKeys(context.keys.defaults, defaultApiKeys),
-        adminKeySet: context.adminKey !== undefined,
+        keys: host.adminKey === undefined ? host.apiKeys : undefined,
+        defaultKeys: sameKeys(host.apiKeys, defaultApiKeys),
+        adminKeySet: host.adminKey !== undefined,
       };
       const document =
         which === 'service'
@@ -150,20 +166,20 @@ export function createPages(
       return { file: reference(req, 'service'), headers: referencePage };
     if (path === '/docs/admin') return { file: reference(req, 'admin'), headers: referencePage };
     const dashboard = embedPath.match(path)?.dashboard_id;
-    if (dashboard === undefined || dashboard === 'assets') return noPage(path, server);
+    const { resolveEmbed } = host;
+    if (dashboard === undefined || dashboard === 'assets' || resolveEmbed === undefined)
+      return noPage(path, server);
     const query = new URLSearchParams((req.url ?? '').split('?')[1] ?? '');
     const request = {
       token: query.get('token') ?? undefined,
       tenant: query.get('tenant') || defaultTenantId,
       environment: query.get('environment') || 'Customer',
     };
-    return resolveEmbed(context, request).then(
-      (outcome) => {
-        const rendered = embedPage(dashboard, request, outcome);
-        return { file: asset(htmlType, rendered.html), headers: framedPage, status: rendered.status };
-      },
-      (error: Error) => storeFailure(context, error),
-    );
+    return resolveEmbed(request).then((outcome) => {
+      if ('code' in outcome) return outcome;
+      const rendered = embedPage(dashboard, request, outcome);
+      return { file: asset(htmlType, rendered.html), headers: framedPage, status: rendered.status };
+    });
   }
 
   /**
@@ -177,10 +193,10 @@ export function createPages(
       if ('file' in served) sendAsset(req, res, served.file, served.headers, served.status);
       else send(res, errorReply(served));
     } catch (error) {
-      send(res, errorReply(internalError(context, error as Error)));
+      send(res, errorReply(internalError(host, error as Error)));
     }
     const method = req.method ?? 'GET';
-    context.logger.info({ method, path, status: res.statusCode }, `${method} ${path} ${res.statusCode}`);
+    host.logger.info({ method, path, status: res.statusCode }, `${method} ${path} ${res.statusCode}`);
   }
 
   return (req, res, path) => {

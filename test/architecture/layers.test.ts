@@ -141,6 +141,25 @@ describe('the layers of src/', () => {
     ]);
   });
 
+  it("keeps the proxy apart from the mock's state: src/proxy imports no key ring, no mock context and no store", () => {
+    // Its journal (store/journal.ts) is the proxy's own; these modules are the mock's keys, context and stores.
+    const mockState = [
+      'runtime/keyRing.ts',
+      'runtime/mockContext.ts',
+      'store/store.ts',
+      'store/openStore.ts',
+      'store/embeddedStore.ts',
+      'store/persistence.ts',
+    ];
+    // A module renamed away would leave the rule checking nothing.
+    expect(mockState.filter((file) => !sourceFiles(src).includes(file))).toEqual([]);
+    const reached = imports
+      .filter((i) => unitOf(i.from) === 'proxy')
+      .filter((i) => mockState.includes(i.to) || i.to.startsWith('store/postgres/'))
+      .map((i) => i.text);
+    expect(reached).toEqual([]);
+  });
+
   it('keeps PostgreSQL inside src/store: nothing above it imports src/store/postgres, nothing else imports pg', () => {
     const postgres = imports
       .filter((i) => i.to.startsWith('store/postgres/') && unitOf(i.from) !== 'store')

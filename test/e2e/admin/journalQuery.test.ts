@@ -50,8 +50,8 @@ describe('the journal query in process and over HTTP', () => {
     const mock = await start();
     const proxy = await createValidatingProxy({ target: mock.url });
     try {
-      expect(() => proxy.requests({ limit: 0 })).toThrow(/limit must be >= 1/);
-      expect(proxy.requests({ limit: 1 })).toEqual([]);
+      await expect(proxy.requests({ limit: 0 })).rejects.toThrow(/limit must be >= 1/);
+      expect(await proxy.requests({ limit: 1 })).toEqual([]);
     } finally {
       await proxy.close();
     }

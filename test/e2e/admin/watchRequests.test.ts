@@ -57,6 +57,6 @@ describe('watchRequests (the journal, as it is written, in process)', () => {
     const body = { user_group_id: 'a', name: 'A' };
     expect((await call(proxy.url, 'GET', '/api/user', { headers: jsonHeaders(), body })).status).toBe(200);
     expect(heard.map((entry) => [entry.operationId, entry.status])).toEqual([['getOrCreateUserGroup', 200]]);
-    expect(heard).toEqual(proxy.requests());
+    expect(heard).toEqual(await proxy.requests());
   });
 });

@@ -82,7 +82,9 @@ describe('the proxy, fed an ordinary client’s traffic', () => {
           }),
     });
     await ordinaryClient(proxy.url);
-    return proxy.requests({ fault: 'provider' }).flatMap((entry) => entry.diagnostics.map((d) => d.code));
+    return (await proxy.requests({ fault: 'provider' })).flatMap((entry) =>
+      entry.diagnostics.map((d) => d.code),
+    );
   };
 
   it('flags nothing on the mock, with the keys declared or not', async () => {

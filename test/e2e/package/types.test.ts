@@ -54,7 +54,9 @@ export async function main(): Promise<void> {
   useUserGroupMock({ onContractBreak: 'error' });
   console.log(remaining, stillResult, fixtureKey);
   const proxy = await createValidatingProxy({ target: mock.url });
-  console.log(entries.length, client, checked.ok, answered.ok, (await proxy.health()).status);
+  // The proxy's journal is awaited, as the mock's is.
+  const verdicts: number = (await proxy.requests({ invalid: true })).length;
+  console.log(entries.length, client, checked.ok, answered.ok, (await proxy.health()).status, verdicts);
   await proxy.close();
   await mock.close();
 }

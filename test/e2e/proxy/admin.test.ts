@@ -95,7 +95,7 @@ describe("the proxy's admin API", () => {
     await call(proxy.url, 'GET', '/api/user', getA);
 
     // Without the reset, the second token would be PROVIDER_TOKEN_CHANGED.
-    expect(proxy.requests().map((e) => [e.status, e.diagnostics])).toEqual([[200, []]]);
+    expect((await proxy.requests()).map((e) => [e.status, e.diagnostics])).toEqual([[200, []]]);
   });
 
   it('GET /__admin/health says it is a proxy, names the target and whether it accepts connections', async () => {

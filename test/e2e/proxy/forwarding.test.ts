@@ -48,8 +48,8 @@ describe('the proxy in front of the mock', () => {
     expect(JSON.parse(seen.proxy as string).map((a: unknown[]) => a[0])).toEqual([
       200, 200, 200, 200, 404, 404, 200,
     ]);
-    expect(proxy.requests()).toHaveLength(7);
-    expect(proxy.requests({ invalid: true })).toEqual([]);
+    expect(await proxy.requests()).toHaveLength(7);
+    expect(await proxy.requests({ invalid: true })).toEqual([]);
   });
 
   it('forwards the GET body, Authorization and content type byte for byte, drops hop-by-hop headers and rewrites Host', async () => {

@@ -26,7 +26,7 @@ describe('the proxy in front of an https target', () => {
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual(created);
     expect(target.received.map((r) => JSON.parse(r.body.toString('utf8')))).toEqual([getA]);
-    expect(proxy.requests()).toMatchObject([{ status: 200, diagnostics: [] }]);
+    expect(await proxy.requests()).toMatchObject([{ status: 200, diagnostics: [] }]);
   });
 
   it('answers 502 naming the untrusted certificate and --target-ca when the authority is not given', async () => {
@@ -44,7 +44,7 @@ describe('the proxy in front of an https target', () => {
     );
     expect(answer.body.error.message).toContain('--target-ca');
     expect(target.received).toEqual([]);
-    expect(proxy.requests({ invalid: true })).toMatchObject([{ status: 502, fault: 'provider' }]);
+    expect(await proxy.requests({ invalid: true })).toMatchObject([{ status: 502, fault: 'provider' }]);
   });
 
   it('answers 502 naming the host the certificate does not name, and the target to change, not --target-ca', async () => {

@@ -77,7 +77,7 @@ describe('an answer Node’s own parser refuses', () => {
     expect(answer.body.error.message).toMatch(
       /sent an answer that breaks HTTP\/1\.1 framing \((HTTPParserError|UND_ERR_RES_CONTENT_LENGTH_MISMATCH): .+\), so it cannot be passed on \(the service may have acted on the request\)$/,
     );
-    expect(proxy.requests({ invalid: true })).toMatchObject([{ status: 502, fault: 'provider' }]);
+    expect(await proxy.requests({ invalid: true })).toMatchObject([{ status: 502, fault: 'provider' }]);
   });
 });
 

@@ -29,7 +29,7 @@ describe("the proxy's browser pages", () => {
       expect(answer.body.error.message).toBe(
         `no page at "${page.split('?')[0]}": the embed preview is the mock's, and this is a validating proxy, which keeps no groups, so it cannot tell which group a token identifies (its target issued the token). For the preview, run user-group-mock serve; the browser pages here are /__admin/ui, /docs, /docs/admin`,
       );
-      expect(proxy.requests()).toHaveLength(1); // the page is not an exchange
+      expect(await proxy.requests()).toHaveLength(1); // the page is not an exchange
     },
   );
 
@@ -38,7 +38,7 @@ describe("the proxy's browser pages", () => {
     const proxy = await proxies({ target: target.url });
     const answer = await call(proxy.url, 'GET', '/favicon.ico', { headers: {} });
     expect(answer.status).toBe(204);
-    expect(proxy.requests()).toEqual([]);
+    expect(await proxy.requests()).toEqual([]);
     expect(await target.requests()).toEqual([]);
   });
 

@@ -126,7 +126,9 @@ describe('a recording from a wrong provider', () => {
     for (const id of ['grp-upper', 'shared']) await via(id);
     await via('shared', 'key-two');
     await via('grp-same-token');
-    expect(proxy.requests({ invalid: true }).map((e) => e.diagnostics[0]?.code)).toEqual(['INVALID_FORMAT']);
+    expect((await proxy.requests({ invalid: true })).map((e) => e.diagnostics[0]?.code)).toEqual([
+      'INVALID_FORMAT',
+    ]);
     await proxy.close();
 
     const replay = await mocks({ fixtures: path });
@@ -187,7 +189,7 @@ describe('a recording from a wrong provider', () => {
     const proxy = await proxies({ target: target.url, record: path, onWarning: (m) => warnings.push(m) });
     const badMapping = { name: 'M', user_group_id: 'm', mapping: { '40': 213 } };
     await call(proxy.url, 'GET', '/api/user', { headers: jsonHeaders(), body: badMapping });
-    expect(proxy.requests({ invalid: true }).map((e) => e.fault)).toEqual(['client']);
+    expect((await proxy.requests({ invalid: true })).map((e) => e.fault)).toEqual(['client']);
     await proxy.close();
 
     const replay = await mocks({ fixtures: path });

@@ -62,7 +62,7 @@ describe('the proxy’s connections to its target', () => {
       expect(answer.headers['transfer-encoding']).toBeUndefined();
     }
     expect(target.connections()).toBe(1);
-    expect(proxy.requests()[0]?.diagnostics).toEqual([]);
+    expect((await proxy.requests())[0]?.diagnostics).toEqual([]);
   });
 
   it('passes on the final answer after an interim 103 Early Hints', async () => {
@@ -135,7 +135,7 @@ describe('the proxy’s connections to its target', () => {
       expect(failed.status).toBe(502);
       expect(failed.body.error.code).toBe('UPSTREAM_UNREACHABLE');
       expect(failed.body.error.message).toBe(`the target ${target.url}/api/user ${says}`);
-      expect(proxy.requests({ invalid: true })[0]).toMatchObject({ status: 502, fault: 'provider' });
+      expect((await proxy.requests({ invalid: true }))[0]).toMatchObject({ status: 502, fault: 'provider' });
       expect((await call(proxy.url, 'GET', '/api/user', { body: getA })).status).toBe(200);
     },
   );
@@ -205,7 +205,7 @@ describe('answers the proxy passes back as they came and judges as the service m
     });
     expect(answer.headers['content-encoding']).toBe(coding);
     expect(Buffer.from(await answer.body.arrayBuffer()).equals(bytes)).toBe(true);
-    const [entry] = proxy.requests();
+    const [entry] = await proxy.requests();
     expect(entry?.diagnostics).toEqual([]);
     expect(entry?.warnings).toEqual([]);
     expect(entry?.responseBody).toEqual(JSON.parse(groupJson));
@@ -235,7 +235,7 @@ describe('answers the proxy passes back as they came and judges as the service m
       });
       const proxy = await proxies({ target: target.url });
       expect((await call(proxy.url, 'GET', '/api/user', { body: getA })).status).toBe(200);
-      const [entry] = proxy.requests();
+      const [entry] = await proxy.requests();
       expect(entry?.[where as 'diagnostics' | 'warnings']).toEqual([
         {
           code: 'BODY_INVALID_ENCODING',

@@ -187,14 +187,14 @@ describe('the proxy in front of a wrong provider', () => {
       let last: Awaited<ReturnType<typeof call>> | undefined;
       for (const [method, body] of requests)
         last = await call(proxy.url, method as string, '/api/user', { body });
-      const entries = proxy.requests();
+      const entries = await proxy.requests();
       expect(entries).toHaveLength(requests.length);
       // Only the last exchange breaks the contract.
       expect(entries.slice(0, -1).flatMap((e) => e.diagnostics)).toEqual([]);
       const flagged = entries.at(-1);
       expect(flagged?.fault).toBe('provider');
       expect(flagged?.diagnostics).toContainEqual(expect.objectContaining(diagnostic));
-      expect(proxy.requests({ invalid: true })).toEqual([flagged]);
+      expect(await proxy.requests({ invalid: true })).toEqual([flagged]);
       const body = flagged?.responseBody;
       expect(last?.text).toBe(typeof body === 'string' ? body : JSON.stringify(body));
     },
@@ -214,8 +214,8 @@ describe('the proxy in front of a wrong provider', () => {
     const strict = await proxies({ target: (await extra()).url, mode: 'strict' });
     await call(lenient.url, 'GET', '/api/user', { body: getA });
     await call(strict.url, 'GET', '/api/user', { body: getA });
-    expect(lenient.requests({ invalid: true })).toEqual([]);
-    const [flagged] = strict.requests({ invalid: true });
+    expect(await lenient.requests({ invalid: true })).toEqual([]);
+    const [flagged] = await strict.requests({ invalid: true });
     expect(flagged?.fault).toBe('provider');
     expect(flagged?.diagnostics.map((d) => d.code)).toContain('UNKNOWN_FIELD');
   });
@@ -267,7 +267,7 @@ describe('a buggy client through the proxy', () => {
       const forwarded = await call(watching.url, 'GET', path, options);
       expect(forwarded.status).toBe(400); // the target's answer
       expect(target.received).toHaveLength(1);
-      const [seen] = watching.requests({ invalid: true });
+      const [seen] = await watching.requests({ invalid: true });
       expect(seen?.fault).toBe('client');
       expect(seen?.diagnostics.map((d) => d.code)).toContain(code);
 
@@ -276,7 +276,7 @@ describe('a buggy client through the proxy', () => {
       expect(blocked.body.success).toBe(0);
       expect(blocked.body.error.details.map((d: { code: string }) => d.code)).toContain(code);
       expect(target.received).toHaveLength(1); // never forwarded
-      const [refused] = blocking.requests({ invalid: true });
+      const [refused] = await blocking.requests({ invalid: true });
       expect(refused?.fault).toBe('client');
       expect(refused?.status).toBe(status);
     },
@@ -295,14 +295,14 @@ describe('both sides breaking the contract in one exchange', () => {
     const proxy = await proxies({ target: target.url });
     const headers = { authorization: `Bearer ${customerKey}`, 'content-type': 'application/json' };
     await call(proxy.url, 'GET', '/api/user', { headers, body: getA });
-    const [entry] = proxy.requests();
+    const [entry] = await proxy.requests();
     expect(entry?.fault).toBe('both');
     expect(entry?.diagnostics.map((d) => [d.code, d.path, d.about])).toEqual([
       ['AUTH_BEARER', '/headers/authorization', 'request'],
       ['MISSING_FIELD', '/body/user_group/token', 'answer'],
     ]);
     for (const fault of ['client', 'provider', 'both'] as const) {
-      expect(proxy.requests({ fault }), fault).toEqual([entry]);
+      expect(await proxy.requests({ fault }), fault).toEqual([entry]);
       const listed = await call(proxy.url, 'GET', `/__admin/requests?fault=${fault}`, { headers: {} });
       expect([listed.status, listed.body.map((e: { id: number }) => e.id)], fault).toEqual([
         200,
@@ -324,14 +324,14 @@ describe('both sides breaking the contract in one exchange', () => {
     const proxy = await proxies({ target: target.url });
     await call(proxy.url, 'GET', '/api/user', { body: getA }); // the provider's: no new_user_group
     await call(proxy.url, 'GET', '/api/user', { body: { name: 'A' } }); // the client's: no user_group_id
-    const [provider, client] = proxy.requests();
+    const [provider, client] = await proxy.requests();
     expect([provider?.fault, client?.fault]).toEqual(['provider', 'client']);
-    expect(proxy.requests({ fault: 'provider' })).toEqual([provider]);
-    expect(proxy.requests({ fault: 'client' })).toEqual([client]);
-    expect(proxy.requests({ fault: 'both' })).toEqual([]);
+    expect(await proxy.requests({ fault: 'provider' })).toEqual([provider]);
+    expect(await proxy.requests({ fault: 'client' })).toEqual([client]);
+    expect(await proxy.requests({ fault: 'both' })).toEqual([]);
     expect(provider?.diagnostics.map((d) => d.about)).toEqual(['answer']);
     expect(client?.diagnostics.map((d) => d.about)).toEqual([undefined]);
-    expect(() => proxy.requests({ fault: 'nobody' } as never)).toThrow(/fault must be one of/);
+    await expect(proxy.requests({ fault: 'nobody' } as never)).rejects.toThrow(/fault must be one of/);
   });
 });
 
@@ -352,7 +352,7 @@ describe('what the client sent, in the proxy journal', () => {
     await call(blocking.url, 'PUT', '/api/user', { body: getA });
     await call(blocking.url, 'GET', '/api/user', { body: getA });
     expect(target.received).toHaveLength(3);
-    const [refused, first, update, again] = blocking.requests();
+    const [refused, first, update, again] = await blocking.requests();
     expect(refused?.requestBody).toEqual(getA);
     expect(refused?.requestBodyNotKept).toBeNull();
     const authorization = (entry: typeof refused) =>
@@ -369,7 +369,7 @@ describe('what the client sent, in the proxy journal', () => {
     ]);
     expect(again?.keyEnvironment).toBe('Customer');
     expect(first?.requestHeaders.find((h) => h.name === 'content-type')?.value).toBe('application/json');
-    expect(JSON.stringify(blocking.requests())).not.toContain(customerKey);
+    expect(JSON.stringify(await blocking.requests())).not.toContain(customerKey);
   });
 });
 
@@ -405,7 +405,7 @@ describe('a target that fails', () => {
       expect(failed.body.error.message).toContain(says);
       const next = await call(proxy.url, 'GET', '/api/user', { body: getA });
       expect(next.status).toBe(200);
-      const [entry] = proxy.requests({ invalid: true });
+      const [entry] = await proxy.requests({ invalid: true });
       expect(entry).toMatchObject({
         status,
         fault: 'provider',
@@ -426,7 +426,7 @@ describe('a target that fails', () => {
         `the target ${gone.url}/api/user refused the connection (is the service running, on that port?); the request did not reach the service`,
       );
     }
-    expect(proxy.requests({ invalid: true })).toHaveLength(2);
+    expect(await proxy.requests({ invalid: true })).toHaveLength(2);
   });
 });
 
@@ -455,6 +455,6 @@ describe('a request the dispatcher refuses', () => {
     expect(result.responses[0]?.body?.error?.code).toBe('HTTP_MALFORMED');
     expect(result.responses[0]?.body?.error?.details?.[0]?.path).toBe('/headers/host');
     expect(target.received).toEqual([]);
-    expect(proxy.requests({ invalid: true })).toMatchObject([{ status: 400, path: '/api/user' }]);
+    expect(await proxy.requests({ invalid: true })).toMatchObject([{ status: 400, path: '/api/user' }]);
   });
 });

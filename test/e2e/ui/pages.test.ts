@@ -6,10 +6,9 @@ import { gunzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { PageHandler } from '../../../src/http/app.js';
-import type { MockContext } from '../../../src/runtime/mockContext.js';
 import { operations } from '../../../src/spec/operations.js';
 import { AssetStore } from '../../../src/ui/assets.js';
-import { createPages } from '../../../src/ui/pages.js';
+import { createPages, type PagesHost } from '../../../src/ui/pages.js';
 import { admin, type Mock, service, useMocks } from '../../support/admin.js';
 import { customerKey, testingKey } from '../../support/http.js';
 import { postgresAvailable, startTestCluster, type TestCluster } from '../../support/postgres.js';
@@ -129,8 +128,8 @@ async function servePages(pages: PageHandler): Promise<string> {
 
 describe('the pages of a package that was not built', () => {
   it('answer 503 naming the build to run', async () => {
-    const context = { logger: { info: () => undefined } } as unknown as MockContext;
-    const url = await servePages(createPages(context, new AssetStore(new URL(`file://${tempDir()}/`))));
+    const host = { logger: { info: () => undefined } } as unknown as PagesHost;
+    const url = await servePages(createPages(host, new AssetStore(new URL(`file://${tempDir()}/`))));
     const answer = await load(`${url}/embed/component.js`);
     expect(answer.status).toBe(503);
     expect(JSON.parse(answer.text).error.code).toBe('PAGES_NOT_BUILT');
@@ -141,9 +140,9 @@ describe('the pages of a package that was not built', () => {
 describe('a page whose answer fails', () => {
   it('answers 500 in the envelope and logs the stack, and the next page is served', async () => {
     const errors: unknown[] = [];
-    const context = {
+    const host = {
       logger: { info: () => undefined, error: (fields: unknown) => errors.push(fields) },
-    } as unknown as MockContext;
+    } as unknown as PagesHost;
     let failing = true;
     const store = new AssetStore();
     const assets = {
@@ -152,7 +151,7 @@ describe('a page whose answer fails', () => {
         return store.get(name);
       },
     } as AssetStore;
-    const url = await servePages(createPages(context, assets));
+    const url = await servePages(createPages(host, assets));
     const broken = await load(`${url}/embed/component.js`);
     expect([broken.status, JSON.parse(broken.text).success, JSON.parse(broken.text).error.code]).toEqual([
       500,
