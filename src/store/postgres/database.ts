@@ -1,4 +1,5 @@
 import DataLoader from 'dataloader';
+import { LRUCache } from 'lru-cache';
 import type pg from 'pg';
 import { product } from '../../errors.js';
 import { StoreUnavailableError } from '../store.js';
@@ -97,15 +98,29 @@ export class Database {
 
   /**
    * Keeps the newest `keep` rows of a tenant in `journal` or `faults` (each replica trims now and then: the table
-   * may hold more for a while); returns how many it deleted.
+   * may hold more for a while); returns how many it deleted. The rows below this replica's last cut for the table and
+   * tenant are gone already (ids only grow), so the delete looks only above it: the index entries of the rows deleted
+   * before stay until a vacuum, and a delete from the tenant's first id walked them all, each trim more of them. A
+   * row of a transaction that committed after a cut with an id below it is left until every 64th trim, which looks
+   * from the first id.
    */
   async trim(table: 'journal' | 'faults', tenant: string, keep: number): Promise<number> {
-    const { rowCount } = await this.query(
-      `DELETE FROM ${table} WHERE tenant = $1 AND id < (SELECT id FROM ${table} WHERE tenant = $1 ORDER BY id DESC OFFSET $2 LIMIT 1)`,
-      [tenant, keep - 1],
+    const key = `${table} ${tenant}`;
+    const last = this.#cuts.get(key);
+    const sweep = last === undefined || last.trims % 64 === 63;
+    const { rows } = await this.query<{ cut: string | null; deleted: number }>(
+      `WITH cut AS (SELECT id FROM ${table} WHERE tenant = $1 ORDER BY id DESC OFFSET $2 LIMIT 1),
+       gone AS (DELETE FROM ${table} WHERE tenant = $1 AND id >= $3 AND id < (SELECT id FROM cut) RETURNING 1)
+       SELECT (SELECT id FROM cut) AS cut, (SELECT count(*) FROM gone)::integer AS deleted`,
+      [tenant, keep - 1, sweep ? '0' : last.below],
     );
-    return rowCount ?? 0;
+    const row = rows[0];
+    if (row?.cut != null) this.#cuts.set(key, { below: row.cut, trims: (last?.trims ?? 0) + 1 });
+    return row?.deleted ?? 0;
   }
+
+  /** Per table and tenant, the id below which this replica's last trim left no row, and how many trims it made. */
+  readonly #cuts = new LRUCache<string, { below: string; trims: number }>({ max: 10_000 });
 
   close(): Promise<void> {
     return this.pool.end();
@@ -150,30 +165,53 @@ export const violates = (error: unknown, ...constraints: readonly string[]): boo
  * A statement for many requests at once, one batch in flight: what is asked while a batch runs goes in the next.
  * Under a flood (of wrong keys, say) the work holds one pool connection and costs a statement per batch, not per
  * request, so the flood cannot take the pool from the other requests. A batch gathers for `gatherMs` after its
- * first item (0: a request alone goes at once). `run` answers the items in their order (an `Error` in an item's
- * place fails that item alone); a statement that fails fails each of its items.
+ * first item (0: a request alone goes at once). With `comebackMs()` above 0 when a batch would go, a batch holding
+ * fewer items than the batch before it answered waits, up to that many ms, for as many: the clients just answered
+ * come back into it rather than each into a batch (and a commit) of fewer; a request alone, or as many as the batch
+ * before answered, goes at once. `run` answers the items in their order (an `Error` in an item's place fails that
+ * item alone); a statement that fails fails each of its items.
  */
 export function oneBatchAtATime<T, R>(
   run: (items: readonly T[]) => Promise<readonly (R | Error)[]>,
   gatherMs = 0,
+  comebackMs: () => number = () => 0,
 ): (item: T) => Promise<R> {
   let previous: Promise<unknown> = Promise.resolve();
+  /** How many items the batch before held, and how many the batch being gathered holds. */
+  let answered = 0;
+  let queued = 0;
+  /** Sends the batch being gathered while it waits for the clients the batch before answered. */
+  let complete: (() => void) | undefined;
   // The gathering runs while the batch before is in flight: a batch goes at its due time or once that one is done.
   const gathered = (dispatch: () => void) => {
     const due = performance.now() + gatherMs;
     void previous.then(() => {
       const wait = due - performance.now();
+      const comeback = queued < answered ? comebackMs() : 0;
       if (wait > 0) setTimeout(dispatch, wait);
-      else dispatch();
+      else if (comeback <= 0) dispatch();
+      else {
+        const timer = setTimeout(() => complete?.(), comeback);
+        complete = () => {
+          complete = undefined;
+          clearTimeout(timer);
+          dispatch();
+        };
+      }
     });
   };
   const loader = new DataLoader<T, R>(
     (items) => {
+      [answered, queued] = [items.length, 0];
       const batch = run(items);
       previous = batch.catch(() => undefined);
       return batch;
     },
     { cache: false, maxBatchSize: 1_000, batchScheduleFn: gathered },
   );
-  return (item) => loader.load(item);
+  return (item) => {
+    const answer = loader.load(item);
+    if (++queued >= answered) complete?.();
+    return answer;
+  };
 }

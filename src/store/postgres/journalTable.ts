@@ -9,7 +9,8 @@ import {
   type StoredRecord,
 } from '../journal.js';
 import { type Database, oneBatchAtATime } from './database.js';
-import { journalLine, unflushedJournalStatement } from './statements.js';
+import { ReadsAndEntries } from './readsAndEntries.js';
+import { batchJson, journalLine, unflushedJournalStatement } from './statements.js';
 
 /** How long the entries of requests no tenant's key let in are gathered into one statement. */
 const keylessGatherMs = 10;
@@ -27,27 +28,37 @@ export class JournalTable {
   constructor(
     private readonly db: Database,
     private readonly capacity: number,
+    /** Where a tenant's entries go: shared with the reads of get-or-creates when the store passes its own. */
+    private readonly batches = new ReadsAndEntries(db),
   ) {}
 
   /**
    * Journals a request answered without a change (a read, a refusal, a fault claimed): resolves once the entry is
-   * committed (every replica lists it), written with the others asked at once, without waiting for the disk (a
-   * change's entry goes with its change and waits, decision 17). The entries of requests no tenant's key let in have
-   * batches of their own (`keylessGatherMs`), which tenants never queue behind.
+   * committed (every replica lists it), written with the others asked at once (and with the reads of get-or-creates
+   * asked meanwhile, `ReadsAndEntries`), without waiting for the disk (a change's entry goes with its change and
+   * waits, decision 17). The entries of requests no tenant's key let in have batches of their own
+   * (`keylessGatherMs`), which tenants never queue behind.
    */
   record(tenant: string, record: JournalRecord): Promise<void> {
     return (record.keyEnvironment === null ? this.#writeKeyless : this.#write)({ tenant, record });
   }
 
-  readonly #writer = async (entries: readonly { tenant: string; record: JournalRecord }[]) => {
-    const lines = entries.map(({ tenant, record }) => ({ tenant, ...journalLine(record) }));
-    await this.db.query(unflushedJournalStatement, [JSON.stringify(lines)]);
-    // Trimming is housekeeping: the entries' requests are answered without waiting for it.
-    for (const { tenant } of entries) this.counted(tenant).catch(() => undefined);
-    return entries.map(() => undefined);
+  /** A tenant's entry, in the batches it shares with the reads of get-or-creates. */
+  readonly #write = async ({ tenant, record }: { tenant: string; record: JournalRecord }) => {
+    await this.batches.write({ tenant, ...journalLine(record) });
+    // Trimming is housekeeping: the entry's request is answered without waiting for it.
+    this.counted(tenant).catch(() => undefined);
   };
-  readonly #write = oneBatchAtATime(this.#writer);
-  readonly #writeKeyless = oneBatchAtATime(this.#writer, keylessGatherMs);
+
+  readonly #writeKeyless = oneBatchAtATime(
+    async (entries: readonly { tenant: string; record: JournalRecord }[]) => {
+      const lines = entries.map(({ tenant, record }) => ({ tenant, ...journalLine(record) }));
+      await this.db.query(unflushedJournalStatement, [batchJson(lines)]);
+      for (const { tenant } of entries) this.counted(tenant).catch(() => undefined);
+      return entries.map(() => undefined);
+    },
+    keylessGatherMs,
+  );
 
   /** The trims running: `dropped` waits for them, so that each trimmed row counts once, as kept or as trimmed. */
   #trimming: Promise<unknown> = Promise.resolve();

@@ -15,6 +15,7 @@ import type { KeyLookup, ServiceCall, Store, TenantRow, TenantState } from '../s
 import type { OpenedStoreOptions } from '../storeOptions.js';
 import { Database, oneBatchAtATime, violates } from './database.js';
 import { JournalTable } from './journalTable.js';
+import { ReadsAndEntries } from './readsAndEntries.js';
 import { type GroupRow, groupColumns, groupOf, groupValues, partialWorld, toText } from './rows.js';
 import { groupById, ServiceRequests, tenantExists } from './serviceRequests.js';
 import { faultColumns, journalLine, keysStatement } from './statements.js';
@@ -49,8 +50,10 @@ export class PostgresStore implements Store {
     private readonly db: Database,
     private readonly options: OpenedStoreOptions,
   ) {
-    this.#requests = new ServiceRequests(db, options.ids);
-    this.#journal = new JournalTable(db, options.journalLimit);
+    // A read's batch carries the journal entries of the reads answered before it: one statement for both.
+    const batches = new ReadsAndEntries(db);
+    this.#requests = new ServiceRequests(db, options.ids, batches);
+    this.#journal = new JournalTable(db, options.journalLimit, batches);
   }
 
   static async open(url: string, options: OpenedStoreOptions): Promise<PostgresStore> {

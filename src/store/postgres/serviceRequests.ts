@@ -8,8 +8,10 @@ import type { RequestBodies } from '../../spec/types.js';
 import type { Fault } from '../faults.js';
 import { StoreUnavailableError } from '../store.js';
 import { type Database, oneBatchAtATime, violates } from './database.js';
+import { ReadsAndEntries } from './readsAndEntries.js';
 import { type GroupRow, groupColumns, groupValues, partialWorld, toText } from './rows.js';
 import {
+  batchJson,
   type CreateBatchRow,
   type CreateItem,
   type CreateRow,
@@ -20,9 +22,16 @@ import {
   type JournalLine,
   type ReadItem,
   type ReadRow,
-  readBatchStatement,
 } from './statements.js';
 import { TeamIds } from './teamIds.js';
+
+/**
+ * How long, at most, a batch of get-or-creates waits for as many as the batch before answered, while most
+ * get-or-creates make their group (decision 17): a commit and its WAL flush then serve the clients of both halves of
+ * the batch that would otherwise alternate. Not while most find theirs (a workload of reads with some creates, whose
+ * clients come back as reads): a create would wait for nothing.
+ */
+const createComebackMs = 10;
 
 /**
  * What a request came to: a planned fault claimed (nothing else done), or the rule's result, with whether its
@@ -59,6 +68,8 @@ export class ServiceRequests {
   constructor(
     private readonly db: Database,
     private readonly ids: IdSource,
+    /** Where reads go: with the journal entries of requests answered without a change, when the store shares them. */
+    private readonly batches = new ReadsAndEntries(db),
   ) {
     this.#teamIds = new TeamIds(db);
   }
@@ -74,9 +85,11 @@ export class ServiceRequests {
   /**
    * Of the latest get-or-creates (an average weighted to the newest, about the last 20), the share that found their
    * group stored. While it is half or more, a get-or-create first reads its group (`readBatchStatement`, shared with
-   * the others asked meanwhile) and answers a stored one from it: no token drawn, no answer and journal entry of a
-   * new group made to be thrown away, no insert tried. Otherwise, and when the group is not there or a fault may be
-   * due, it goes on to the create statement, which decides. Either way the database's rows decide the answer.
+   * the others asked meanwhile and the journal entries of the reads answered before) and answers a stored one from
+   * it: no token drawn, no answer and journal entry of a new group made to be thrown away, no insert tried.
+   * Otherwise, and when the group is not there or a fault may be due, it goes on to the create statement, which
+   * decides. Either way the database's rows decide the answer. While it is under half, a batch of creates waits for
+   * the clients the batch before answered (`createComebackMs`).
    */
   #storedShare = 0;
 
@@ -136,31 +149,37 @@ export class ServiceRequests {
    * WAL flush) answers each, and a failure of the database fails each. An item for which a fault may be due, and
    * every item of a batch one of whose rows the constraints refused (a token or team_id taken, the tenant removed),
    * is sent alone, so that it claims its fault or meets its own refusal and the others are stored all the same.
+   * While most get-or-creates make their group, a batch waits for the clients the batch before answered to come
+   * back (`createComebackMs`).
    */
-  readonly #create = oneBatchAtATime(async (items: readonly Creating[]): Promise<(CreateRow | Error)[]> => {
-    if (items.length === 1) return [await this.#createAlone(items[0] as Creating)];
-    const alone = (item: Creating) => this.#createAlone(item).catch((error: Error) => error);
-    let rows: CreateBatchRow[];
-    try {
-      ({ rows } = await this.db.query<CreateBatchRow>(createBatchStatement, [
-        JSON.stringify(items.map(createItem)),
-      ]));
-    } catch (error) {
-      if (error instanceof StoreUnavailableError) throw error;
-      return Promise.all(items.map(alone));
-    }
-    return Promise.all(
-      rows.map((row, i) => (row.due ? alone(items[i] as Creating) : { claimed: null, ...row })),
-    );
-  });
+  readonly #create = oneBatchAtATime(
+    async (items: readonly Creating[]): Promise<(CreateRow | Error)[]> => {
+      if (items.length === 1) return [await this.#createAlone(items[0] as Creating)];
+      const alone = (item: Creating) => this.#createAlone(item).catch((error: Error) => error);
+      let rows: CreateBatchRow[];
+      try {
+        ({ rows } = await this.db.query<CreateBatchRow>(createBatchStatement, [
+          batchJson(items.map(createItem)),
+        ]));
+      } catch (error) {
+        if (error instanceof StoreUnavailableError) throw error;
+        return Promise.all(items.map(alone));
+      }
+      return Promise.all(
+        rows.map((row, i) => (row.due ? alone(items[i] as Creating) : { claimed: null, ...row })),
+      );
+    },
+    0,
+    () => (this.#storedShare < 0.5 ? createComebackMs : 0),
+  );
 
-  /** The groups of get-or-creates asked at once, read in one statement, and whether a fault may be due for each. */
-  readonly #read = oneBatchAtATime(async (items: readonly Omit<ReadItem, 'n'>[]) => {
-    const { rows } = await this.db.query<ReadRow>(readBatchStatement, [
-      JSON.stringify(items.map((item, n) => ({ n, ...item }))),
-    ]);
-    return rows;
-  });
+  /**
+   * The group of a get-or-create and whether a fault may be due for it, read in one statement with the others asked
+   * at once and the journal entries written meanwhile (`ReadsAndEntries`).
+   */
+  #read(item: Omit<ReadItem, 'n'>): Promise<ReadRow> {
+    return this.batches.read(item);
+  }
 
   async #createAlone({ values, claim, line }: Creating): Promise<CreateRow> {
     const { rows } = await this.db.query<CreateRow>(createStatement, [

@@ -36,6 +36,19 @@ export const journalLine = (record: JournalRecord) => ({
 export type JournalLine = ReturnType<typeof journalLine>;
 
 /**
+ * Items of a batch statement as its JSON array ($1 of `createBatchStatement`, the lines of
+ * `unflushedJournalStatement`): each item's `record`, JSON text already, goes in as it is, not as a string of it,
+ * and the statement reads it back as `json` and stores its text unchanged. Escaping the record into a string (each
+ * quote and backslash of it, and its bodies' twice) cost the replica a second pass over the largest text it sends,
+ * and PostgreSQL one to undo it.
+ */
+export function batchJson(items: readonly { readonly record: string }[]): string {
+  const item = ({ record, ...rest }: { readonly record: string }) =>
+    `${JSON.stringify(rest).slice(0, -1)},"record":${record}}`;
+  return `[${items.map(item).join(',')}]`;
+}
+
+/**
  * Get-or-create in one statement, so one round trip and one commit: claims the fault due ($9), else inserts the
  * group unless its id is taken (the primary key decides between concurrent creates, on any replica) and, when it was
  * inserted, the journal entry ($10 … $12) with it. Answers the fault claimed, whether the group was made, and the
@@ -55,21 +68,22 @@ export const createStatement = `
     (SELECT row_to_json(g) FROM groups g WHERE tenant = $1 AND environment = $2 AND provided_id = $3) AS existing`;
 
 /**
- * Get-or-creates sent together, in one statement and one commit: $1 is a JSON array of `CreateItem`s. Each item
- * whose tenant has a fault planned for it (`due`) is left alone, to be served by `createStatement`, which claims
- * the fault; the others are inserted in the order of their ids (so that two replicas' batches wait for each other's
- * rows in one order, never in a cycle), each id's first unless it is taken (the primary key decides between
+ * Get-or-creates sent together, in one statement and one commit: $1 is a JSON array of `CreateItem`s (`batchJson`).
+ * Each item whose tenant has a fault planned for it (`due`) is left alone, to be served by `createStatement`, which
+ * claims the fault; the others are inserted in the order of their ids (so that two replicas' batches wait for each
+ * other's rows in one order, never in a cycle), each id's first unless it is taken (the primary key decides between
  * concurrent creates, on any replica), and each item inserted has its journal entry written with it. Answers, per
  * item in its order: whether a fault may be due, whether its group was made (by its token, random: an id asked
- * twice in the batch is made once), and the group already stored (as of the statement's start). A token or
- * team_id taken, or the tenant removed, fails the statement: nothing of it is kept.
+ * twice in the batch is made once), and, for an item not made, the group already stored (as of the statement's
+ * start; an item made had none, so its look-up is skipped). A token or team_id taken, or the tenant removed, fails
+ * the statement: nothing of it is kept.
  */
 export const createBatchStatement = `
   WITH input AS (
     SELECT * FROM json_to_recordset($1) AS i (
       n integer, tenant text COLLATE "C", environment text, provided_id text COLLATE "C", team_id bigint,
       token text COLLATE "C", name text, mapping text, properties text, claim text, "operationId" text,
-      invalid boolean, record text)
+      invalid boolean, record json)
   ),
   due AS (
     SELECT i.n FROM input i WHERE i.claim IS NOT NULL AND EXISTS (
@@ -85,13 +99,13 @@ export const createBatchStatement = `
   ),
   logged AS (
     INSERT INTO journal (tenant, operation_id, invalid, record)
-    SELECT i.tenant, i."operationId", i.invalid, i.record FROM input i JOIN made USING (token) ORDER BY i.n
+    SELECT i.tenant, i."operationId", i.invalid, i.record::text FROM input i JOIN made USING (token) ORDER BY i.n
   )
   SELECT
     i.n IN (SELECT n FROM due) AS due,
     i.token IN (SELECT token FROM made) AS made,
-    (SELECT row_to_json(g) FROM groups g
-      WHERE g.tenant = i.tenant AND g.environment = i.environment AND g.provided_id = i.provided_id) AS existing
+    CASE WHEN i.token NOT IN (SELECT token FROM made) THEN (SELECT row_to_json(g) FROM groups g
+      WHERE g.tenant = i.tenant AND g.environment = i.environment AND g.provided_id = i.provided_id) END AS existing
   FROM input i ORDER BY i.n`;
 
 /**
@@ -209,11 +223,21 @@ export const keysStatement = `
   ORDER BY k.n`;
 
 /**
- * Journal entries written by one statement, in their order: $1 is a JSON array of `{ tenant, ...JournalLine }`;
+ * Journal entries written by one statement, in their order: `lines` is a JSON array of `{ tenant, ...JournalLine }`
+ * (`batchJson`);
  * committed without waiting for the WAL flush (`synchronous_commit` off for this statement's transaction only): the
  * entries of requests answered without a change, which an immediate stop of PostgreSQL may lose (decision 17).
  */
-const journalStatement = `
+const unflushedJournal = (lines: string) => `
   INSERT INTO journal (tenant, operation_id, invalid, record)
-  SELECT e.* FROM json_to_recordset($1) AS e (tenant text, "operationId" text, invalid boolean, record text)`;
-export const unflushedJournalStatement = `${journalStatement}, (SELECT set_config('synchronous_commit', 'off', true)) s`;
+  SELECT e.tenant, e."operationId", e.invalid, e.record::text
+  FROM json_to_recordset(${lines}) AS e (tenant text, "operationId" text, invalid boolean, record json),
+    (SELECT set_config('synchronous_commit', 'off', true)) s`;
+export const unflushedJournalStatement = unflushedJournal('$1');
+
+/**
+ * `readBatchStatement` ($1) with the journal entries of `unflushedJournalStatement` ($2) written by the same
+ * statement, in one round trip and one commit, unflushed as they are alone: the entries of the reads answered since
+ * the batch before, which a replica under reads has ready when its next read batch goes (`ReadsAndEntries`).
+ */
+export const readAndJournalStatement = `WITH logged AS (${unflushedJournal('$2')})${readBatchStatement}`;

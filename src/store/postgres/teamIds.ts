@@ -32,9 +32,10 @@ export class TeamIds {
   }
 
   async #draw(): Promise<void> {
+    // The block's size is in the text, not a parameter: a prepared statement with none is planned once, where one
+    // with a parameter was planned again on each draw.
     const { rows } = await this.db.query<{ id: string }>(
-      "SELECT nextval('team_ids') AS id FROM generate_series(1, $1)",
-      [blockSize],
+      `SELECT nextval('team_ids') AS id FROM generate_series(1, ${blockSize})`,
     );
     this.#ids.push(...rows.map((row) => Number(row.id)).sort((a, b) => a - b));
   }

@@ -23,10 +23,9 @@ function fakeDatabase() {
     async query(_text: string, values: unknown[] = []) {
       if (typeof values[0] !== 'string' || !values[0].startsWith('['))
         return { rows: [{ kept: String(count) }] };
-      const lines = JSON.parse(values[0]) as { record: string }[];
-      statements.push({
-        texts: lines.map((line) => (JSON.parse(line.record) as { requestText: string }).requestText),
-      });
+      // Each line's record is in the array as JSON, not as a string of it (`batchJson`).
+      const lines = JSON.parse(values[0]) as { record: { requestText: string } }[];
+      statements.push({ texts: lines.map((line) => line.record.requestText) });
       return { rows: [], rowCount: lines.length };
     },
     trim: () => new Promise<number>((resolve) => trims.push(resolve)),
