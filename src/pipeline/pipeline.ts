@@ -59,6 +59,23 @@ export class Pipeline<R extends PipelineRequest, S extends Surface = Surface> {
     if (error !== undefined) found?.push(error);
     return error;
   }
+
+  /**
+   * A request whose body is at hand (the library's `validateRequest`): the header stage, then, for a request that
+   * sent a body, the body stage, as the exchange runs them around a body still arriving. With `found`, the body is
+   * judged whatever the header stage found, so that one call names every problem it can.
+   */
+  check(
+    request: Routed<R>,
+    surface: S,
+    raw: Uint8Array | string | undefined,
+    found?: ApiError[],
+  ): ApiError | undefined {
+    const refused = this.head(request, surface, found);
+    if ((refused !== undefined && found === undefined) || !request.bodySent) return refused;
+    const problem = this.body(request, surface, raw, found);
+    return refused ?? problem;
+  }
 }
 
 /**

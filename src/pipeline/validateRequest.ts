@@ -83,12 +83,9 @@ function check(given: RequestToValidate): RequestValidation {
   // The server's steps in the server's order; where it stops at the first problem, the library goes on to find
   // every problem it can, so one call names them all.
   const found: ApiError[] = [];
-  library.head(routed, noKeys, found);
-  if (routed.bodySent) {
-    const raw = typeof body === 'string' || body instanceof Uint8Array ? body : undefined;
-    if (raw === undefined) routed.body = body; // a value rather than text: taken as parsed, walked by checkValues
-    library.body(routed, noKeys, raw, found);
-  }
+  const raw = typeof body === 'string' || body instanceof Uint8Array ? body : undefined;
+  if (raw === undefined) routed.body = body; // a value rather than text: taken as parsed, walked by checkValues
+  library.check(routed, noKeys, raw, found);
   return {
     ok: found.length === 0,
     operationId: routed.operation.operationId,
