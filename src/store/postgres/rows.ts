@@ -37,16 +37,31 @@ export function groupOf(row: GroupRow): Group {
 export const groupColumns = 'tenant, environment, provided_id, team_id, token, name, mapping, properties';
 
 export function groupValues(tenant: string, group: Group): unknown[] {
+  const row = groupRow(tenant, group);
   return [
-    tenant,
-    group.environment,
-    toText(group.provided_id),
-    group.team_id,
-    group.token,
-    toText(group.name),
-    group.mapping === null ? null : JSON.stringify(group.mapping),
-    group.properties === null ? null : JSON.stringify(group.properties),
+    row.tenant,
+    row.environment,
+    row.provided_id,
+    row.team_id,
+    row.token,
+    row.name,
+    row.mapping,
+    row.properties,
   ];
+}
+
+/** A group as its row holds it. */
+export function groupRow(tenant: string, group: Group): GroupRow {
+  return {
+    tenant,
+    environment: group.environment,
+    provided_id: toText(group.provided_id),
+    team_id: group.team_id,
+    token: group.token,
+    name: toText(group.name),
+    mapping: group.mapping === null ? null : JSON.stringify(group.mapping),
+    properties: group.properties === null ? null : JSON.stringify(group.properties),
+  };
 }
 
 /**

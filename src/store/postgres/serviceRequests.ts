@@ -7,19 +7,22 @@ import type { OperationId } from '../../spec/operations.js';
 import type { RequestBodies } from '../../spec/types.js';
 import type { Fault } from '../faults.js';
 import { StoreUnavailableError } from '../store.js';
-import { type Database, oneBatchAtATime, violates } from './database.js';
+import { type Client, type Database, oneBatchAtATime, violates } from './database.js';
 import { ReadsAndEntries } from './readsAndEntries.js';
-import { type GroupRow, groupColumns, groupValues, partialWorld, toText } from './rows.js';
+import { type GroupRow, groupColumns, groupRow, groupValues, partialWorld, toText } from './rows.js';
 import {
   batchJson,
+  type ChangeItem,
   type CreateBatchRow,
   type CreateItem,
   type CreateRow,
   changeAndJournal,
+  changeBatchStatement,
   claimAndLock,
   createBatchStatement,
   createStatement,
   type JournalLine,
+  lockBatchStatement,
   type ReadItem,
   type ReadRow,
 } from './statements.js';
@@ -194,44 +197,74 @@ export class ServiceRequests {
 
   #update(asked: Asked, request: RequestBodies['updateUserGroup']): Promise<Served> {
     // The id's group in either environment: the rule names the other one when the group is there.
-    return this.#changeLocked(
+    const id = toText(request.user_group_id);
+    return this.#changed({
       asked,
-      {
-        where: "tenant = $1 AND environment IN ('Customer', 'Testing') AND provided_id = $3",
-        values: [toText(request.user_group_id)],
-      },
-      (rows) => update(over(rows, asked.owner)[1], request),
-    );
+      names: { provided_id: id, token: null },
+      decide: (rows) => update(over(rows, asked.owner)[1], request),
+      retired: null,
+    });
   }
 
   #rotate(asked: Asked, request: RequestBodies['rotateUserGroupToken']): Promise<Served> {
     // Of concurrent rotations, the first to lock the row wins; the others find no row holding the old token once
-    // it commits (READ COMMITTED re-checks the condition on the updated row).
-    return this.#changeLocked(
+    // it commits (READ COMMITTED re-checks the condition on the updated row; a batch reads the row as it is now).
+    return this.#changed({
       asked,
-      { where: 'token = $3', values: [request.current_token] },
-      (rows) => rotate(...over(rows, asked.owner), request, this.ids),
-      request.current_token,
-    );
+      names: { provided_id: null, token: request.current_token },
+      decide: (rows) => rotate(...over(rows, asked.owner), request, this.ids),
+      retired: request.current_token,
+    });
+  }
+
+  /** An update or a rotation, batched with those asked meanwhile; refused for a tenant removed meanwhile as such. */
+  async #changed(item: Changing): Promise<Served> {
+    const served = await this.#change(item);
+    // A refusal because the tenant was removed through another replica meanwhile answers as such.
+    if (
+      served.fault !== undefined ||
+      served.result.ok ||
+      (await tenantExists(this.db, item.asked.owner.tenant))
+    )
+      return served;
+    return { result: failure(tenantRemoved()), journaled: false };
   }
 
   /**
-   * An update or a rotation, in one transaction: the planned fault due claimed, else the groups matching `lock`
-   * locked, the rule applied to them (`decide`), and the changed group written with the journal entry (naming the
-   * token a rotation `retired`).
+   * The updates and rotations asked while a batch is in flight go in the next, one transaction for them all
+   * (`changeBatch`): one commit and one WAL flush answer each. An item for which a fault may be due is sent alone
+   * after the batch's commit, so that it claims its fault; a batch the database refuses (a token drawn twice, a
+   * deadlock) is rolled back whole and each of its items sent alone.
    */
-  async #changeLocked(
-    { owner, claim, journal }: Asked,
-    lock: { readonly where: string; readonly values: readonly unknown[] },
-    decide: (rows: readonly GroupRow[]) => Result<Decision<unknown>>,
-    retired: string | null = null,
-  ): Promise<Served> {
-    const served = await this.db.transaction(async (client): Promise<Served> => {
-      const { claimed, targets } = await claimAndLock(client, lock.where, [
-        owner.tenant,
-        claim,
-        ...lock.values,
-      ]);
+  readonly #change = oneBatchAtATime(async (items: readonly Changing[]): Promise<(Served | Error)[]> => {
+    if (items.length === 1) return [await this.#changeAlone(items[0] as Changing)];
+    const alone = (item: Changing) => this.#changeAlone(item).catch((error: Error) => error);
+    let served: (Served | undefined)[];
+    try {
+      served = await this.db.transaction((client) => changeBatch(client, items));
+    } catch (error) {
+      if (error instanceof StoreUnavailableError) throw error;
+      return Promise.all(items.map(alone));
+    }
+    return Promise.all(items.map((item, i) => served[i] ?? alone(item)));
+  });
+
+  /**
+   * An update or a rotation alone, in one transaction: the planned fault due claimed, else the groups it names
+   * locked, the rule applied to them, and the changed group written with the journal entry (naming the token a
+   * rotation `retired`).
+   */
+  #changeAlone({ asked, names, decide, retired }: Changing): Promise<Served> {
+    const { owner, claim, journal } = asked;
+    const lock =
+      names.provided_id !== null
+        ? {
+            where: "tenant = $1 AND environment IN ('Customer', 'Testing') AND provided_id = $3",
+            value: names.provided_id,
+          }
+        : { where: 'token = $3', value: names.token };
+    return this.db.transaction(async (client): Promise<Served> => {
+      const { claimed, targets } = await claimAndLock(client, lock.where, [owner.tenant, claim, lock.value]);
       if (claimed !== null) return { fault: claimed };
       const result = decide(targets);
       const change = result.ok ? result.value.changes[0] : undefined;
@@ -239,11 +272,65 @@ export class ServiceRequests {
       await changeAndJournal(client, owner.tenant, change.group, journal(result.value), retired);
       return { result, journaled: true };
     });
-    // A refusal because the tenant was removed through another replica meanwhile answers as such.
-    if (served.fault !== undefined || served.result.ok || (await tenantExists(this.db, owner.tenant)))
-      return served;
-    return { result: failure(tenantRemoved()), journaled: false };
   }
+}
+
+/** An update or a rotation to serve: whose key, the group it names, the rule over what it names, the token it retires. */
+interface Changing {
+  readonly asked: Asked;
+  /** An update names its group by id (stored text), a rotation by its current token. */
+  readonly names: Pick<ChangeItem, 'provided_id' | 'token'>;
+  readonly decide: (rows: readonly GroupRow[]) => Result<Decision<unknown>>;
+  readonly retired: string | null;
+}
+
+/**
+ * A batch of updates and rotations in the transaction of `client`: every group they name locked in one statement
+ * (`lockBatchStatement`), the rules applied in the order asked over the rows as the changes before leave them (an
+ * update and a rotation of one group in one batch see each other's change, as in turn), and every change written
+ * with its journal entry in one more (`changeBatchStatement`). Answers what each item came to, or undefined for an
+ * item a fault may be due for (to be sent alone).
+ */
+async function changeBatch(client: Client, items: readonly Changing[]): Promise<(Served | undefined)[]> {
+  const asked: ChangeItem[] = items.map(({ asked, names }, n) => ({
+    n,
+    tenant: asked.owner.tenant,
+    ...names,
+    claim: asked.claim,
+  }));
+  const { rows } = await client.query<{ due: number[] | null; targets: GroupRow[] | null }>(
+    lockBatchStatement,
+    [JSON.stringify(asked)],
+  );
+  const due = new Set(rows[0]?.due ?? []);
+  const current = new Map<string, GroupRow>();
+  const keyOf = (row: GroupRow) => `${row.tenant}\0${row.environment}\0${row.provided_id}`;
+  for (const row of rows[0]?.targets ?? []) current.set(keyOf(row), row);
+  const changed = new Map<string, GroupRow>();
+  const lines: (JournalLine & { n: number; tenant: string; retired: string | null })[] = [];
+  const served = items.map(({ asked: { owner, journal }, names, decide, retired }, n): Served | undefined => {
+    if (due.has(n)) return undefined;
+    const named = [...current.values()].filter((row) =>
+      names.provided_id !== null
+        ? row.tenant === owner.tenant && row.provided_id === names.provided_id
+        : row.token === names.token,
+    );
+    const result = decide(named);
+    const change = result.ok ? result.value.changes[0] : undefined;
+    if (!result.ok || change?.op !== 'putGroup') return { result, journaled: false };
+    const row = groupRow(owner.tenant, change.group);
+    current.set(keyOf(row), row);
+    changed.set(keyOf(row), row);
+    lines.push({ n, tenant: owner.tenant, retired, ...journal(result.value) });
+    return { result, journaled: true };
+  });
+  if (lines.length === 0) return served;
+  const written = await client.query<{ changed: number }>(changeBatchStatement, [
+    JSON.stringify([...changed.values()]),
+    batchJson(lines),
+  ]);
+  if (written.rows[0]?.changed !== changed.size) throw new Error('a locked row disappeared under its lock');
+  return served;
 }
 
 export async function groupById(

@@ -174,13 +174,79 @@ export async function claimAndLock(
 ): Promise<{ claimed: Fault | null; targets: GroupRow[] }> {
   const { rows } = await client.query<{ claimed: Fault | null; targets: GroupRow[] | null }>(
     `WITH ${claimFault('$1', '$2')},
-     target AS (SELECT * FROM groups WHERE ${where} AND NOT EXISTS (SELECT FROM next) FOR UPDATE)
+     target AS (
+       SELECT * FROM groups WHERE ${where} AND NOT EXISTS (SELECT FROM next)
+       ORDER BY tenant, environment, provided_id FOR UPDATE
+     )
      SELECT (SELECT row_to_json(claimed) FROM claimed) AS claimed, (SELECT json_agg(target) FROM target) AS targets`,
     values,
   );
   const row = rows[0] as { claimed: Fault | null; targets: GroupRow[] | null };
   return { claimed: row.claimed, targets: row.targets ?? [] };
 }
+
+/**
+ * Updates and rotations sent together, in a transaction: $1 is a JSON array of `ChangeItem`s. Locks every group an
+ * item names (an update's id in either environment, a rotation's token), in the order of their primary key, so
+ * that two replicas' batches, and a change sent alone, wait for each other's rows in one order, never in a cycle.
+ * The groups are found first and locked by their key: a group whose token a rotation committed meanwhile is locked
+ * all the same, and read as it is now (READ COMMITTED). Answers the items for which a fault planned for their tenant
+ * may be due (`due`, their `n`s: served alone, which claims it) and the groups locked (`targets`).
+ */
+export const lockBatchStatement = `
+  WITH input AS (
+    SELECT * FROM json_to_recordset($1) AS i (
+      n integer, tenant text COLLATE "C", provided_id text COLLATE "C", token text COLLATE "C", claim text)
+  ),
+  found AS (
+    SELECT g.tenant, g.environment, g.provided_id FROM input i JOIN groups g
+      ON g.tenant = i.tenant AND g.environment IN ('Customer', 'Testing') AND g.provided_id = i.provided_id
+    UNION
+    SELECT g.tenant, g.environment, g.provided_id FROM input i JOIN groups g ON g.token = i.token
+  ),
+  target AS (
+    SELECT g.* FROM groups g JOIN found f
+      ON g.tenant = f.tenant AND g.environment = f.environment AND g.provided_id = f.provided_id
+    ORDER BY g.tenant, g.environment, g.provided_id FOR UPDATE OF g
+  )
+  SELECT
+    (SELECT json_agg(i.n) FROM input i WHERE i.claim IS NOT NULL AND EXISTS (
+      SELECT FROM faults f WHERE f.tenant = i.tenant AND (f.operation_id IS NULL OR f.operation_id = i.claim))) AS due,
+    (SELECT json_agg(target) FROM target) AS targets`;
+
+/** One item of `lockBatchStatement`: whose group, named by id (an update) or by token (a rotation). */
+export interface ChangeItem {
+  readonly n: number;
+  readonly tenant: string;
+  readonly provided_id: string | null;
+  readonly token: string | null;
+  readonly claim: string | null;
+}
+
+/**
+ * The changes of a batch over its locked rows, in one statement: $1 is a JSON array of the groups changed (each
+ * once, as it stands after the last change of it), $2 of the journal entries (`batchJson`, one per change, in the
+ * order asked; a rotation's names the token it replaced). Answers how many groups it wrote: each was locked, so
+ * every one, or the batch is rolled back.
+ */
+export const changeBatchStatement = `
+  WITH changed AS (
+    UPDATE groups g SET team_id = c.team_id, token = c.token, name = c.name, mapping = c.mapping,
+      properties = c.properties
+    FROM json_to_recordset($1) AS c (
+      tenant text COLLATE "C", environment text, provided_id text COLLATE "C", team_id bigint, token text COLLATE "C",
+      name text, mapping text, properties text)
+    WHERE g.tenant = c.tenant AND g.environment = c.environment AND g.provided_id = c.provided_id
+    RETURNING 1
+  ),
+  logged AS (
+    INSERT INTO journal (tenant, operation_id, invalid, record, retired_token)
+    SELECT e.tenant, e."operationId", e.invalid, e.record::text, e.retired
+    FROM json_to_recordset($2) AS e (
+      n integer, tenant text, "operationId" text, invalid boolean, retired text, record json)
+    ORDER BY e.n
+  )
+  SELECT (SELECT count(*) FROM changed)::integer AS changed`;
 
 /**
  * One statement: the changed group written over its locked row and, with it, the request's journal entry; a

@@ -8,8 +8,10 @@ import { createMockServer, type MockServer } from '../../../src/index.js';
 import { Database } from '../../../src/store/postgres/database.js';
 import { ServiceRequests } from '../../../src/store/postgres/serviceRequests.js';
 import {
+  changeBatchStatement,
   createBatchStatement,
   createStatement,
+  lockBatchStatement,
   readBatchStatement,
 } from '../../../src/store/postgres/statements.js';
 import { StoreUnavailableError } from '../../../src/store/store.js';
@@ -18,7 +20,7 @@ import { postgresAvailable, startTestCluster, type TestCluster } from '../../sup
 
 interface Created {
   readonly new_user_group: boolean;
-  readonly user_group: { readonly token: string; readonly team_id: number };
+  readonly user_group: { readonly token: string; readonly team_id: number; readonly name: string };
 }
 
 /**
@@ -26,7 +28,7 @@ interface Created {
  * holds an id uncommitted, so that the create of that id waits inside its statement: whatever is asked meanwhile
  * queues for the next batch, which the test then releases whole.
  */
-describe.skipIf(!postgresAvailable())('the PostgreSQL store, creates sent together', () => {
+describe.skipIf(!postgresAvailable())('the PostgreSQL store, requests sent together', () => {
   let cluster: TestCluster;
   let db: Database | undefined;
   let holder: pg.Client | undefined;
@@ -65,6 +67,36 @@ describe.skipIf(!postgresAvailable())('the PostgreSQL store, creates sent togeth
         }),
       },
     );
+  /** An update or a rotation, journaled with the answer's body. */
+  const change = (
+    requests: ServiceRequests,
+    operationId: 'updateUserGroup' | 'rotateUserGroupToken',
+    body: Record<string, string>,
+  ) =>
+    requests.serve(operationId, body, {
+      owner: owner(),
+      claim: operationId,
+      journal: (decision) => ({ operationId, invalid: false, record: JSON.stringify(decision.body) }),
+    });
+  /** The group an update or a rotation answered, or the code of its refusal (or of the fault claimed). */
+  const outcome = (served: Awaited<ReturnType<typeof change>>): Created['user_group'] | string => {
+    if (served.fault !== undefined) return `fault ${served.fault.status}`;
+    return served.result.ok ? (served.result.value.body as Created).user_group : served.result.error.code;
+  };
+  /**
+   * Holds the row of group `held` locked in a transaction of the test, and starts an update of it, which waits for
+   * the lock: the changes asked after it gather into one batch.
+   */
+  const holdRow = async (requests: ServiceRequests, held: string) => {
+    holder = new pg.Client({ connectionString: url });
+    holder.on('error', () => undefined);
+    await holder.connect();
+    await holder.query('BEGIN');
+    await holder.query('SELECT FROM groups WHERE provided_id = $1 FOR UPDATE', [held]);
+    const waiting = change(requests, 'updateUserGroup', { user_group_id: held, name: 'Held, renamed' });
+    waiting.catch(() => undefined);
+    return { waiting };
+  };
   const createdOf = (served: Awaited<ReturnType<typeof create>>): Created => {
     if (served.fault !== undefined || !served.result.ok) throw new Error('expected a group');
     return served.result.value.body as Created;
@@ -100,8 +132,11 @@ describe.skipIf(!postgresAvailable())('the PostgreSQL store, creates sent togeth
   const settle = async () => {
     for (let i = 0; i < 20; i++) await turn();
   };
+  /** How many times `text` was sent, prepared (a config object) or within a transaction (the text itself). */
   const sentOf = (sent: { mock: { calls: unknown[][] } }, text: string): number =>
-    sent.mock.calls.filter(([config]) => (config as { text?: string }).text === text).length;
+    sent.mock.calls.filter(
+      ([config]) => (typeof config === 'string' ? config : (config as { text?: string }).text) === text,
+    ).length;
 
   it('stores the creates asked together in one statement, each with its journal entry, one group per id', async () => {
     const requests = await open();
@@ -201,6 +236,85 @@ describe.skipIf(!postgresAvailable())('the PostgreSQL store, creates sent togeth
     expect((await create(requests, 'known')).fault?.status).toBe(503);
     expect(createdOf(await create(requests, 'known')).new_user_group).toBe(false);
     expect(await count('SELECT FROM faults')).toBe(0);
+  });
+
+  it('stores the updates and rotations asked together in one transaction, in the order asked, each with its entry', async () => {
+    const requests = await open();
+    const made: Created[] = [];
+    for (const id of ['held', 'u-0', 'u-1', 'u-2', 'u-3', 'r', 'both'])
+      made.push(createdOf(await create(requests, id)));
+    const [, , , , , rotated, both] = made as Created[];
+    const { waiting: held } = await holdRow(requests, 'held');
+    await settle();
+    const sent = vi.spyOn(pg.Client.prototype, 'query');
+    const renames = [0, 1, 2, 3].map((i) =>
+      change(requests, 'updateUserGroup', { user_group_id: `u-${i}`, name: `Renamed ${i}` }),
+    );
+    // Two rotations of one token: the first asked wins, the second finds the token gone.
+    const twice = [0, 1].map(() =>
+      change(requests, 'rotateUserGroupToken', { current_token: rotated?.user_group.token as string }),
+    );
+    // An update, then a rotation of the same group: the rotation answers the updated name.
+    const renamed = change(requests, 'updateUserGroup', { user_group_id: 'both', name: 'Both' });
+    const then = change(requests, 'rotateUserGroupToken', {
+      current_token: both?.user_group.token as string,
+    });
+    const missing = change(requests, 'updateUserGroup', { user_group_id: 'nobody', name: 'Nobody' });
+    await settle();
+    await holder?.query('ROLLBACK');
+    expect(outcome(await held)).toMatchObject({ name: 'Held, renamed' });
+    const [won, lost] = (await Promise.all(twice)).map(outcome);
+    expect(won).toMatchObject({ name: 'Group r' });
+    expect(lost).toBe('TOKEN_NOT_FOUND');
+    expect(outcome(await renamed)).toMatchObject({ name: 'Both' });
+    expect(outcome(await then)).toMatchObject({ name: 'Both' });
+    expect(outcome(await missing)).toBe('GROUP_NOT_FOUND');
+    expect(sentOf(sent, lockBatchStatement)).toBe(1);
+    expect(sentOf(sent, changeBatchStatement)).toBe(1);
+    // The held update's commit, then the batch's one for all eight.
+    expect(sentOf(sent, 'COMMIT')).toBe(2);
+    expect(
+      (await Promise.all(renames)).map((served) => (outcome(served) as Created['user_group']).name),
+    ).toEqual(['Renamed 0', 'Renamed 1', 'Renamed 2', 'Renamed 3']);
+    // What was answered is what is stored, each change with its entry (a refusal is journaled by the caller).
+    expect(
+      await count("SELECT FROM groups WHERE name LIKE 'Renamed %' OR name IN ('Both', 'Held, renamed')"),
+    ).toBe(6);
+    expect(await count(`SELECT FROM groups WHERE token = '${(won as Created['user_group']).token}'`)).toBe(1);
+    expect(await count("SELECT FROM journal WHERE operation_id = 'updateUserGroup'")).toBe(6);
+    expect(await count('SELECT FROM journal WHERE retired_token IS NOT NULL')).toBe(2);
+  });
+
+  it('sends a change of a batch a fault is planned for alone, which claims it', async () => {
+    const requests = await open();
+    for (const id of ['held', 'a', 'b']) createdOf(await create(requests, id));
+    const { waiting: held } = await holdRow(requests, 'held');
+    await settle();
+    // Planned once the held update waits for its row: the fault is for the first change of the batch to claim it.
+    const planner = new pg.Client({ connectionString: url });
+    await planner.connect();
+    try {
+      await planner.query(
+        "INSERT INTO faults (tenant, operation_id, status, delay_ms, action, remaining) VALUES ('default', 'updateUserGroup', 503, 0, NULL, 1)",
+      );
+    } finally {
+      await planner.end();
+    }
+    const sent = vi.spyOn(pg.Client.prototype, 'query');
+    const batch = ['a', 'b'].map((id) =>
+      change(requests, 'updateUserGroup', { user_group_id: id, name: `New ${id}` }),
+    );
+    await settle();
+    await holder?.query('ROLLBACK');
+    expect(outcome(await held)).toMatchObject({ name: 'Held, renamed' });
+    // Both were asked while a fault was due: the batch changed nothing and each went alone; one claimed its one use.
+    const outcomes = (await Promise.all(batch)).map(outcome);
+    expect(outcomes.filter((one) => one === 'fault 503')).toHaveLength(1);
+    expect(outcomes.filter((one) => typeof one === 'object' && one.name.startsWith('New '))).toHaveLength(1);
+    expect(sentOf(sent, lockBatchStatement)).toBe(1);
+    expect(sentOf(sent, changeBatchStatement)).toBe(0);
+    expect(await count('SELECT FROM faults')).toBe(0);
+    expect(await count("SELECT FROM groups WHERE name LIKE 'New %'")).toBe(1);
   });
 
   it('answers concurrent creates of one id across two replicas with one group, one of them new', async () => {
