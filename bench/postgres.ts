@@ -206,7 +206,7 @@ async function measureReads(
 const MIXED_GROUPS = 100;
 
 /** Rounds of the mixed workload, each side a slice of `durableSeconds` / 2 in ABBA order. */
-const MIXED_ROUNDS = 2;
+const MIXED_ROUNDS = 4;
 
 /**
  * 80 % get-or-creates of known groups, 10 % creates, 5 % updates, 5 % rotations, on the default tenant's 100 groups,

@@ -2,7 +2,6 @@ import type { Socket } from 'node:net';
 import { buildConnector, type Dispatcher, errors, Pool } from 'undici';
 import type { ApiError } from '../errors.js';
 import type { Result } from '../result.js';
-import { headerOf } from './headers.js';
 import {
   bodyTooLarge,
   CutShort,
@@ -19,6 +18,8 @@ import {
 /** The service behind the proxy: its base URL and undici's pool of kept-alive connections to it. */
 export interface Target {
   readonly url: URL;
+  /** The URL's path without its trailing slash, which each forwarded path follows. */
+  readonly basePath: string;
   readonly pool: Pool;
   /** Milliseconds the target has to answer in full, from the request's forwarding on. */
   readonly timeout: number;
@@ -72,7 +73,8 @@ export function target(url: URL, timeout: number, bodyLimit: number, ca?: string
         (callback as (error: Error | null, socket: Socket | null) => void)(error, socket);
       }),
   });
-  return { url, pool, timeout, bodyLimit, resetNow: () => resetting };
+  const basePath = url.pathname.replace(/\/$/, '');
+  return { url, basePath, pool, timeout, bodyLimit, resetNow: () => resetting };
 }
 
 /**
@@ -124,7 +126,6 @@ export function forward(
  * came, so nothing is kept.
  */
 class Exchange implements Dispatcher.DispatchHandler {
-  readonly #where: string;
   readonly #options: Dispatcher.DispatchOptions;
   readonly #timer: NodeJS.Timeout;
   #settled = false;
@@ -143,10 +144,9 @@ class Exchange implements Dispatcher.DispatchHandler {
     readonly sent: Forwarded,
     readonly done: (result: Result<TargetAnswer, ApiError>) => void,
   ) {
-    this.#where = `${to.url.origin}${sent.pathAndQuery}`;
     this.#options = {
       method: sent.method as Dispatcher.HttpMethod,
-      path: `${to.url.pathname.replace(/\/$/, '')}${sent.pathAndQuery}`,
+      path: `${to.basePath}${sent.pathAndQuery}`,
       headers: sent.headers as string[],
       body: sent.body ?? null,
       // undici closes the connection after a GET that carries a body unless told not to (decision 19); after a
@@ -154,7 +154,7 @@ class Exchange implements Dispatcher.DispatchHandler {
       ...(sent.method === 'HEAD' ? {} : { reset: false }),
     };
     this.#timer = setTimeout(() => {
-      this.#finish({ ok: false, error: timedOut(this.#where, to.timeout) });
+      this.#finish({ ok: false, error: timedOut(this.#where(), to.timeout) });
       this.#end(new errors.RequestAbortedError());
     }, to.timeout);
     to.pool.dispatch(this.#options, this);
@@ -175,7 +175,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     if (status < 200) return; // interim (103 Early Hints...): read and dropped
     this.#reason = reason ?? '';
     this.#rawHeaders = flatHeaders(controller.rawHeaders, headers);
-    const length = headerOf(this.#rawHeaders, 'content-length');
+    const length = headers['content-length'];
     const bodiless = this.sent.method === 'HEAD' || this.#bodilessByStatus();
     if (!bodiless && length !== undefined && Number(length) > this.to.bodyLimit) this.#tooLarge();
   }
@@ -210,10 +210,10 @@ class Exchange implements Dispatcher.DispatchHandler {
       // sending again could act twice.
       this.#sentAgain = true;
       if (idempotent.has(method)) this.to.pool.dispatch(this.#options, this);
-      else this.#finish({ ok: false, error: closedUnderRequest(this.#where, method) });
+      else this.#finish({ ok: false, error: closedUnderRequest(this.#where(), method) });
       return;
     }
-    this.#finish({ ok: false, error: failure(this.#where, error, this.#status !== 0, headLimit) });
+    this.#finish({ ok: false, error: failure(this.#where(), error, this.#status !== 0, headLimit) });
   }
 
   #complete(): void {
@@ -230,6 +230,11 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.#settled = true;
     clearTimeout(this.#timer);
     this.done(result);
+  }
+
+  /** Where the request went, as an error names it. */
+  #where(): string {
+    return `${this.to.url.origin}${this.sent.pathAndQuery}`;
   }
 
   #bodilessByStatus(): boolean {
