@@ -101,6 +101,19 @@ describe.skipIf(!postgresAvailable())('the PostgreSQL store, requests sent toget
     if (served.fault !== undefined || !served.result.ok) throw new Error('expected a group');
     return served.result.value.body as Created;
   };
+  /** Plans one 503 for the default tenant's next `operationId`, from outside the store. */
+  const planFault = async (operationId: string): Promise<void> => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(
+        "INSERT INTO faults (tenant, operation_id, status, delay_ms, action, remaining) VALUES ('default', $1, 503, 0, NULL, 1)",
+        [operationId],
+      );
+    } finally {
+      await client.end();
+    }
+  };
   const count = async (text: string): Promise<number> => {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
@@ -224,15 +237,7 @@ describe.skipIf(!postgresAvailable())('the PostgreSQL store, requests sent toget
     expect(createdOf(await create(requests, 'new-one')).new_user_group).toBe(true);
     expect([sentOf(sent, readBatchStatement), sentOf(sent, createStatement)]).toEqual([1, 1]);
     // A fault planned for the operation is claimed by the create statement, not skipped by the read.
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      await client.query(
-        "INSERT INTO faults (tenant, operation_id, status, delay_ms, action, remaining) VALUES ('default', 'getOrCreateUserGroup', 503, 0, NULL, 1)",
-      );
-    } finally {
-      await client.end();
-    }
+    await planFault('getOrCreateUserGroup');
     expect((await create(requests, 'known')).fault?.status).toBe(503);
     expect(createdOf(await create(requests, 'known')).new_user_group).toBe(false);
     expect(await count('SELECT FROM faults')).toBe(0);
@@ -291,15 +296,7 @@ describe.skipIf(!postgresAvailable())('the PostgreSQL store, requests sent toget
     const { waiting: held } = await holdRow(requests, 'held');
     await settle();
     // Planned once the held update waits for its row: the fault is for the first change of the batch to claim it.
-    const planner = new pg.Client({ connectionString: url });
-    await planner.connect();
-    try {
-      await planner.query(
-        "INSERT INTO faults (tenant, operation_id, status, delay_ms, action, remaining) VALUES ('default', 'updateUserGroup', 503, 0, NULL, 1)",
-      );
-    } finally {
-      await planner.end();
-    }
+    await planFault('updateUserGroup');
     const sent = vi.spyOn(pg.Client.prototype, 'query');
     const batch = ['a', 'b'].map((id) =>
       change(requests, 'updateUserGroup', { user_group_id: id, name: `New ${id}` }),
