@@ -36,8 +36,10 @@ export function groupOf(row: GroupRow): Group {
 /** The parameters of an INSERT of a group: $1 … $8 in the column order of `groupColumns`. */
 export const groupColumns = 'tenant, environment, provided_id, team_id, token, name, mapping, properties';
 
-export function groupValues(tenant: string, group: Group): unknown[] {
-  const row = groupRow(tenant, group);
+export const groupValues = (tenant: string, group: Group): unknown[] => rowValues(groupRow(tenant, group));
+
+/** A row's values in the column order of `groupColumns`. */
+export function rowValues(row: GroupRow): unknown[] {
   return [
     row.tenant,
     row.environment,

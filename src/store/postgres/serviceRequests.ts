@@ -9,7 +9,7 @@ import { StoreUnavailableError } from '../store.js';
 import { type Asked, type Changing, changeBatch, type Served } from './changeBatch.js';
 import { type Database, oneBatchAtATime, violates } from './database.js';
 import { ReadsAndEntries } from './readsAndEntries.js';
-import { type GroupRow, groupColumns, groupValues, partialWorld, toText } from './rows.js';
+import { type GroupRow, groupColumns, groupRow, partialWorld, rowValues, toText } from './rows.js';
 import {
   batchJson,
   type CreateBatchRow,
@@ -33,9 +33,9 @@ import { TeamIds } from './teamIds.js';
  */
 const createComebackMs = 10;
 
-/** A get-or-create to send: the group's values ($1 … $8 of `createStatement`), the fault to claim, its entry. */
+/** A get-or-create to send: the group's row ($1 … $8 of `createStatement`), the fault to claim, its entry. */
 interface Creating {
-  readonly values: unknown[];
+  readonly row: GroupRow;
   readonly claim: OperationId | null;
   readonly line: JournalLine;
 }
@@ -105,7 +105,7 @@ export class ServiceRequests {
       const line = journal(decision.value);
       let row: CreateRow;
       try {
-        row = await this.#create({ values: groupValues(owner.tenant, change.group), claim: faultFor, line });
+        row = await this.#create({ row: groupRow(owner.tenant, change.group), claim: faultFor, line });
       } catch (error) {
         if (violates(error, 'groups_tenant_fkey'))
           return { result: failure(tenantRemoved()), journaled: false };
@@ -165,9 +165,9 @@ export class ServiceRequests {
     return this.batches.read(item);
   }
 
-  async #createAlone({ values, claim, line }: Creating): Promise<CreateRow> {
+  async #createAlone({ row, claim, line }: Creating): Promise<CreateRow> {
     const { rows } = await this.db.query<CreateRow>(createStatement, [
-      ...values,
+      ...rowValues(row),
       claim,
       line.operationId,
       line.invalid,
@@ -273,18 +273,8 @@ export async function tenantExists(db: Database, tenant: string): Promise<boolea
   return rowCount === 1;
 }
 
-function createItem({ values, claim, line }: Creating, n: number): CreateItem {
-  const [tenant, environment, provided_id, team_id, token, name, mapping, properties] = values as [
-    string,
-    string,
-    string,
-    number,
-    string,
-    string,
-    string | null,
-    string | null,
-  ];
-  return { n, tenant, environment, provided_id, team_id, token, name, mapping, properties, claim, ...line };
+function createItem({ row, claim, line }: Creating, n: number): CreateItem {
+  return { n, ...row, claim, ...line };
 }
 
 /** The world a rule runs on for one request (the rows read), and the caller in it. */

@@ -137,17 +137,9 @@ export interface ReadRow {
   readonly existing: GroupRow | null;
 }
 
-/** One item of `createBatchStatement`: the group's values, the operation whose fault to claim, its entry. */
-export interface CreateItem extends JournalLine {
+/** One item of `createBatchStatement`: the group's row, the operation whose fault to claim, its entry. */
+export interface CreateItem extends JournalLine, GroupRow {
   readonly n: number;
-  readonly tenant: string;
-  readonly environment: string;
-  readonly provided_id: string;
-  readonly team_id: number;
-  readonly token: string;
-  readonly name: string;
-  readonly mapping: string | null;
-  readonly properties: string | null;
   readonly claim: string | null;
 }
 
