@@ -29,9 +29,7 @@ export function flagsOf(settings: Settings): Readonly<Record<string, Flag>> {
  */
 export function commandHelp(usage: string, about: string, settings: Settings, after = ''): string {
   const flags = Object.values(flagsOf(settings)).map((entry) => {
-    const words = entry.kind === 'oneOf' ? entry.values.join('|') : 'VALUE';
-    const value =
-      entry.kind === 'boolean' ? '' : ` ${entry.value ?? (entry.kind === 'integer' ? 'N' : words)}`;
+    const value = entry.kind === 'boolean' ? '' : ` ${placeholder(entry)}`;
     const fallback = entry.flagDefault ?? entry.default;
     const byDefault = fallback === undefined || fallback === false ? '' : ` (default ${fallback})`;
     const env = entry.env === undefined ? '' : `  [${entry.env}]`;
@@ -89,7 +87,10 @@ export function readFlags<Name extends string>(
   try {
     values = parseArgs({ args: [...argv], options: parsing, strict: true, allowPositionals: false }).values;
   } catch (error) {
-    const message = unknownFlag(argv, parsing) ?? (error as Error).message.replace(/\.$/, '');
+    const message =
+      unknownFlag(argv, parsing) ??
+      valueMissing(error as Error, flags) ??
+      (error as Error).message.replace(/\.$/, '');
     throw new Error(`${product}: ${message}. Run "user-group-mock ${command} --help" for the flags.`);
   }
   const options: Partial<Record<Name, unknown>> = {};
@@ -122,4 +123,23 @@ function fromText(entry: Setting, flag: string, texts: readonly string[]): unkno
   const problem = problemOf(entry, value, text);
   if (problem !== undefined) throw new Error(`${product}: --${flag} ${problem}`);
   return value;
+}
+
+/** What a flag's value is called in --help: its own word, N for a number, the choices, else VALUE. */
+function placeholder(entry: Flag): string {
+  return (
+    entry.value ??
+    (entry.kind === 'integer' ? 'N' : entry.kind === 'oneOf' ? entry.values.join('|') : 'VALUE')
+  );
+}
+
+/**
+ * node:util's parseArgs on a flag given without its value (last, or followed by another flag): which flag, and what
+ * it takes, in place of its "Option '--port <value>' argument missing".
+ */
+function valueMissing(error: Error, flags: Readonly<Record<string, Flag>>): string | undefined {
+  const named = /^Option '--([\w-]+)(?: <value>)?' argument (?:missing|is ambiguous)/.exec(error.message);
+  const entry = named === null ? undefined : flags[named[1] as string];
+  if (entry === undefined) return undefined;
+  return `--${entry.flag} needs a value: --${entry.flag} ${placeholder(entry)} (a value that starts with a dash goes as --${entry.flag}=VALUE)`;
 }

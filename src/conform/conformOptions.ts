@@ -114,6 +114,11 @@ export const conformOptions = {
 /** `KEY`, `KEY:Customer` or `KEY:Testing`. */
 export function parseConformKey(text: string): ConformKey {
   const match = /^([^\s:]+)(?::(Customer|Testing))?$/.exec(text.trim());
+  const scheme = /^(Token|Bearer)\s+(\S+)$/i.exec(text.trim());
+  if (match === null && scheme !== null)
+    throw new Error(
+      `${product}: --api-key "${text}" holds the word ${scheme[1]}: give the key alone (--api-key ${scheme[2]}); conform sends it as "Authorization: Token <key>" itself`,
+    );
   if (match === null)
     throw new Error(
       `${product}: --api-key "${text}" must be KEY, KEY:Customer or KEY:Testing (the key's environment), e.g. --api-key my-key:Testing`,

@@ -131,6 +131,10 @@ describe('user-group-mock conform', () => {
       ['--target', 'http://127.0.0.1:1', '--api-key', 'k:Staging'],
       '--api-key "k:Staging" must be KEY, KEY:Customer or KEY:Testing',
     ],
+    [
+      ['--target', 'http://127.0.0.1:1', '--api-key', 'Token k'],
+      'holds the word Token: give the key alone (--api-key k)',
+    ],
     [['--tagret', 'x'], 'unknown flag --tagret'],
   ])('exits 2 when the run cannot be made: %j', { timeout: 30_000 }, async (args, says) => {
     const run = await conform(args);

@@ -118,8 +118,9 @@ describe('readFlags', () => {
     [['--log-level', 'loud'], 'user-group-mock: --log-level must be silent, info, debug, not "loud"'],
     [
       ['--body-limit'],
-      `user-group-mock: Option '--body-limit <value>' argument missing. Run "user-group-mock serve --help" for the flags.`,
+      `user-group-mock: --body-limit needs a value: --body-limit N (a value that starts with a dash goes as --body-limit=VALUE). Run "user-group-mock serve --help" for the flags.`,
     ],
+    [['--port', '--in-memory'], 'user-group-mock: --port needs a value: --port N'],
   ])('refuses %j, naming the flag and the fix', (argv, message) => {
     expect(() => readFlags('serve', serveOptions, argv, {})).toThrow(message);
   });
