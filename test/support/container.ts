@@ -1,6 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -56,15 +55,6 @@ export async function container(args: readonly string[], timeoutMs = 60_000): Pr
     const { stderr, message } = error as { stderr?: string; message: string };
     throw new Error(`${engine} ${args.join(' ')} failed: ${stderr?.trim() || message}`);
   }
-}
-
-/** A port free on 127.0.0.1 now, for publishing a container's port on. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /**

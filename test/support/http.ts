@@ -18,6 +18,13 @@ export const jsonHeaders = (key = customerKey): Record<string, string> => ({
   'content-type': 'application/json',
 });
 
+/**
+ * A URL where nothing listens: port 1, below the range the kernel hands out for port 0. A closed server's URL is
+ * no such thing: its port is free for the next server any test file starts, which may answer, or hold the request
+ * until a timeout.
+ */
+export const nothingListens = 'http://127.0.0.1:1';
+
 /** An HTTP answer, however it was sent (`call`, `send`, or the raw client in `rawHttp.ts`). */
 export interface Answer {
   readonly status: number;

@@ -1,10 +1,10 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { Answer } from './http.js';
+import { freePort } from './ports.js';
 
 /**
  * A throwaway PostgreSQL cluster for the tests: `initdb` in a temp dir as the `postgres` user, `pg_ctl start` on a
@@ -40,14 +40,6 @@ export const postgresRequired = process.env.CI === 'true';
 
 export const postgresMissing =
   'user-group-mock: initdb not found (apt-get install postgresql-15 and put /usr/lib/postgresql/15/bin on PATH): the PostgreSQL tests are skipped';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const asPostgres = (args: readonly string[]): void => {
   const root = process.getuid?.() === 0;

@@ -1,25 +1,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
+import { freePort } from './ports.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface PrismMock {
   readonly url: string;
   stop(): Promise<void>;
-}
-
-/** A free port on 127.0.0.1, released just before Prism binds it. */
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
 }
 
 /** Starts `prism mock openapi/user-group-service.yaml` (stateless, from the same document) and waits until it answers. */

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../support/cli.js';
-import { useMocks } from '../../support/http.js';
+import { nothingListens, useMocks } from '../../support/http.js';
 import { useTempDir } from '../../support/tempDir.js';
 import { type Front, keys, startFront, wrongProviders } from '../../support/wrongProviders.js';
 
@@ -123,16 +123,16 @@ describe('user-group-mock conform', () => {
 
   it.each([
     [
-      ['--target', 'http://127.0.0.1:1', '--api-key', 'k'],
+      ['--target', nothingListens, '--api-key', 'k'],
       'could not be reached (ECONNREFUSED). Nothing was tested.',
     ],
     [['--api-key', 'k'], 'conform needs --target URL and --api-key KEY[:Environment]'],
     [
-      ['--target', 'http://127.0.0.1:1', '--api-key', 'k:Staging'],
+      ['--target', nothingListens, '--api-key', 'k:Staging'],
       '--api-key "k:Staging" must be KEY, KEY:Customer or KEY:Testing',
     ],
     [
-      ['--target', 'http://127.0.0.1:1', '--api-key', 'Token k'],
+      ['--target', nothingListens, '--api-key', 'Token k'],
       'holds the word Token: give the key alone (--api-key k)',
     ],
     [['--tagret', 'x'], 'unknown flag --tagret'],

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conformProvider } from '../../../src/conform/conformProvider.js';
-import { useMocks } from '../../support/http.js';
+import { nothingListens, useMocks } from '../../support/http.js';
 import { postgresAvailable, startTestCluster, type TestCluster } from '../../support/postgres.js';
 import { useTempDir } from '../../support/tempDir.js';
 import { keys } from '../../support/wrongProviders.js';
@@ -38,9 +38,7 @@ describe('conform against the mock', { tags: ['slow'] }, () => {
 
   it('says the run could not be made when a target is unreachable or refuses the key', async () => {
     const mock = await mocks();
-    const gone = await mocks();
-    await gone.close();
-    const unreachable = await conformProvider({ targets: [mock.url, gone.url], apiKeys, runs: 5 });
+    const unreachable = await conformProvider({ targets: [mock.url, nothingListens], apiKeys, runs: 5 });
     expect([unreachable.outcome, unreachable.reason]).toEqual([
       'could-not-run',
       expect.stringContaining('could not be reached (ECONNREFUSED)'),

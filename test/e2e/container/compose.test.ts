@@ -2,8 +2,9 @@ import { execFile, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtImage, containersRequired, engine, freePort, waitLive } from '../../support/container.js';
+import { builtImage, containersRequired, engine, waitLive } from '../../support/container.js';
 import { call, jsonHeaders } from '../../support/http.js';
+import { freePort } from '../../support/ports.js';
 
 const exec = promisify(execFile);
 const composeFile = fileURLToPath(new URL('../../../deploy/compose.yaml', import.meta.url));

@@ -9,12 +9,12 @@ import {
   containersRequired,
   engine,
   engineMissing,
-  freePort,
   logsOf,
   waitExited,
   waitLive,
 } from '../../support/container.js';
 import { call, jsonHeaders } from '../../support/http.js';
+import { freePort } from '../../support/ports.js';
 
 if (engine === undefined && !containersRequired) console.warn(engineMissing);
 

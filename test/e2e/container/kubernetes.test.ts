@@ -2,15 +2,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import {
-  builtImage,
-  container,
-  containersRequired,
-  engine,
-  freePort,
-  waitLive,
-} from '../../support/container.js';
+import { builtImage, container, containersRequired, engine, waitLive } from '../../support/container.js';
 import { call, jsonHeaders } from '../../support/http.js';
+import { freePort } from '../../support/ports.js';
 import { postgresAvailable, startTestCluster, type TestCluster } from '../../support/postgres.js';
 import { useTempDir } from '../../support/tempDir.js';
 

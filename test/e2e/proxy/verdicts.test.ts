@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { call, customerKey, jsonHeaders } from '../../support/http.js';
+import { call, customerKey, jsonHeaders, nothingListens } from '../../support/http.js';
 import { answerJson, type Received, useProxies, useTargets } from '../../support/proxy.js';
 import { exchange } from '../../support/rawHttp.js';
 
@@ -415,15 +415,13 @@ describe('a target that fails', () => {
   );
 
   it('answers 502 naming the target when nothing listens there, and keeps serving', async () => {
-    const gone = await targets(() => undefined);
-    await gone.close();
-    const proxy = await proxies({ target: gone.url });
+    const proxy = await proxies({ target: nothingListens });
     for (let i = 0; i < 2; i++) {
       const failed = await call(proxy.url, 'GET', '/api/user', { body: getA });
       expect(failed.status).toBe(502);
       expect(failed.body.error.code).toBe('UPSTREAM_UNREACHABLE');
       expect(failed.body.error.message).toBe(
-        `the target ${gone.url}/api/user refused the connection (is the service running, on that port?); the request did not reach the service`,
+        `the target ${nothingListens}/api/user refused the connection (is the service running, on that port?); the request did not reach the service`,
       );
     }
     expect(await proxy.requests({ invalid: true })).toHaveLength(2);
