@@ -86,7 +86,6 @@ export async function runVerify(
   if (dependencies.colourless !== undefined) return dependencies.colourless();
   const { verifyProvider } = await import('../contract/verifyProvider.js');
   const interruption = interruptible();
-  const restoreWarnings = withoutDependencyDeprecations();
   let result: Awaited<ReturnType<typeof verifyProvider>>;
   try {
     result = await verifyProvider({
@@ -102,7 +101,6 @@ export async function runVerify(
     });
   } finally {
     interruption.release();
-    restoreWarnings();
   }
   const caught = interruption.signal.aborted ? (interruption.signal.reason as NodeJS.Signals) : undefined;
   if (result.outcome === 'interrupted' && caught !== undefined)
@@ -118,24 +116,6 @@ export async function runVerify(
   // Pact's native verifier may still be running: end the way the signal asked, now that the tenant is gone.
   if (caught !== undefined) process.kill(process.pid, caught);
   return code;
-}
-
-/**
- * Pact's proxy (http-proxy) calls `util._extend`, which Node 22 and later report as DEP0060 on every run: a
- * dependency's deprecation the user can do nothing about, printed after the run's summary line. Only that code is
- * held back while Pact runs; every other warning is printed as usual.
- */
-function withoutDependencyDeprecations(): () => void {
-  const emit = process.emitWarning;
-  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
-    const [second, third] = rest;
-    const code = typeof second === 'object' && second !== null ? (second as { code?: unknown }).code : third;
-    if (code === 'DEP0060') return;
-    (emit as (...args: unknown[]) => void).call(process, warning, ...rest);
-  }) as typeof process.emitWarning;
-  return () => {
-    process.emitWarning = emit;
-  };
 }
 
 /** What `runVerify` loads on demand (tests inject a Pact loader that fails). */

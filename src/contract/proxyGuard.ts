@@ -7,6 +7,7 @@ export interface ProxyGuard {
   track(res: ServerResponse): void;
   /** The code of the first broken connection to the provider (`ECONNRESET`), if any. */
   lost(): string | undefined;
+  /** Gives the process its own handling of uncaught exceptions and warnings back. */
   release(): void;
 }
 
@@ -16,12 +17,18 @@ export interface ProxyGuard {
  * for each request it sent. Until `release`, such an error answers the requests in flight with 502 instead and is
  * remembered, so the run ends in seconds; any other uncaught exception is left to the other listeners, or thrown
  * again as if the guard were not there.
+ *
+ * http-proxy also calls `util._extend`, which Node 22 and later report once per process as DEP0060: a dependency's
+ * deprecation the user can do nothing about, printed in the middle of Pact's report or after it. Until `release`,
+ * that code alone is held back; every other warning is emitted as usual.
  */
 export function guardProxy(): ProxyGuard {
   const inFlight = new Set<ServerResponse>();
   let lost: string | undefined;
+  const restoreWarnings = withoutDependencyDeprecation('DEP0060');
   const release = (): void => {
     process.off('uncaughtException', onUncaught);
+    restoreWarnings();
   };
   function onUncaught(error: Error): void {
     const code = (error as NodeJS.ErrnoException).code ?? '';
@@ -50,5 +57,20 @@ export function guardProxy(): ProxyGuard {
     },
     lost: () => lost,
     release,
+  };
+}
+
+/** Holds back the warnings of one deprecation code until the function it answers is called. */
+export function withoutDependencyDeprecation(heldBack: string): () => void {
+  const emit = process.emitWarning;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    // emitWarning(warning, type, code, ctor) or emitWarning(warning, { type, code, ... })
+    const [second, third] = rest;
+    const code = typeof second === 'object' && second !== null ? (second as { code?: unknown }).code : third;
+    if (code === heldBack) return;
+    (emit as (...args: unknown[]) => void).call(process, warning, ...rest);
+  }) as typeof process.emitWarning;
+  return () => {
+    process.emitWarning = emit;
   };
 }

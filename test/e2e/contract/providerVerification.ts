@@ -35,6 +35,8 @@ export function providerVerification(): void {
     expect(report).toContain('Verifying a pact between user-group-client and user-group-service');
     for (const description of interactions()) expect(report).toContain(`  ${description} (`);
     expect(report.match(/has a matching body \(OK\)/g)).toHaveLength(interactions().length);
+    // Pact's proxy calls util._extend, which Node 22 and later report as DEP0060 (Node 20 does not).
+    expect(report).not.toContain('DEP0060');
     const tenant = /in tenant (t-\S+),/.exec(result.setUp ?? '')?.[1] ?? 'none';
     await expect(server.deleteTenant(tenant)).rejects.toMatchObject({ code: 'TENANT_NOT_FOUND' });
     expect(await server.groups()).toEqual([kept]);
