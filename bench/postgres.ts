@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +9,7 @@ import { floodProcess } from './flood.js';
 import { combine, type LoadResult, runLoad } from './load.js';
 import { OUR_CLI, oursMissing } from './ours.js';
 import { runPaced } from './paced.js';
-import { type ServerProcess, spawnServer } from './proc.js';
+import { cpuMs, procTimes, type ServerProcess, spawnServer } from './proc.js';
 import { notAvailable, type Row } from './table.js';
 import { judge, TARGETS } from './targets.js';
 import { createNew } from './workloads.js';
@@ -128,7 +127,7 @@ async function loadWithCpu(
     ),
   );
   const pids = servers.map((server) => server.pid);
-  const [replicasBefore, databaseBefore] = [cpuOf(pids), clusterCpu(cluster)];
+  const [replicasBefore, databaseBefore] = [cpuMs(...pids), clusterCpu(cluster)];
   const loads = await Promise.all(
     servers.map((server, i) =>
       runLoad({
@@ -144,7 +143,7 @@ async function loadWithCpu(
   );
   const load = together(loads);
   const perRequest = (ms: number) => (ms * 1_000) / Math.max(1, load.requests);
-  const replica = perRequest(cpuOf(pids) - replicasBefore);
+  const replica = perRequest(cpuMs(...pids) - replicasBefore);
   const database = perRequest(clusterCpu(cluster) - databaseBefore);
   return {
     load,
@@ -232,9 +231,9 @@ async function measureMixed(cluster: TestCluster, settings: Settings): Promise<O
       for (const i of [0, 1, 1, 0]) {
         const side = sides[i] as (typeof sides)[number];
         const pid = (servers[i] as ServerProcess).pid;
-        const [replica, database] = [cpuOf([pid]), clusterCpu(cluster)];
+        const [replica, database] = [cpuMs(pid), clusterCpu(cluster)];
         side.loads.push(await run(i, settings.durableSeconds / 2));
-        side.replicaMs += cpuOf([pid]) - replica;
+        side.replicaMs += cpuMs(pid) - replica;
         side.databaseMs += clusterCpu(cluster) - database;
       }
     return sides.map((side, i) => {
@@ -333,11 +332,6 @@ function mixed(size: number): Requests {
   ];
 }
 
-/** CPU time (user and system) of these processes so far, in ms. */
-function cpuOf(pids: readonly number[]): number {
-  return pids.reduce((sum, pid) => sum + (procTimes(pid)?.own ?? 0), 0);
-}
-
 /**
  * CPU time of the cluster so far, in ms: the postmaster's own, that of the children it has reaped (backends of
  * closed connections), and that of its children alive now (backends, the WAL writer, the checkpointer, …).
@@ -352,26 +346,6 @@ function clusterCpu(cluster: TestCluster): number {
     if (times?.parent === postmaster) total += times.own;
   }
   return total;
-}
-
-const TICK_MS = 1_000 / Number(execFileSync('getconf', ['CLK_TCK']).toString().trim() || 100);
-
-/** From /proc/PID/stat: the parent, the process's CPU time and that of its reaped children, in ms. */
-function procTimes(pid: number): { parent: number; own: number; reaped: number } | undefined {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return undefined; // gone meanwhile
-  }
-  // The command name (field 2) is in parentheses and may hold spaces: the fields after it are counted from there.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const field = (n: number) => Number(fields[n - 3]);
-  return {
-    parent: field(4),
-    own: (field(14) + field(15)) * TICK_MS,
-    reaped: (field(16) + field(17)) * TICK_MS,
-  };
 }
 
 const VALID_RATE = 50;

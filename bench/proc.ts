@@ -1,5 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { getOrCreate } from './client.js';
@@ -151,4 +152,32 @@ export async function freePort(): Promise<number> {
   server.close();
   if (address === null || typeof address === 'string') throw new Error('no port');
   return address.port;
+}
+
+const TICK_MS = 1_000 / Number(execFileSync('getconf', ['CLK_TCK']).toString().trim() || 100);
+
+/**
+ * From /proc/PID/stat (Linux): the parent, the process's CPU time (user and system, every thread) and that of its
+ * reaped children, in ms; undefined when the process is gone or there is no /proc.
+ */
+export function procTimes(pid: number): { parent: number; own: number; reaped: number } | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // The command name (field 2) is in parentheses and may hold spaces: the fields after it are counted from there.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const field = (n: number) => Number(fields[n - 3]);
+  return {
+    parent: field(4),
+    own: (field(14) + field(15)) * TICK_MS,
+    reaped: (field(16) + field(17)) * TICK_MS,
+  };
+}
+
+/** CPU time (user and system) of these processes so far, in ms (NaN without /proc). */
+export function cpuMs(...pids: number[]): number {
+  return pids.reduce((sum, pid) => sum + (procTimes(pid)?.own ?? Number.NaN), 0);
 }

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Settings } from './config.js';
@@ -6,7 +5,7 @@ import { combine, type LoadResult, median, runLoad } from './load.js';
 import { OUR_CLI, oursEnv, oursMissing, startOurs } from './ours.js';
 import { runPaced } from './paced.js';
 import { startPassThrough } from './passThrough.js';
-import { type ServerProcess, spawnServer } from './proc.js';
+import { cpuMs, type ServerProcess, spawnServer } from './proc.js';
 import { notAvailable, type Row } from './table.js';
 import { getExisting } from './workloads.js';
 
@@ -73,11 +72,11 @@ export async function proxyModelRows(settings: Settings): Promise<Row[]> {
       const byRound = new Map<string, number>();
       for (let i = 0; i < paths.length; i++) {
         const { url, pid } = paths[(i + round) % paths.length] as (typeof paths)[number];
-        const before = cpuSeconds(pid);
+        const before = cpuMs(pid) / 1_000;
         const load = await saturated(url, settings.getSeconds / 2);
         const spent = cpu.get(url) ?? { seconds: 0, requests: 0 };
         cpu.set(url, {
-          seconds: spent.seconds + cpuSeconds(pid) - before,
+          seconds: spent.seconds + cpuMs(pid) / 1_000 - before,
           requests: spent.requests + load.requests,
         });
         loads.set(url, [...(loads.get(url) ?? []), load]);
@@ -134,16 +133,6 @@ export async function proxyModelRows(settings: Settings): Promise<Row[]> {
   } finally {
     await Promise.all(started.map((server) => server.stop()));
     await mock.stop();
-  }
-}
-
-/** User + system CPU seconds of process `pid` so far (Linux /proc; NaN elsewhere). */
-function cpuSeconds(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
-  } catch {
-    return Number.NaN;
   }
 }
 
