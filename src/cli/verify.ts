@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import type { PactModule } from '../contract/pactRun.js';
 import { product } from '../errors.js';
 import { type Settings, sharedOptions } from '../runtime/options.js';
+import { operationPathInBase } from '../spec/serviceBase.js';
 import { commandHelp, commandLine, flagsOf, readFlags } from './flags.js';
 import { onStopSignals } from './runUntilStopped.js';
 import { exitCodesHelp, reportVerification, verifyExitCodes } from './verifyReport.js';
@@ -75,6 +76,8 @@ export async function runVerify(
     return usage(
       `--provider-base-url "${providerBaseUrl}" is not an http or https URL; write it with its scheme, e.g. http://${providerBaseUrl.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '')}`,
     );
+  const pathProblem = operationPathInBase(new URL(providerBaseUrl), '--provider-base-url');
+  if (pathProblem !== undefined) return usage(pathProblem);
   if (apiKey !== undefined && apiKey.trim() === '')
     return usage("--api-key KEY is empty: give the provider's Customer API key, or leave the flag out");
   if (stateSetupUrl !== undefined && !URL.canParse(stateSetupUrl))

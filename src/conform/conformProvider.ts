@@ -5,6 +5,7 @@ import type { Environment } from '../domain/model.js';
 import { product } from '../errors.js';
 import { divergenceCodes } from '../model/divergences.js';
 import { checkOptions, withDefaults } from '../runtime/options.js';
+import { operationPathInBase } from '../spec/serviceBase.js';
 import { type ConformKey, type ConformOptions, conformOptions, parseConformKey } from './conformOptions.js';
 import type { ConformResult } from './conformResult.js';
 import { jsonReport, junitReport } from './report.js';
@@ -200,5 +201,7 @@ function baseUrl(text: string): URL {
     throw new ConformOptionError(
       `${product}: conform: target "${text}" is not an http(s) base URL; give the service's base, e.g. https://staging.example.com`,
     );
+  const pathProblem = operationPathInBase(url, 'target');
+  if (pathProblem !== undefined) throw new ConformOptionError(`${product}: conform: ${pathProblem}`);
   return url;
 }

@@ -25,7 +25,15 @@ export async function createVerifyTenant(baseUrl: string, adminKey?: string): Pr
   const { status } = answer;
   if (status === undefined) return { kind: 'failed', reason: `POST ${url} failed: ${answer.text}` };
   if (status === 201 && isTenant(answer.body)) return { kind: 'created', tenant: answer.body };
-  if (routeMissing.has(status)) return { kind: 'unavailable', status };
+  if (routeMissing.has(status)) {
+    const target = await proxiedTarget(baseUrl, adminKey);
+    return target === undefined
+      ? { kind: 'unavailable', status }
+      : {
+          kind: 'refused',
+          reason: `${baseUrl} is a validating proxy in front of ${target} (its GET /__admin/health says mode: proxy): it keeps no tenants or groups, so verify cannot set the provider states up through it. Verify the service itself (--provider-base-url ${target}), or pass --state-setup-url URL and --api-key KEY to set the states up on that service while the requests go through the proxy`,
+        };
+  }
   if (errorCodeOf(answer) === 'ADMIN_KEY_REQUIRED')
     return {
       kind: 'refused',
@@ -35,6 +43,17 @@ export async function createVerifyTenant(baseUrl: string, adminKey?: string): Pr
     kind: 'failed',
     reason: `POST ${url} answered ${status} (${reasonOf(answer)}) instead of a tenant { id, api_keys }`,
   };
+}
+
+/** The target of a provider that is a validating proxy (`mode: proxy` in its health), else undefined. */
+async function proxiedTarget(baseUrl: string, adminKey: string | undefined): Promise<string | undefined> {
+  const answer = await adminRequest(
+    'GET',
+    `${adminUrlOf(baseUrl)}/health`,
+    adminHeaders(undefined, adminKey),
+  );
+  const { mode, target } = (answer.body ?? {}) as { mode?: unknown; target?: unknown };
+  return mode === 'proxy' && typeof target === 'string' ? target : undefined;
 }
 
 /**

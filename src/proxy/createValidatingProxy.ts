@@ -161,6 +161,6 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
 const mockOnly =
   (target: string) =>
   (method: string, path: string, served: readonly string[]): ApiError => {
-    const message = `${method} ${path} is an admin route of the mock, and this is a validating proxy in front of ${target}: it keeps no groups, tokens, tenants or faults of its own, the service does. Here the admin API has ${served.join(', ')}, and the browser pages are ${pagePaths('proxy').join(', ')}; to seed or inject faults, run user-group-mock serve`;
+    const message = `${method} ${path} is an admin route of the mock, and this is a validating proxy in front of ${target}: it keeps no groups, tokens, tenants or faults of its own, the service does. Here the admin API has ${served.join(', ')}, and the browser pages are ${pagePaths('proxy').join(', ')}. To seed groups or plan faults, send it to the service: when that is a user-group-mock, ${method} ${target.replace(/\/$/, '')}${path}; for a mock of your own, run user-group-mock serve`;
     return apiError('ROUTE_NOT_FOUND', message, [{ code: 'ROUTE_NOT_FOUND', path: '/path', message }]);
   };

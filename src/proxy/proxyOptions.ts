@@ -6,6 +6,7 @@ import type { ApiKey, Environment } from '../domain/model.js';
 import { product } from '../errors.js';
 import { type OptionsOf, type Settings, setting, sharedOptions } from '../runtime/options.js';
 import { apiKeysProblem } from '../runtime/serveOptions.js';
+import { operationPathInBase } from '../spec/serviceBase.js';
 
 /**
  * The options of `createValidatingProxy`: those of `proxyOptions` below, typed by their kind; their help is the
@@ -125,6 +126,8 @@ export function parseTarget(text: string): URL {
     throw new ProxyOptionError(
       `${product}: ${setting('target')} "${text}" is not an http(s) base URL; give the service's base, e.g. https://staging.example.com`,
     );
+  const pathProblem = operationPathInBase(url, setting('target'));
+  if (pathProblem !== undefined) throw new ProxyOptionError(`${product}: ${pathProblem}`);
   return url;
 }
 

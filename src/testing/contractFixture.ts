@@ -88,7 +88,7 @@ export function useMockWith(hooks: RunnerHooks, options: UseUserGroupMockOptions
       const broken = await own.requests({ invalid: true });
       const strays = (await running.requests({ invalid: true })).filter((entry) => entry.id > mark);
       const dropped = await own.droppedRequests();
-      const message = contractBreakMessage(broken, strays, dropped);
+      const message = contractBreakMessage(broken, strays, dropped, onBreak);
       if (message === undefined) return;
       if (onBreak === 'warn') console.warn(message);
       else throw new Error(message);
@@ -130,6 +130,7 @@ export function contractBreakMessage(
   own: readonly JournalEntry[],
   strays: readonly JournalEntry[],
   dropped = 0,
+  onBreak: 'fail' | 'warn' = 'fail',
 ): string | undefined {
   if (own.length === 0 && strays.length === 0 && dropped === 0) return undefined;
   const lines = [
@@ -147,7 +148,11 @@ export function contractBreakMessage(
     ...(count > 0 && dropped > 0
       ? [`  (and ${dropped} older entries were dropped past journalLimit, unchecked)`]
       : []),
-    "Each is in the journal, with every diagnostic: tenant.requests({ invalid: true }), or mock.requests({ invalid: true }) for those no tenant's key let in. onContractBreak: 'warn' or 'off' to only report them or not check.",
+    `Each is in the journal, with every diagnostic: tenant.requests({ invalid: true }), or mock.requests({ invalid: true }) for those no tenant's key let in. ${
+      onBreak === 'warn'
+        ? "onContractBreak: 'fail' (the default) to fail the test, or 'off' not to check."
+        : "onContractBreak: 'warn' or 'off' to only report them or not check."
+    }`,
   ];
   return [head, ...lines, ...tail].join('\n');
 }

@@ -235,7 +235,7 @@ const stem = (name: string): string =>
 
 /**
  * The known name an unknown field most likely meant: the same name spelled another way (`userGroupID`), its
- * singular or plural (`mappings`, `property`), a shortening (`props`), its tail (`group_id`), or a typo.
+ * singular or plural (`mappings`, `property`), a shortening (`props`), its tail (`group_id`, a bare `id`), or a typo.
  */
 function nearestField(field: string, known: readonly string[]): string | undefined {
   const word = stem(field);
@@ -245,6 +245,13 @@ function nearestField(field: string, known: readonly string[]): string | undefin
     known.find((k) => stem(k) === word) ??
     (word.length >= 4 ? known.find((k) => stem(k).startsWith(word)) : undefined) ??
     (word.length >= 5 ? known.find((k) => stem(k).endsWith(word)) : undefined) ??
+    (word === 'id' ? onlyIdOf(known) : undefined) ??
     known.find((k) => editDistance(stem(k), word) <= (word.length < 4 ? 1 : 2))
   );
+}
+
+/** The one known field that is an id (`user_group_id` for a bare `id`), if there is exactly one. */
+function onlyIdOf(known: readonly string[]): string | undefined {
+  const ids = known.filter((k) => stem(k).endsWith('id'));
+  return ids.length === 1 ? ids[0] : undefined;
 }

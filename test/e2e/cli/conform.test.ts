@@ -136,6 +136,10 @@ describe('user-group-mock conform', () => {
       'holds the word Token: give the key alone (--api-key k)',
     ],
     [['--tagret', 'x'], 'unknown flag --tagret'],
+    [
+      ['--target', `${nothingListens}/svc/api/user`, '--api-key', 'k'],
+      `target "${nothingListens}/svc/api/user" ends in /api/user, the path each call adds to the base URL (the calls would go to /svc/api/user/api/user); give the service's base URL, e.g. ${nothingListens}/svc`,
+    ],
   ])('exits 2 when the run cannot be made: %j', { timeout: 30_000 }, async (args, says) => {
     const run = await conform(args);
     expect([run.code, run.err]).toEqual([2, expect.stringContaining(says)]);

@@ -56,6 +56,15 @@ describe('user-group-mock verify, when nothing can be verified', () => {
     },
   );
 
+  it('refuses a --provider-base-url that ends in /api/user before any run, naming the base URL', async () => {
+    const url = 'http://127.0.0.1:1/api/user';
+    const { code, output } = await capture(() => runVerify(['--provider-base-url', url], {}));
+    expect(output).toContain(
+      `--provider-base-url "${url}" ends in /api/user, the path each call adds to the base URL (the calls would go to /api/user/api/user); give the service's base URL, e.g. http://127.0.0.1:1.`,
+    );
+    expect(code).toBe(verifyExitCodes.refused.code);
+  });
+
   it('gives no verdict and its own exit code when @pact-foundation/pact is missing', async () => {
     const notInstalled = Object.assign(new Error("Cannot find package '@pact-foundation/pact'"), {
       code: 'ERR_MODULE_NOT_FOUND',

@@ -115,7 +115,8 @@ export function cliVerification(): void {
       /^user-group-mock: verify: .* has no tenants API \(POST \/__admin\/tenants answered 404\).*Pass --allow-reset to allow that.*Nothing was verified\.$/,
     );
     expect(refused.code).toBe(verifyExitCodes.refused.code);
-    expect(noTenants.seen).toEqual(['POST /__admin/tenants  404']);
+    // Read-only besides the refused tenant: the health says whether the provider is a validating proxy.
+    expect(noTenants.seen).toEqual(['POST /__admin/tenants  404', 'GET /__admin/health  200']);
 
     const allowed = await verify(['--provider-base-url', noTenants.url, ...keys, '--allow-reset']);
     expect(allowed.output).toContain('states set up by removing the groups of the scope of --api-key');
@@ -164,29 +165,30 @@ export function cliVerification(): void {
     expect(output).not.toMatch(/honour|passed|Verifying a pact/);
     expect(noReset.seen).toEqual([
       'POST /__admin/tenants  404',
+      'GET /__admin/health  200',
       'DELETE /__admin/groups  404',
       'POST /__admin/reset  404',
     ]);
     expect(code).toBe(verifyExitCodes['could-not-run'].code);
   });
 
-  it('gives no verdict through the validating proxy, which cannot seed a group, with --allow-reset', async () => {
+  it('refuses the validating proxy before any run, naming its target, also with --allow-reset', async () => {
     const url = await serve();
     const proxy = await createValidatingProxy({ host: '127.0.0.1', port: 0, target: url });
     try {
-      const { code, output } = await verify([
-        '--provider-base-url',
-        proxy.url,
-        '--api-key',
-        'dev-customer-key',
-        '--allow-reset',
-      ]);
-      const last = output.trim().split('\n').at(-1);
-      expect(last).toMatch(
-        /^user-group-mock: verify: the provider states could not be set up: the provider has no \/__admin\/groups, which --allow-reset sets the states up with: POST http:\S+\/__admin\/groups answered 404 for state "a user group exists" \(ROUTE_NOT_FOUND: .*validating proxy in front of .*\); give --state-setup-url URL .*Nothing was verified\.$/,
-      );
-      expect(output).not.toMatch(/honour|passed|Verifying a pact/);
-      expect(code).toBe(verifyExitCodes['could-not-run'].code);
+      for (const allowReset of [[], ['--allow-reset']]) {
+        const { code, output } = await verify([
+          '--provider-base-url',
+          proxy.url,
+          '--api-key',
+          'dev-customer-key',
+          ...allowReset,
+        ]);
+        expect(output.trim()).toBe(
+          `user-group-mock: verify: ${proxy.url} is a validating proxy in front of ${new URL(url).origin} (its GET /__admin/health says mode: proxy): it keeps no tenants or groups, so verify cannot set the provider states up through it. Verify the service itself (--provider-base-url ${new URL(url).origin}), or pass --state-setup-url URL and --api-key KEY to set the states up on that service while the requests go through the proxy. Nothing was verified.`,
+        );
+        expect(code).toBe(verifyExitCodes.refused.code);
+      }
     } finally {
       await proxy.close();
     }

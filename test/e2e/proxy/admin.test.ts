@@ -39,7 +39,10 @@ describe("the proxy's admin API", () => {
     expect(answer.body.error.message).toContain(`validating proxy in front of ${target.url}`);
     expect(answer.body.error.message).toContain('user-group-mock serve');
     expect(answer.body.error.message).toContain(
-      `Here the admin API has ${proxyRoutes}, and the browser pages are /__admin/ui, /docs, /docs/admin;`,
+      `when that is a user-group-mock, ${method} ${target.url}${path}`,
+    );
+    expect(answer.body.error.message).toContain(
+      `Here the admin API has ${proxyRoutes}, and the browser pages are /__admin/ui, /docs, /docs/admin.`,
     );
   });
 

@@ -113,6 +113,10 @@ describe('useUserGroupMock()', () => {
       expect(warn.mock.calls.map(([message]) => String(message).split('\n')[0])).toEqual([
         'user-group-mock: 1 request sent during this test broke the contract:',
       ]);
+      // It says how to make it fail, not how to make it warn.
+      expect(String(warn.mock.calls[0]?.[0])).toMatch(
+        /onContractBreak: 'fail' \(the default\) to fail the test, or 'off' not to check\.$/,
+      );
     } finally {
       warn.mockRestore();
     }

@@ -81,6 +81,16 @@ describe('user-group-mock proxy (its flags)', () => {
     );
   });
 
+  it('exits 2 on a target that ends in the path each call adds, naming its base URL', async () => {
+    const { code, stderr } = await captured(() =>
+      run(['proxy', '--target', 'http://127.0.0.1:4010/api/user/'], {}),
+    );
+    expect(code).toBe(2);
+    expect(stderr).toBe(
+      `user-group-mock: the target option (--target) "http://127.0.0.1:4010/api/user/" ends in /api/user, the path each call adds to the base URL (the calls would go to /api/user/api/user); give the service's base URL, e.g. http://127.0.0.1:4010\n`,
+    );
+  });
+
   it('exits 2 naming the folder and the fix when --record points into a missing folder, before it listens', async () => {
     const busy = createServer();
     await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));

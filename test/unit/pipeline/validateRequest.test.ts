@@ -224,12 +224,20 @@ describe('validateRequest says only what is true, the first thing to fix first',
     ['group_id', 'user_group_id'],
     ['Name', 'name'],
     ['userGroupID', 'user_group_id'],
+    ['id', 'user_group_id'],
     ['nmae', 'name'],
   ])('suggests a near name for the unknown field %s: %s', (field, meant) => {
     const result = get({ name: 'n', user_group_id: 'a1', [field]: 1 });
     expect(result.diagnostics[0]?.message).toBe(
       `body has unknown field "${field}"; did you mean "${meant}"?`,
     );
+  });
+
+  it('leads with a bare "id" sent for user_group_id, its fix first', () => {
+    expect(get({ name: 'n', id: 'a1' }).diagnostics.map((d) => d.message)).toEqual([
+      'body has unknown field "id"; did you mean "user_group_id"?',
+      'body must have required field "user_group_id"',
+    ]);
   });
 
   it('lists the allowed fields when no name is near', () => {
