@@ -19,13 +19,18 @@ export function oursMissing(): string | undefined {
   return existsSync(OUR_CLI) ? undefined : `${OUR_CLI} not found (run npm run build)`;
 }
 
-/** Our server on port 0, in memory, or durable with `db` (a JSON file path), in `environment`. */
-export function startOurs(db?: string, timeoutMs = 30_000, env = oursEnv): Promise<ServerProcess> {
+/** Our server (`cli`'s build) on port 0, in memory, or durable with `db` (a JSON file path), in `environment`. */
+export function startOurs(
+  db?: string,
+  timeoutMs = 30_000,
+  env = oursEnv,
+  cli = OUR_CLI,
+): Promise<ServerProcess> {
   const storage = db === undefined ? ['--in-memory'] : ['--db', db];
   return spawnServer({
     name: 'ours',
     command: process.execPath,
-    args: [OUR_CLI, 'serve', '--host', '127.0.0.1', '--port', '0', ...storage, '--log-level', 'silent'],
+    args: [cli, 'serve', '--host', '127.0.0.1', '--port', '0', ...storage, '--log-level', 'silent'],
     readyLine: /^user-group-mock listening on (http:\/\/\S+)$/,
     timeoutMs,
     env,

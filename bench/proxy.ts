@@ -7,23 +7,12 @@ import { int, notAvailable, type Row } from './table.js';
 import { judge, TARGETS } from './targets.js';
 import { getExisting } from './workloads.js';
 
-/** `user-group-mock proxy` on port 0 in front of `target`. */
-export function startProxy(target: string): Promise<ServerProcess> {
+/** `user-group-mock proxy` (`cli`'s build) on port 0 in front of `target`. */
+export function startProxy(target: string, cli = OUR_CLI): Promise<ServerProcess> {
   return spawnServer({
     name: 'proxy',
     command: process.execPath,
-    args: [
-      OUR_CLI,
-      'proxy',
-      '--target',
-      target,
-      '--host',
-      '127.0.0.1',
-      '--port',
-      '0',
-      '--log-level',
-      'silent',
-    ],
+    args: [cli, 'proxy', '--target', target, '--host', '127.0.0.1', '--port', '0', '--log-level', 'silent'],
     readyLine: /^user-group-mock proxy listening on (http:\/\/[^,\s]+),/,
     env: oursEnv,
   });

@@ -1,7 +1,8 @@
 import { inTurn, median, runLoad } from './load.js';
-import { OUR_CLI, oursEnv } from './ours.js';
+import { OUR_CLI, startOurs } from './ours.js';
 import { runPaced } from './paced.js';
-import { cpuMs, type ServerProcess, spawnServer } from './proc.js';
+import { cpuMs, type ServerProcess } from './proc.js';
+import { startProxy } from './proxy.js';
 import { getExisting } from './workloads.js';
 
 /**
@@ -24,24 +25,6 @@ if (!['proxy', 'mock'].includes(subject) || !['paced', 'saturated'].includes(mod
   process.exit(2);
 }
 
-const loopback = ['--host', '127.0.0.1', '--port', '0', '--log-level', 'silent'];
-const serveMock = (cli: string): Promise<ServerProcess> =>
-  spawnServer({
-    name: 'mock',
-    command: process.execPath,
-    args: [cli, 'serve', ...loopback, '--in-memory'],
-    readyLine: /^user-group-mock listening on (http:\/\/\S+)$/,
-    env: oursEnv,
-  });
-const serveProxy = (cli: string, target: string): Promise<ServerProcess> =>
-  spawnServer({
-    name: 'proxy',
-    command: process.execPath,
-    args: [cli, 'proxy', '--target', target, ...loopback],
-    readyLine: /^user-group-mock proxy listening on (http:\/\/[^,\s]+),/,
-    env: oursEnv,
-  });
-
 interface Slice {
   readonly p50: number;
   readonly rps: number;
@@ -51,11 +34,14 @@ interface Slice {
 
 const started: ServerProcess[] = [];
 try {
-  const target = subject === 'proxy' ? await serveMock(cliA) : undefined;
+  const target = subject === 'proxy' ? await startOurs(undefined, undefined, undefined, cliA) : undefined;
   if (target !== undefined) started.push(target);
   const builds: ServerProcess[] = [];
   for (const cli of [cliA, cliB]) {
-    const server = target === undefined ? await serveMock(cli) : await serveProxy(cli, target.url);
+    const server =
+      target === undefined
+        ? await startOurs(undefined, undefined, undefined, cli)
+        : await startProxy(target.url, cli);
     started.push(server);
     builds.push(server);
   }

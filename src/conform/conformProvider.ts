@@ -5,7 +5,7 @@ import type { Environment } from '../domain/model.js';
 import { product } from '../errors.js';
 import { divergenceCodes } from '../model/divergences.js';
 import { checkOptions, withDefaults } from '../runtime/options.js';
-import { operationPathInBase } from '../spec/serviceBase.js';
+import { serviceBaseUrl } from '../spec/serviceBase.js';
 import { type ConformKey, type ConformOptions, conformOptions, parseConformKey } from './conformOptions.js';
 import type { ConformResult } from './conformResult.js';
 import { jsonReport, junitReport } from './report.js';
@@ -196,12 +196,7 @@ async function checkWritable(file: string): Promise<void> {
 }
 
 function baseUrl(text: string): URL {
-  const url = URL.canParse(text) ? new URL(text) : undefined;
-  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '')
-    throw new ConformOptionError(
-      `${product}: conform: target "${text}" is not an http(s) base URL; give the service's base, e.g. https://staging.example.com`,
-    );
-  const pathProblem = operationPathInBase(url, 'target');
-  if (pathProblem !== undefined) throw new ConformOptionError(`${product}: conform: ${pathProblem}`);
+  const url = serviceBaseUrl(text, 'target');
+  if (typeof url === 'string') throw new ConformOptionError(`${product}: conform: ${url}`);
   return url;
 }

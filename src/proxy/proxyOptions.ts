@@ -6,7 +6,7 @@ import type { ApiKey, Environment } from '../domain/model.js';
 import { product } from '../errors.js';
 import { type OptionsOf, type Settings, setting, sharedOptions } from '../runtime/options.js';
 import { apiKeysProblem } from '../runtime/serveOptions.js';
-import { operationPathInBase } from '../spec/serviceBase.js';
+import { serviceBaseUrl } from '../spec/serviceBase.js';
 
 /**
  * The options of `createValidatingProxy`: those of `proxyOptions` below, typed by their kind; their help is the
@@ -121,13 +121,8 @@ function declaredKey(text: string): ApiKey {
 
 /** The target's base URL, or a ProxyOptionError naming it. */
 export function parseTarget(text: string): URL {
-  const url = URL.canParse(text) ? new URL(text) : undefined;
-  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '')
-    throw new ProxyOptionError(
-      `${product}: ${setting('target')} "${text}" is not an http(s) base URL; give the service's base, e.g. https://staging.example.com`,
-    );
-  const pathProblem = operationPathInBase(url, setting('target'));
-  if (pathProblem !== undefined) throw new ProxyOptionError(`${product}: ${pathProblem}`);
+  const url = serviceBaseUrl(text, setting('target'));
+  if (typeof url === 'string') throw new ProxyOptionError(`${product}: ${url}`);
   return url;
 }
 

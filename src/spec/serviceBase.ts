@@ -1,6 +1,17 @@
 import { operations } from './operations.js';
 
 /**
+ * A service's base URL (the proxy's and conform's `--target`), or what is wrong with it: not http(s), a query, or a
+ * path of the document at its end (`operationPathInBase`). `name` is how the caller names it.
+ */
+export function serviceBaseUrl(text: string, name: string): URL | string {
+  const url = URL.canParse(text) ? new URL(text) : undefined;
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '')
+    return `${name} "${text}" is not an http(s) base URL; give the service's base, e.g. https://staging.example.com`;
+  return operationPathInBase(url, name) ?? url;
+}
+
+/**
  * What is wrong with a service's base URL that ends in a path of the document (`/api/user`), else undefined. Every
  * call appends that path to the base, so such a base (a URL copied from a request) would send each call to
  * `/api/user/api/user`, and the service's 404s would read as its faults. `name` is how the caller names the URL
