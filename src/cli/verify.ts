@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { PactModule } from '../contract/pactRun.js';
 import { product } from '../errors.js';
+import { recordingPactClient } from '../proxy/recording.js';
 import { type Settings, sharedOptions } from '../runtime/options.js';
 import { operationPathInBase } from '../spec/serviceBase.js';
 import { commandHelp, commandLine, flagsOf, readFlags } from './flags.js';
@@ -145,7 +146,7 @@ function interruptible(): { signal: AbortSignal; release: () => void } {
   return { signal: controller.signal, release };
 }
 
-/** Why a --pact file cannot be verified (missing, not JSON, no interactions), or undefined when it can. */
+/** Why a --pact file cannot be verified (missing, not JSON, no interactions, the proxy's record), or undefined when it can. */
 function pactFileProblem(file: string): string | undefined {
   let text: string;
   try {
@@ -156,14 +157,16 @@ function pactFileProblem(file: string): string | undefined {
       ? `--pact "${file}" does not exist (looked in ${dirname(resolve(file))}); give the path of the pact file your consumer tests wrote`
       : `--pact "${file}" cannot be read (${message})`;
   }
-  let pact: { interactions?: unknown };
+  let pact: { interactions?: unknown; metadata?: { client?: { name?: unknown } } };
   try {
-    pact = JSON.parse(text) as { interactions?: unknown };
+    pact = JSON.parse(text) as typeof pact;
   } catch (error) {
     return `--pact "${file}" is not JSON (${(error as Error).message}); give a pact file, as Pact's consumer tests write it`;
   }
   if (!Array.isArray(pact?.interactions))
     return `--pact "${file}" has no "interactions" array, so it is not a pact file; give one as Pact's consumer tests write it`;
+  if (pact.metadata?.client?.name === recordingPactClient)
+    return `--pact "${file}" is the proxy's record of traffic (its metadata.client is "${recordingPactClient}"), not a contract: its interactions have no provider states, hold the tokens that service issued and the key <API_KEY>, so each would fail; give the pact your client's own Pact tests write (docs/integrators.md, "Your own pact, from any language"), or check the traffic as it passes with the proxy`;
   return undefined;
 }
 

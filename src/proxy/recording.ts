@@ -40,6 +40,9 @@ export type KeptExchange = Omit<RecordedExchange, 'requestBody' | 'responseBody'
   readonly response: unknown;
 };
 
+/** The `metadata.client.name` of the Pact file a recording writes: how `verify --pact` tells it from a contract. */
+export const recordingPactClient = 'user-group-mock proxy';
+
 /** The exchanges kept (the newest last) as a Pact V3 file's content, the API key as its placeholder. */
 export function pactOf(exchanges: readonly KeptExchange[], names: PactNames): unknown {
   return {
@@ -66,7 +69,7 @@ export function pactOf(exchanges: readonly KeptExchange[], names: PactNames): un
         ...(exchange.response === undefined ? {} : { body: exchange.response }),
       },
     })),
-    metadata: { pactSpecification: { version: '3.0.0' }, client: { name: 'user-group-mock proxy' } },
+    metadata: { pactSpecification: { version: '3.0.0' }, client: { name: recordingPactClient } },
   };
 }
 

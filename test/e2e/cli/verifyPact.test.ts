@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyExitCodes } from '../../../src/cli/verifyReport.js';
 import { providerStates } from '../../../src/contract/providerStates.js';
 import { createMockServer, type MockServer } from '../../../src/index.js';
+import { pactOf } from '../../../src/proxy/recording.js';
 import { runCli } from '../../support/cli.js';
 import { useTempDir } from '../../support/tempDir.js';
 
@@ -107,9 +108,26 @@ describe('user-group-mock verify --pact FILE', () => {
     const missing = join(tempDir(), 'nope.json');
     const notPact = join(tempDir(), 'package.json');
     writeFileSync(notPact, '{"name":"my-app"}');
+    // The Pact file the proxy's recording writes: a record of the traffic, whose key is <API_KEY>.
+    const recorded = join(tempDir(), 'seen.pact.json');
+    const seen = {
+      method: 'GET',
+      path: '/api/user',
+      query: '',
+      operationId: 'getOrCreateUserGroup',
+      apiKey: 'live-key',
+      keyScope: undefined,
+      requestContentType: 'application/json',
+      request: { name: 'Customer A', user_group_id: 'customer-a' },
+      status: 200,
+      responseContentType: 'application/json',
+      response: { success: 1 },
+    };
+    writeFileSync(recorded, JSON.stringify(pactOf([seen], { consumer: 'app', provider: 'service' })));
     for (const [file, said] of [
       [missing, `--pact "${missing}" does not exist`],
       [notPact, `--pact "${notPact}" has no "interactions" array`],
+      [recorded, `--pact "${recorded}" is the proxy's record of traffic`],
     ] as const) {
       const { code, output } = await verify(['--provider-base-url', mock.url, '--pact', file]);
       expect(output).toContain(said);
