@@ -51,6 +51,21 @@ export function validateRequest(request: RequestToValidate): RequestValidation {
   }
 }
 
+/** A request given without its path: named, with the path of a `url` given instead when there is one. */
+function missingPath({ url }: { url?: unknown }): string {
+  const form = 'e.g. { method: "GET", path: "/api/user", headers: {...}, body: {...} }';
+  if (typeof url !== 'string' && !(url instanceof URL))
+    return `validateRequest needs the request's path: ${form}`;
+  let path: string;
+  try {
+    const parsed = new URL(String(url), 'http://localhost');
+    path = parsed.pathname + parsed.search;
+  } catch {
+    path = String(url);
+  }
+  return `validateRequest reads the request's path, not its url: give { path: ${JSON.stringify(path)} } (the path and query, without the scheme and host), ${form}`;
+}
+
 const unreadable = (message: string): RequestValidation => ({
   ok: false,
   diagnostics: [{ code: 'UNREADABLE_REQUEST', path: '', message }],
@@ -62,9 +77,10 @@ function check(given: RequestToValidate): RequestValidation {
     return unreadable(
       'validateRequest takes one request object { method, path, headers, body }, e.g. { method: "GET", path: "/api/user", headers: {...}, body: {...} }',
     );
+  if (given.path === undefined) return unreadable(missingPath(given as { url?: unknown }));
   const headers = lowerCaseHeaders(given.headers);
   const body = given.body;
-  const target = String(given.path ?? '');
+  const target = String(given.path);
   const mark = target.indexOf('?');
   const request = new PipelineRequest(
     given.method.toUpperCase(),

@@ -38,6 +38,10 @@ export function validateResponse(
     return unreadable(
       'validateResponse takes the method and path of the request with the answer: { method, path, status, body }',
     );
+  if (response.status === undefined || response.status === null)
+    return unreadable(
+      'validateResponse needs the status the service answered with the body: { method, path, status, body }, e.g. status: 200',
+    );
   try {
     const path = String(response.path ?? '').split('?')[0] as string;
     const request = new PipelineRequest(response.method.toUpperCase(), path, { bodySent: false });

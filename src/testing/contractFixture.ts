@@ -35,13 +35,22 @@ export interface UseUserGroupMockOptions {
 export interface UserGroupMockFixture {
   /** The running mock and its controls (the default tenant's unless given an id). */
   readonly mock: MockHandle;
-  /** The running test's own tenant: its keys (`tenant.keys.Customer`) and its controls. */
+  /**
+   * The running test's own tenant: its keys (`tenant.keys.Customer`) and its controls. While tests of the file run
+   * at once (vitest's `it.concurrent`), it cannot tell which test asks: use `tenantOf(context)` there.
+   */
   readonly tenant: Tenant;
+  /**
+   * The tenant of the test whose context vitest gives (`it.concurrent('…', async (context) => …)`, or a hook's
+   * argument): the one way to a test's tenant while tests of the file run at once.
+   */
+  tenantOf(context: object): Tenant;
   /** The mock's base URL, for the client under test. */
   readonly url: string;
 }
 
-type Hook = (fn: () => Promise<void>, timeout?: number) => void;
+/** A hook of the runner; vitest calls `fn` with the test's context, Jest with nothing. */
+type Hook = (fn: (context?: unknown) => Promise<void>, timeout?: number) => void;
 /** The four hooks of the runner (vitest's imports, Jest's globals). */
 export interface RunnerHooks {
   readonly beforeAll: Hook;
@@ -62,9 +71,19 @@ export function useMockWith(hooks: RunnerHooks, options: UseUserGroupMockOptions
     );
   const timeout = options.timeoutMs ?? 120_000;
   let mock: MockHandle | undefined;
-  let tenant: Tenant | undefined;
-  /** The newest entry of the default tenant's journal when the test began: what came after arrived during it. */
-  let mark = 0;
+  /**
+   * The tests between their beforeEach and afterEach, by their context (vitest's) or as one (Jest's hooks give
+   * none: its tests run one at a time, and it runs no hook for a test.concurrent): each test's tenant, the newest
+   * entry of the default tenant's journal when it began (what came after arrived during it), and whether another
+   * test ran beside it (then a request no tenant's key let in may be the other's).
+   */
+  const running = new Map<object, { tenant: Tenant; mark: number; beside: boolean }>();
+  const withoutContext = {};
+  // vitest's test context is a function (calling it throws: done callbacks are gone), so either kind is a key.
+  const keyOf = (context: unknown): object =>
+    (typeof context === 'object' && context !== null) || typeof context === 'function'
+      ? context
+      : withoutContext;
 
   hooks.beforeAll(async () => {
     mock = await (options.start?.() ?? createMockServer(options.server));
@@ -73,27 +92,29 @@ export function useMockWith(hooks: RunnerHooks, options: UseUserGroupMockOptions
     await mock?.close();
     mock = undefined;
   }, timeout);
-  hooks.beforeEach(async () => {
-    const running = started(mock);
-    tenant = await running.createTenant();
-    mark = (await running.requests({ limit: 1 }))[0]?.id ?? 0;
+  hooks.beforeEach(async (context) => {
+    const handle = started(mock);
+    const tenant = await handle.createTenant();
+    const mark = (await handle.requests({ limit: 1 }))[0]?.id ?? 0;
+    running.set(keyOf(context), { tenant, mark, beside: running.size > 0 });
+    if (running.size > 1) for (const test of running.values()) test.beside = true;
   }, timeout);
-  hooks.afterEach(async () => {
-    const running = started(mock);
-    const own = tenant;
-    tenant = undefined;
+  hooks.afterEach(async (context) => {
+    const handle = started(mock);
+    const own = running.get(keyOf(context));
+    running.delete(keyOf(context));
     if (own === undefined) return;
     try {
       if (onBreak === 'off') return;
-      const broken = await own.requests({ invalid: true });
-      const strays = (await running.requests({ invalid: true })).filter((entry) => entry.id > mark);
-      const dropped = await own.droppedRequests();
-      const message = contractBreakMessage(broken, strays, dropped, onBreak);
+      const broken = await own.tenant.requests({ invalid: true });
+      const strays = (await handle.requests({ invalid: true })).filter((entry) => entry.id > own.mark);
+      const dropped = await own.tenant.droppedRequests();
+      const message = contractBreakMessage(broken, strays, dropped, onBreak, own.beside);
       if (message === undefined) return;
       if (onBreak === 'warn') console.warn(message);
       else throw new Error(message);
     } finally {
-      await own.delete().catch(() => undefined);
+      await own.tenant.delete().catch(() => undefined);
     }
   }, timeout);
 
@@ -102,11 +123,25 @@ export function useMockWith(hooks: RunnerHooks, options: UseUserGroupMockOptions
       return started(mock);
     },
     get tenant() {
-      if (tenant === undefined)
+      if (mock === undefined || running.size === 0)
         throw new Error(
-          `${product}: the fixture's tenant is made for each test (beforeEach); read fixture.tenant inside a test or a beforeEach/afterEach hook, not when the file loads`,
+          mock === undefined
+            ? `${product}: the fixture's tenant is made for each test (beforeEach); read fixture.tenant inside a test or a beforeEach/afterEach hook, not when the file loads`
+            : `${product}: no test of this file holds a tenant now: the fixture's tenant is made for each test (beforeEach) and removed after it (afterEach); read fixture.tenant while the test runs, not after it ended (a promise left running). Jest runs no beforeEach for a test.concurrent, so such a test gets no tenant and is not checked: write it with test()`,
         );
-      return tenant;
+      if (running.size > 1)
+        throw new Error(
+          `${product}: ${running.size} tests of this file run at once (it.concurrent), so fixture.tenant cannot tell which test asks; take the test's own with its context: it.concurrent('…', async (context) => { const tenant = fixture.tenantOf(context); … })`,
+        );
+      return [...running.values()][0]?.tenant as Tenant;
+    },
+    tenantOf(context: object) {
+      const test = running.get(keyOf(context));
+      if (test === undefined)
+        throw new Error(
+          `${product}: fixture.tenantOf(context) knows no running test of that context; give it the context vitest passes to the test (async (context) => …) or to a beforeEach/afterEach hook, while the test runs`,
+        );
+      return test.tenant;
     },
     get url() {
       return started(mock).url;
@@ -131,22 +166,26 @@ export function contractBreakMessage(
   strays: readonly JournalEntry[],
   dropped = 0,
   onBreak: 'fail' | 'warn' = 'fail',
+  beside = false,
 ): string | undefined {
   if (own.length === 0 && strays.length === 0 && dropped === 0) return undefined;
   const lines = [
     ...own.map((entry) => describe(entry, '')),
     ...strays.map((entry) =>
-      describe(entry, ", with no tenant's key: check that the client sends the test's key"),
+      describe(
+        entry,
+        `, with no tenant's key${beside ? ' (sent by this test or one running beside it)' : ''}: check that the client sends the test's key`,
+      ),
     ),
   ];
   const count = own.length + strays.length;
   const head =
     count === 0
-      ? `${product}: the journal of this test's tenant dropped ${dropped} entries (journalLimit), so some requests went unchecked`
+      ? `${product}: the journal of this test's tenant dropped ${dropped} entries past journalLimit, so some requests went unchecked; ${keepMore}`
       : `${product}: ${count} request${count === 1 ? '' : 's'} sent during this test broke the contract:`;
   const tail = [
     ...(count > 0 && dropped > 0
-      ? [`  (and ${dropped} older entries were dropped past journalLimit, unchecked)`]
+      ? [`  (and ${dropped} older entries were dropped past journalLimit, unchecked; ${keepMore})`]
       : []),
     `Each is in the journal, with every diagnostic: tenant.requests({ invalid: true }), or mock.requests({ invalid: true }) for those no tenant's key let in. ${
       onBreak === 'warn'
@@ -156,6 +195,9 @@ export function contractBreakMessage(
   ];
   return [head, ...lines, ...tail].join('\n');
 }
+
+const keepMore =
+  'keep more with useUserGroupMock({ server: { journalLimit: N } }) (default 1,000; --journal-limit N for a mock run as a process)';
 
 function describe(entry: JournalEntry, whose: string): string {
   const first = entry.diagnostics[0];

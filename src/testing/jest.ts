@@ -26,5 +26,18 @@ export function useUserGroupMock(options?: UseUserGroupMockOptions): UserGroupMo
     throw new Error(
       "user-group-mock: useUserGroupMock() of user-group-mock/jest needs Jest's global hooks (beforeAll, afterEach, ...): call it at the top of a test file Jest runs, with injectGlobals left on; for vitest import user-group-mock/vitest",
     );
-  return useMockWith({ beforeAll, afterAll, beforeEach, afterEach }, options);
+  // Jest calls a hook that declares a parameter with a done callback: the fixture's are given none.
+  const bare =
+    (hook: RunnerHooks['beforeEach']): RunnerHooks['beforeEach'] =>
+    (fn, timeout) =>
+      hook(() => fn(), timeout);
+  return useMockWith(
+    {
+      beforeAll: bare(beforeAll),
+      afterAll: bare(afterAll),
+      beforeEach: bare(beforeEach),
+      afterEach: bare(afterEach),
+    },
+    options,
+  );
 }

@@ -23,7 +23,7 @@ export function wrongMethod(operation: Operation, fitting: readonly Operation[])
   const named = (o: Operation): string => `${o.method} (${o.shortName})`;
   const curl =
     operation.method === 'POST' && fitting.some((o) => o.method === 'GET')
-      ? ' (curl sends POST when given -d without -X GET)'
+      ? ' (get-or-create is a GET with a JSON body: curl -d sends POST unless given -X GET; fetch refuses a body on GET, undici.request and node:http send one)'
       : '';
   return diagnostic(
     'WRONG_METHOD',

@@ -198,6 +198,13 @@ export async function start(): Promise<MockServer> {
     expect(broken).toEqual([]);
   });
 
+  it("ships none of docs/examples: they import from this repository's src/ (the docs show them with the package's name)", () => {
+    expect(packed.files.map((file) => file.path).filter((path) => path.startsWith('docs/examples/'))).toEqual(
+      [],
+    );
+    expect(packed.files.map((file) => file.path)).toContain('docs/ci.md');
+  });
+
   it('ships no compiled module whose source is gone (the build starts from an empty dist/)', () => {
     // tsc's output mirrors src/; a declaration without its source is left over from an earlier layout.
     const orphans = packed.files

@@ -8,13 +8,14 @@ import {
 
 /** The fixture over hooks this test calls itself, in the order a runner would, around one test body. */
 function fixtureAround(options: UseUserGroupMockOptions = {}) {
-  const hooks: Record<keyof RunnerHooks, (() => Promise<void>)[]> = {
+  type Fn = (context?: unknown) => Promise<void>;
+  const hooks: Record<keyof RunnerHooks, Fn[]> = {
     beforeAll: [],
     afterAll: [],
     beforeEach: [],
     afterEach: [],
   };
-  const register = (name: keyof RunnerHooks) => (fn: () => Promise<void>) => void hooks[name].push(fn);
+  const register = (name: keyof RunnerHooks) => (fn: Fn) => void hooks[name].push(fn);
   const fixture = useMockWith(
     {
       beforeAll: register('beforeAll'),
@@ -24,19 +25,38 @@ function fixtureAround(options: UseUserGroupMockOptions = {}) {
     },
     options,
   );
-  const all = async (name: keyof RunnerHooks) => {
-    for (const fn of hooks[name]) await fn();
+  const all = async (name: keyof RunnerHooks, context?: object) => {
+    for (const fn of hooks[name]) await fn(context);
   };
-  /** Runs one test body between the hooks; resolves with what afterEach threw, or undefined. */
-  const test = async (body: () => Promise<void>): Promise<Error | undefined> => {
-    await all('beforeEach');
-    await body();
-    return all('afterEach').then(
+  /**
+   * Runs one test body between the hooks; resolves with what afterEach threw, or undefined. With a context, as
+   * vitest runs a test: each hook and the body are given it, so that several such tests can run at once.
+   */
+  const test = async (
+    body: (context: object) => Promise<void>,
+    context?: object,
+  ): Promise<Error | undefined> => {
+    await all('beforeEach', context);
+    await body(context ?? {});
+    return all('afterEach', context).then(
       () => undefined,
       (error: Error) => error,
     );
   };
   return { fixture, test, start: () => all('beforeAll'), stop: () => all('afterAll') };
+}
+
+/** A meeting of `count` test bodies: each awaits `meet()`, which resolves once all have come (all have begun). */
+function meeting(count: number): () => Promise<void> {
+  let arrive: () => void = () => undefined;
+  const all = new Promise<void>((resolve) => {
+    let waiting = count;
+    arrive = () => void (--waiting === 0 && resolve());
+  });
+  return () => {
+    arrive();
+    return all;
+  };
 }
 
 async function getOrCreate(url: string, authorization: string | undefined, body: unknown): Promise<number> {
@@ -130,7 +150,99 @@ describe('useUserGroupMock()', () => {
       for (let i = 0; i < 2; i++) await test(async () => void ids.push(fixture.tenant.id));
       expect(new Set(ids).size).toBe(2);
       expect((await fixture.mock.tenants()).map((tenant) => tenant.id)).toEqual(['default']);
-      expect(() => fixture.tenant).toThrow(/made for each test \(beforeEach\)/);
+      expect(() => fixture.tenant).toThrow(/made for each test \(beforeEach\) and removed after it/);
+    } finally {
+      await stop();
+    }
+  });
+
+  it('gives tests that run at once (vitest it.concurrent) each its own tenant through its context, and fails only the one that broke the contract', async () => {
+    const { fixture, test, start, stop } = fixtureAround();
+    await start();
+    try {
+      const meet = meeting(2);
+      const seen: string[] = [];
+      const [kept, broke] = await Promise.all([
+        test(async (context) => {
+          await meet();
+          expect(() => fixture.tenant).toThrow(
+            "2 tests of this file run at once (it.concurrent), so fixture.tenant cannot tell which test asks; take the test's own with its context",
+          );
+          const tenant = fixture.tenantOf(context);
+          seen.push(tenant.id);
+          // The slower of the two: it ends after the other broke the contract.
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          expect(
+            await getOrCreate(fixture.url, `Token ${tenant.keys.Customer}`, {
+              name: 'A',
+              user_group_id: 'a',
+            }),
+          ).toBe(200);
+        }, {}),
+        test(async (context) => {
+          await meet();
+          const tenant = fixture.tenantOf(context);
+          seen.push(tenant.id);
+          expect(
+            await getOrCreate(fixture.url, `Token ${tenant.keys.Customer}`, { name: 'B', userGroupId: 'b' }),
+          ).toBe(400);
+        }, {}),
+      ]);
+      expect(new Set(seen).size).toBe(2);
+      expect(kept).toBeUndefined();
+      expect(broke?.message).toContain('body has unknown field "userGroupId"; did you mean "user_group_id"?');
+      expect((await fixture.mock.tenants()).map((tenant) => tenant.id)).toEqual(['default']);
+      expect(() => fixture.tenantOf({})).toThrow(
+        'fixture.tenantOf(context) knows no running test of that context',
+      );
+      expect(() => fixture.tenant).toThrow('no test of this file holds a tenant now');
+    } finally {
+      await stop();
+    }
+  });
+
+  it('blames a request no tenant’s key let in on each test that ran beside it, saying it may be the other’s', async () => {
+    const { fixture, test, start, stop } = fixtureAround();
+    await start();
+    try {
+      // Both tests have begun (each took its mark of the journal) before the keyless request is sent.
+      const meet = meeting(2);
+      let release: () => void = () => undefined;
+      const sent = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const [quiet, keyless] = await Promise.all([
+        test(async () => {
+          await meet();
+          await sent;
+        }, {}),
+        test(async () => {
+          await meet();
+          expect(await getOrCreate(fixture.url, undefined, { name: 'A', user_group_id: 'a' })).toBe(401);
+          release();
+        }, {}),
+      ]);
+      for (const failed of [quiet, keyless])
+        expect(failed?.message).toContain(
+          "with no tenant's key (sent by this test or one running beside it): check that the client sends the test's key",
+        );
+    } finally {
+      await stop();
+    }
+  });
+
+  it('fails a test whose tenant’s journal dropped entries, saying how to keep more', async () => {
+    const { fixture, test, start, stop } = fixtureAround({ server: { journalLimit: 1 } });
+    await start();
+    try {
+      const failed = await test(async () => {
+        const key = `Token ${fixture.tenant.keys.Customer}`;
+        for (const id of ['a', 'b', 'c'])
+          expect(await getOrCreate(fixture.url, key, { name: id, user_group_id: id })).toBe(200);
+      });
+      expect(failed?.message.split('\n')[0]).toBe(
+        "user-group-mock: the journal of this test's tenant dropped 2 entries past journalLimit, so some requests went unchecked; keep more with useUserGroupMock({ server: { journalLimit: N } }) (default 1,000; --journal-limit N for a mock run as a process)",
+      );
     } finally {
       await stop();
     }

@@ -4,7 +4,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtImage, dockerApi, engine } from '../../support/container.js';
 import { repoRoot } from '../../support/mockProcess.js';
 import { type TempDir, tempDir } from '../../support/tempDir.js';
-import { clientTests, expected, type Outcome, outcomes, scratchProject, sh } from './scratchProject.js';
+import {
+  clientTests,
+  concurrentTests,
+  expected,
+  type Outcome,
+  outcomes,
+  scratchProject,
+  sh,
+} from './scratchProject.js';
 
 const vitest = join(repoRoot, 'node_modules/vitest/vitest.mjs');
 const jest = join(repoRoot, 'node_modules/jest/bin/jest.js');
@@ -83,6 +91,36 @@ describe('useUserGroupMock() from the packed tarball', { tags: ['slow'] }, () =>
     const { results, output } = await runTests(esm, 'vitest');
     expect(results.map((r) => r.status)).toEqual(expected.map(() => 'passed'));
     expect(output).toMatch(expected[4]?.[2] as RegExp);
+  }, 120_000);
+
+  it('gives each vitest it.concurrent test its own tenant through its context, failing only the one that broke the contract; under Jest, test.concurrent gets no tenant and says why', async () => {
+    const file = (name: string, text: string, project: string) => {
+      rmSync(join(project, 'test', name === 'concurrent.test.ts' ? 'client.test.ts' : 'client.test.js'), {
+        force: true,
+      });
+      writeFileSync(join(project, 'test', name), text);
+      return join(project, 'test', name);
+    };
+    const written = [
+      file('concurrent.test.ts', concurrentTests('vitest'), esm),
+      file('concurrent.test.js', concurrentTests('jest'), cjs),
+    ];
+    try {
+      const vitestRun = (await runTests(esm, 'vitest')).results;
+      expect(vitestRun.map((r) => [r.title, r.status])).toEqual([
+        ['keeps the contract, slowly', 'passed'],
+        ['misspells a field, quickly', 'failed'],
+      ]);
+      expect(vitestRun[1]?.failureMessages.join('\n')).toMatch(
+        /body has unknown field "userGroupId"; did you mean "user_group_id"\?/,
+      );
+      const jestRun = (await runTests(cjs, 'jest')).results;
+      expect(jestRun[0]?.failureMessages.join('\n')).toContain(
+        'Jest runs no beforeEach for a test.concurrent, so such a test gets no tenant and is not checked: write it with test()',
+      );
+    } finally {
+      for (const path of written) rmSync(path, { force: true });
+    }
   }, 120_000);
 
   it.skipIf(engine === undefined)(

@@ -118,6 +118,43 @@ it('misspells a field', async () => {
 `;
 }
 
+/**
+ * Two tests that run at once, each with its own tenant taken through its context: the slower keeps the contract,
+ * the quicker breaks it. Under Jest (which runs no beforeEach for a test.concurrent) the first reads
+ * `fixture.tenant` and fails with the reason.
+ */
+export function concurrentTests(runner: 'vitest' | 'jest'): string {
+  const imports =
+    runner === 'vitest'
+      ? `import { expect, it } from 'vitest';
+import { createUserGroupClient } from 'user-group-mock';
+import { useUserGroupMock } from 'user-group-mock/vitest';`
+      : `const { createUserGroupClient } = require('user-group-mock');
+const { useUserGroupMock } = require('user-group-mock/jest');`;
+  const tenant = runner === 'vitest' ? 'fixture.tenantOf(context)' : 'fixture.tenant';
+  return `${imports}
+
+const fixture = useUserGroupMock();
+
+it.concurrent('keeps the contract, slowly', async (context) => {
+  const tenant = ${tenant};
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const client = createUserGroupClient({ baseUrl: fixture.url, apiKey: tenant.keys.Customer });
+  expect((await client.getOrCreate({ name: 'A', user_group_id: 'a' })).new_user_group).toBe(true);
+});
+
+it.concurrent('misspells a field, quickly', async (context) => {
+  const tenant = ${tenant};
+  const answer = await fetch(fixture.url + '/api/user', {
+    method: 'PUT',
+    headers: { authorization: 'Token ' + tenant.keys.Customer, 'content-type': 'application/json' },
+    body: JSON.stringify({ userGroupId: 'b', name: 'B' }),
+  });
+  expect(answer.status).toBe(400);
+});
+`;
+}
+
 /** What each test of `clientTests` must end with, and the fix its failure must name. */
 export const expected: readonly [string, string, RegExp | undefined][] = [
   ['keeps the contract', 'passed', undefined],

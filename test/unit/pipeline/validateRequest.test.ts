@@ -151,6 +151,34 @@ describe('validateRequest and validateResponse given something other than a requ
     ]);
   });
 
+  it('name a missing path (pointing from a url given instead to its path) and a missing status', () => {
+    const headers = { authorization: 'Token k', 'content-type': 'application/json' };
+    const body = { name: 'A', user_group_id: 'a' };
+    const [fromUrl] = validateRequest({
+      method: 'GET',
+      url: 'http://127.0.0.1:4010/api/user',
+      headers,
+      body,
+    } as never).diagnostics;
+    expect(fromUrl).toMatchObject({ code: 'UNREADABLE_REQUEST' });
+    expect(fromUrl?.message).toContain(
+      `validateRequest reads the request's path, not its url: give { path: "/api/user" } (the path and query, without the scheme and host)`,
+    );
+    expect(validateRequest({ method: 'GET', headers, body } as never).diagnostics[0]?.message).toContain(
+      "validateRequest needs the request's path",
+    );
+    expect(
+      validateResponse({ method: 'GET', path: '/api/user', body: { success: 1 } } as never).diagnostics,
+    ).toEqual([
+      {
+        code: 'UNREADABLE_RESPONSE',
+        path: '',
+        message:
+          'validateResponse needs the status the service answered with the body: { method, path, status, body }, e.g. status: 200',
+      },
+    ]);
+  });
+
   it('reports an empty name once, as empty, not also as holding control characters', () => {
     const result = validateRequest({
       method: 'GET',
