@@ -68,6 +68,8 @@ export async function proxyModelRows(settings: Settings): Promise<Row[]> {
     const loads = new Map<string, LoadResult[]>();
     const p50s = new Map<string, number[]>();
     const ratios: number[] = [];
+    /** Per round, the proxy's (model on) throughput ÷ the bare pass-through's: two slices of one round, paired. */
+    const overBare: number[] = [];
     for (let round = 0; round < settings.rounds; round++) {
       const byRound = new Map<string, number>();
       for (let i = 0; i < paths.length; i++) {
@@ -83,8 +85,11 @@ export async function proxyModelRows(settings: Settings): Promise<Row[]> {
         byRound.set(url, load.rps);
         p50s.set(url, [...(p50s.get(url) ?? []), (await paced(url, settings.getSeconds / 2)).p50]);
       }
-      const [on, off] = [paths[3], paths[2]].map((path) => byRound.get(path?.url ?? '') ?? Number.NaN);
+      const [on, off, passing] = [paths[3], paths[2], paths[1]].map(
+        (path) => byRound.get(path?.url ?? '') ?? Number.NaN,
+      );
       ratios.push((on as number) / (off as number));
+      overBare.push((on as number) / (passing as number));
     }
     const direct = p50s.get(mock.url) ?? [];
     const rows: Row[] = paths.map(({ label, url }) => ({
@@ -122,6 +127,12 @@ export async function proxyModelRows(settings: Settings): Promise<Row[]> {
       value: await judgeMicroseconds(),
       unit: 'µs',
       note: 'per exchange, median of 5 runs of 100,000: the CPU the model adds to each exchange the proxy judges',
+    });
+    rows.push({
+      name: "the proxy's throughput ÷ the bare pass-through's (model on, median of rounds)",
+      value: median(overBare),
+      unit: '×',
+      note: `target at least 0.85; the two slices of each round paired: ${overBare.map((ratio) => ratio.toFixed(3)).join(', ')}`,
     });
     rows.push({
       name: "the reference model's share of the proxy's throughput (1 − on ÷ off, median of rounds)",
