@@ -7,6 +7,8 @@ import {
   type MockServerOptions,
   type Tenant,
 } from '../index.js';
+import { serveOptions } from '../runtime/serveOptions.js';
+import { nearest } from '../validate/nearest.js';
 
 /** A running mock a fixture can use: in process (`createMockServer()`), or remote (`connectMock()`, a container). */
 export interface MockHandle extends MockControls {
@@ -57,13 +59,18 @@ export interface RunnerHooks {
   readonly afterAll: Hook;
   readonly beforeEach: Hook;
   readonly afterEach: Hook;
+  /** Whose hooks these are, for the messages (Jest runs no hook for a test.concurrent). */
+  readonly runner?: 'vitest' | 'jest';
 }
 
 const product = 'user-group-mock';
 const contractBreak = ['fail', 'warn', 'off'] as const;
+const fixtureOptions = ['start', 'server', 'onContractBreak', 'timeoutMs'];
 
 /** Registers the hooks of the fixture; its `mock` and `tenant` are there once they have run. */
 export function useMockWith(hooks: RunnerHooks, options: UseUserGroupMockOptions = {}): UserGroupMockFixture {
+  checkFixtureOptions(options);
+  const jest = hooks.runner === 'jest';
   const onBreak = options.onContractBreak ?? 'fail';
   if (!contractBreak.includes(onBreak))
     throw new TypeError(
@@ -77,7 +84,7 @@ export function useMockWith(hooks: RunnerHooks, options: UseUserGroupMockOptions
    * entry of the default tenant's journal when it began (what came after arrived during it), and whether another
    * test ran beside it (then a request no tenant's key let in may be the other's).
    */
-  const running = new Map<object, { tenant: Tenant; mark: number; beside: boolean }>();
+  const running = new Map<object, { tenant: Tenant; mark: number; beside: boolean; concurrent: boolean }>();
   const withoutContext = {};
   // vitest's test context is a function (calling it throws: done callbacks are gone), so either kind is a key.
   const keyOf = (context: unknown): object =>
@@ -96,7 +103,10 @@ export function useMockWith(hooks: RunnerHooks, options: UseUserGroupMockOptions
     const handle = started(mock);
     const tenant = await handle.createTenant();
     const mark = (await handle.requests({ limit: 1 }))[0]?.id ?? 0;
-    running.set(keyOf(context), { tenant, mark, beside: running.size > 0 });
+    // vitest marks a test of it.concurrent or describe.concurrent on its task.
+    const concurrent =
+      (context as { task?: { concurrent?: unknown } } | undefined)?.task?.concurrent === true;
+    running.set(keyOf(context), { tenant, mark, beside: running.size > 0, concurrent });
     if (running.size > 1) for (const test of running.values()) test.beside = true;
   }, timeout);
   hooks.afterEach(async (context) => {
@@ -123,15 +133,19 @@ export function useMockWith(hooks: RunnerHooks, options: UseUserGroupMockOptions
       return started(mock);
     },
     get tenant() {
-      if (mock === undefined || running.size === 0)
+      if (mock === undefined)
         throw new Error(
-          mock === undefined
-            ? `${product}: the fixture's tenant is made for each test (beforeEach); read fixture.tenant inside a test or a beforeEach/afterEach hook, not when the file loads`
-            : `${product}: no test of this file holds a tenant now: the fixture's tenant is made for each test (beforeEach) and removed after it (afterEach); read fixture.tenant while the test runs, not after it ended (a promise left running). Jest runs no beforeEach for a test.concurrent, so such a test gets no tenant and is not checked: write it with test()`,
+          `${product}: the fixture's tenant is made for each test (beforeEach); read fixture.tenant inside a test or a beforeEach/afterEach hook, not when the file loads`,
         );
-      if (running.size > 1)
+      if (running.size === 0)
         throw new Error(
-          `${product}: ${running.size} tests of this file run at once (it.concurrent), so fixture.tenant cannot tell which test asks; take the test's own with its context: it.concurrent('…', async (context) => { const tenant = fixture.tenantOf(context); … })`,
+          jest
+            ? `${product}: no test of this file holds a tenant now. Jest runs no beforeEach or afterEach for a test.concurrent, so such a test gets no tenant and is not checked: write it with test(). Otherwise fixture.tenant was read after its test ended (a promise left running)`
+            : `${product}: no test of this file holds a tenant now: the fixture's tenant is made for each test (beforeEach) and removed after it (afterEach); read fixture.tenant while the test runs, not after it ended (a promise left running)`,
+        );
+      if (running.size > 1 || [...running.values()].some((test) => test.concurrent))
+        throw new Error(
+          `${product}: tests of this file run at once (it.concurrent or describe.concurrent), so fixture.tenant cannot tell which test asks; take the test's own with its context: it.concurrent('…', async (context) => { const tenant = fixture.tenantOf(context); … })`,
         );
       return [...running.values()][0]?.tenant as Tenant;
     },
@@ -139,7 +153,9 @@ export function useMockWith(hooks: RunnerHooks, options: UseUserGroupMockOptions
       const test = running.get(keyOf(context));
       if (test === undefined)
         throw new Error(
-          `${product}: fixture.tenantOf(context) knows no running test of that context; give it the context vitest passes to the test (async (context) => …) or to a beforeEach/afterEach hook, while the test runs`,
+          jest
+            ? `${product}: fixture.tenantOf(context) is for vitest's concurrent tests; under Jest read fixture.tenant in a test(): Jest runs no beforeEach for a test.concurrent, which so gets no tenant`
+            : `${product}: fixture.tenantOf(context) knows no running test of that context; give it the context vitest passes to the test (async (context) => …) or to a beforeEach/afterEach hook, while the test runs`,
         );
       return test.tenant;
     },
@@ -147,6 +163,23 @@ export function useMockWith(hooks: RunnerHooks, options: UseUserGroupMockOptions
       return started(mock).url;
     },
   };
+}
+
+/** Refuses an option useUserGroupMock() does not take, pointing a mock's option (`journalLimit`) to `server`. */
+function checkFixtureOptions(options: unknown): void {
+  if (options === null || typeof options !== 'object' || Array.isArray(options))
+    throw new TypeError(
+      `${product}: useUserGroupMock(options): the options are an object, e.g. useUserGroupMock({ server: { journalLimit: 5_000 } }), not ${JSON.stringify(options)}`,
+    );
+  for (const name of Object.keys(options)) {
+    if (fixtureOptions.includes(name)) continue;
+    const meant = nearest(name, fixtureOptions);
+    throw new TypeError(
+      name in serveOptions
+        ? `${product}: useUserGroupMock({ ${name} }): ${name} is an option of the mock, given inside server: useUserGroupMock({ server: { ${name}: … } })`
+        : `${product}: useUserGroupMock({ ${name} }): there is no option "${name}"${meant === undefined ? '' : `; did you mean "${meant}"?`} (the options: ${fixtureOptions.join(', ')}; the mock's own go inside server)`,
+    );
+  }
 }
 
 function started(mock: MockHandle | undefined): MockHandle {
@@ -183,8 +216,9 @@ export function contractBreakMessage(
     count === 0
       ? `${product}: the journal of this test's tenant dropped ${dropped} entries past journalLimit, so some requests went unchecked; ${keepMore}`
       : `${product}: ${count} request${count === 1 ? '' : 's'} sent during this test broke the contract:`;
+  if (count === 0) return head;
   const tail = [
-    ...(count > 0 && dropped > 0
+    ...(dropped > 0
       ? [`  (and ${dropped} older entries were dropped past journalLimit, unchecked; ${keepMore})`]
       : []),
     `Each is in the journal, with every diagnostic: tenant.requests({ invalid: true }), or mock.requests({ invalid: true }) for those no tenant's key let in. ${

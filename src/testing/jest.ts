@@ -37,6 +37,7 @@ export function useUserGroupMock(options?: UseUserGroupMockOptions): UserGroupMo
       afterAll: bare(afterAll),
       beforeEach: bare(beforeEach),
       afterEach: bare(afterEach),
+      runner: 'jest',
     },
     options,
   );

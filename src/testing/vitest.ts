@@ -11,5 +11,5 @@ export type { MockHandle, UserGroupMockFixture, UseUserGroupMockOptions } from '
  * each request with its first diagnostic, which names the fix. Call it at the top of the file.
  */
 export function useUserGroupMock(options?: UseUserGroupMockOptions): UserGroupMockFixture {
-  return useMockWith({ beforeAll, afterAll, beforeEach, afterEach }, options);
+  return useMockWith({ beforeAll, afterAll, beforeEach, afterEach, runner: 'vitest' }, options);
 }

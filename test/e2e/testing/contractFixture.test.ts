@@ -9,13 +9,14 @@ import {
 /** The fixture over hooks this test calls itself, in the order a runner would, around one test body. */
 function fixtureAround(options: UseUserGroupMockOptions = {}) {
   type Fn = (context?: unknown) => Promise<void>;
-  const hooks: Record<keyof RunnerHooks, Fn[]> = {
+  type Name = Exclude<keyof RunnerHooks, 'runner'>;
+  const hooks: Record<Name, Fn[]> = {
     beforeAll: [],
     afterAll: [],
     beforeEach: [],
     afterEach: [],
   };
-  const register = (name: keyof RunnerHooks) => (fn: Fn) => void hooks[name].push(fn);
+  const register = (name: Name) => (fn: Fn) => void hooks[name].push(fn);
   const fixture = useMockWith(
     {
       beforeAll: register('beforeAll'),
@@ -25,7 +26,7 @@ function fixtureAround(options: UseUserGroupMockOptions = {}) {
     },
     options,
   );
-  const all = async (name: keyof RunnerHooks, context?: object) => {
+  const all = async (name: Name, context?: object) => {
     for (const fn of hooks[name]) await fn(context);
   };
   /**
@@ -166,7 +167,7 @@ describe('useUserGroupMock()', () => {
         test(async (context) => {
           await meet();
           expect(() => fixture.tenant).toThrow(
-            "2 tests of this file run at once (it.concurrent), so fixture.tenant cannot tell which test asks; take the test's own with its context",
+            "tests of this file run at once (it.concurrent or describe.concurrent), so fixture.tenant cannot tell which test asks; take the test's own with its context",
           );
           const tenant = fixture.tenantOf(context);
           seen.push(tenant.id);
@@ -240,12 +241,40 @@ describe('useUserGroupMock()', () => {
         for (const id of ['a', 'b', 'c'])
           expect(await getOrCreate(fixture.url, key, { name: id, user_group_id: id })).toBe(200);
       });
-      expect(failed?.message.split('\n')[0]).toBe(
+      expect(failed?.message).toBe(
         "user-group-mock: the journal of this test's tenant dropped 2 entries past journalLimit, so some requests went unchecked; keep more with useUserGroupMock({ server: { journalLimit: N } }) (default 1,000; --journal-limit N for a mock run as a process)",
       );
     } finally {
       await stop();
     }
+  });
+
+  it('refuses fixture.tenant in a test vitest runs concurrently even while it runs alone, so the refusal does not depend on timing', async () => {
+    const { fixture, test, start, stop } = fixtureAround();
+    await start();
+    try {
+      const failed = await test(
+        async (context) => {
+          expect(() => fixture.tenant).toThrow(
+            'tests of this file run at once (it.concurrent or describe.concurrent)',
+          );
+          expect(fixture.tenantOf(context).id).toMatch(/^t-/);
+        },
+        { task: { concurrent: true } },
+      );
+      expect(failed).toBeUndefined();
+    } finally {
+      await stop();
+    }
+  });
+
+  it('refuses an option it does not take, sending a mock option to server', () => {
+    expect(() => fixtureAround({ journalLimit: 5 } as UseUserGroupMockOptions)).toThrow(
+      'useUserGroupMock({ journalLimit }): journalLimit is an option of the mock, given inside server: useUserGroupMock({ server: { journalLimit: … } })',
+    );
+    expect(() => fixtureAround({ onContractBrake: 'warn' } as UseUserGroupMockOptions)).toThrow(
+      'useUserGroupMock({ onContractBrake }): there is no option "onContractBrake"; did you mean "onContractBreak"?',
+    );
   });
 
   it('refuses an onContractBreak it does not know', () => {

@@ -120,8 +120,8 @@ it('misspells a field', async () => {
 
 /**
  * Two tests that run at once, each with its own tenant taken through its context: the slower keeps the contract,
- * the quicker breaks it. Under Jest (which runs no beforeEach for a test.concurrent) the first reads
- * `fixture.tenant` and fails with the reason.
+ * the quicker breaks it; a third reads `fixture.tenant`, which refuses. Under Jest (which runs no beforeEach for a
+ * test.concurrent) the first reads `fixture.tenant` and fails with the reason.
  */
 export function concurrentTests(runner: 'vitest' | 'jest'): string {
   const imports =
@@ -151,6 +151,10 @@ it.concurrent('misspells a field, quickly', async (context) => {
     body: JSON.stringify({ userGroupId: 'b', name: 'B' }),
   });
   expect(answer.status).toBe(400);
+});
+
+it.concurrent('reads fixture.tenant', async () => {
+  expect(() => fixture.tenant).toThrow(${runner === 'vitest' ? "'run at once (it.concurrent or describe.concurrent)'" : "'Jest runs no beforeEach or afterEach for a test.concurrent'"});
 });
 `;
 }
