@@ -61,6 +61,8 @@ export interface RunnerHooks {
   readonly afterEach: Hook;
   /** Whose hooks these are, for the messages (Jest runs no hook for a test.concurrent). */
   readonly runner?: 'vitest' | 'jest';
+  /** Whether the code asking runs in a test the runner runs concurrently without hooks (Jest's test.concurrent). */
+  readonly inHooklessTest?: () => boolean;
 }
 
 const product = 'user-group-mock';
@@ -137,7 +139,7 @@ export function useMockWith(hooks: RunnerHooks, options: UseUserGroupMockOptions
         throw new Error(
           `${product}: the fixture's tenant is made for each test (beforeEach); read fixture.tenant inside a test or a beforeEach/afterEach hook, not when the file loads`,
         );
-      if (running.size === 0)
+      if (running.size === 0 || hooks.inHooklessTest?.() === true)
         throw new Error(
           jest
             ? `${product}: no test of this file holds a tenant now. Jest runs no beforeEach or afterEach for a test.concurrent, so such a test gets no tenant and is not checked: write it with test(). Otherwise fixture.tenant was read after its test ended (a promise left running)`
@@ -150,7 +152,7 @@ export function useMockWith(hooks: RunnerHooks, options: UseUserGroupMockOptions
       return [...running.values()][0]?.tenant as Tenant;
     },
     tenantOf(context: object) {
-      const test = running.get(keyOf(context));
+      const test = jest || keyOf(context) === withoutContext ? undefined : running.get(keyOf(context));
       if (test === undefined)
         throw new Error(
           jest
@@ -221,7 +223,7 @@ export function contractBreakMessage(
     ...(dropped > 0
       ? [`  (and ${dropped} older entries were dropped past journalLimit, unchecked; ${keepMore})`]
       : []),
-    `Each is in the journal, with every diagnostic: tenant.requests({ invalid: true }), or mock.requests({ invalid: true }) for those no tenant's key let in. ${
+    `Each is in the journal, with every diagnostic: tenant.requests({ invalid: true }), or mock.requests({ invalid: true }) for those no tenant's key let in. One sent wrong on purpose: clear it once seen, tenant.clearRequests(). ${
       onBreak === 'warn'
         ? "onContractBreak: 'fail' (the default) to fail the test, or 'off' not to check."
         : "onContractBreak: 'warn' or 'off' to only report them or not check."

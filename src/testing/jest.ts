@@ -38,6 +38,13 @@ export function useUserGroupMock(options?: UseUserGroupMockOptions): UserGroupMo
       beforeEach: bare(beforeEach),
       afterEach: bare(afterEach),
       runner: 'jest',
+      // Jest runs a test.concurrent in an AsyncLocalStorage whose name its expect state reads (Jest 29.6 and later).
+      inHooklessTest: () => {
+        const state = (
+          globalThis as { expect?: { getState?: () => { currentConcurrentTestName?: () => unknown } } }
+        ).expect?.getState?.();
+        return typeof state?.currentConcurrentTestName?.() === 'string';
+      },
     },
     options,
   );

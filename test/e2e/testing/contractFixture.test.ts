@@ -7,9 +7,12 @@ import {
 } from '../../../src/testing/contractFixture.js';
 
 /** The fixture over hooks this test calls itself, in the order a runner would, around one test body. */
-function fixtureAround(options: UseUserGroupMockOptions = {}) {
+function fixtureAround(
+  options: UseUserGroupMockOptions = {},
+  runner: Pick<RunnerHooks, 'runner' | 'inHooklessTest'> = {},
+) {
   type Fn = (context?: unknown) => Promise<void>;
-  type Name = Exclude<keyof RunnerHooks, 'runner'>;
+  type Name = Exclude<keyof RunnerHooks, 'runner' | 'inHooklessTest'>;
   const hooks: Record<Name, Fn[]> = {
     beforeAll: [],
     afterAll: [],
@@ -23,6 +26,7 @@ function fixtureAround(options: UseUserGroupMockOptions = {}) {
       afterAll: register('afterAll'),
       beforeEach: register('beforeEach'),
       afterEach: register('afterEach'),
+      ...runner,
     },
     options,
   );
@@ -262,6 +266,31 @@ describe('useUserGroupMock()', () => {
         },
         { task: { concurrent: true } },
       );
+      expect(failed).toBeUndefined();
+    } finally {
+      await stop();
+    }
+  });
+
+  it('refuses, under Jest, fixture.tenant to a test.concurrent even while a test() holds a tenant, and tenantOf', async () => {
+    let hookless = false;
+    const { fixture, test, start, stop } = fixtureAround(
+      {},
+      { runner: 'jest', inHooklessTest: () => hookless },
+    );
+    await start();
+    try {
+      const failed = await test(async () => {
+        expect(fixture.tenant.id).toMatch(/^t-/);
+        hookless = true; // as if read from a test.concurrent running meanwhile
+        expect(() => fixture.tenant).toThrow(
+          'Jest runs no beforeEach or afterEach for a test.concurrent, so such a test gets no tenant and is not checked: write it with test()',
+        );
+        hookless = false;
+        expect(() => fixture.tenantOf(undefined as never)).toThrow(
+          "fixture.tenantOf(context) is for vitest's concurrent tests; under Jest read fixture.tenant in a test()",
+        );
+      });
       expect(failed).toBeUndefined();
     } finally {
       await stop();

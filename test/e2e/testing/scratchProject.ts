@@ -132,10 +132,26 @@ import { useUserGroupMock } from 'user-group-mock/vitest';`
       : `const { createUserGroupClient } = require('user-group-mock');
 const { useUserGroupMock } = require('user-group-mock/jest');`;
   const tenant = runner === 'vitest' ? 'fixture.tenantOf(context)' : 'fixture.tenant';
+  // Jest starts its test.concurrent tests with the file and runs its test()s meanwhile: one that holds a tenant
+  // while a test.concurrent reads fixture.tenant late.
+  const meanwhile =
+    runner === 'jest'
+      ? `
+test('holds a tenant meanwhile', async () => {
+  expect(fixture.tenant.id).toMatch(/^t-/);
+  await new Promise((resolve) => setTimeout(resolve, 600));
+});
+
+test.concurrent('reads fixture.tenant late, while a test() holds one', async () => {
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  expect(() => fixture.tenant).toThrow('Jest runs no beforeEach or afterEach for a test.concurrent');
+});
+`
+      : '';
   return `${imports}
 
 const fixture = useUserGroupMock();
-
+${meanwhile}
 it.concurrent('keeps the contract, slowly', async (context) => {
   const tenant = ${tenant};
   await new Promise((resolve) => setTimeout(resolve, 100));
