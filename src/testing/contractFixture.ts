@@ -113,8 +113,9 @@ export function useMockWith(hooks: RunnerHooks, options: UseUserGroupMockOptions
   }, timeout);
   hooks.afterEach(async (context) => {
     const handle = started(mock);
-    const own = running.get(keyOf(context));
-    running.delete(keyOf(context));
+    const key = keyOf(context);
+    const own = running.get(key);
+    running.delete(key);
     if (own === undefined) return;
     try {
       if (onBreak === 'off') return;
@@ -152,7 +153,8 @@ export function useMockWith(hooks: RunnerHooks, options: UseUserGroupMockOptions
       return [...running.values()][0]?.tenant as Tenant;
     },
     tenantOf(context: object) {
-      const test = jest || keyOf(context) === withoutContext ? undefined : running.get(keyOf(context));
+      const key = keyOf(context);
+      const test = jest || key === withoutContext ? undefined : running.get(key);
       if (test === undefined)
         throw new Error(
           jest
