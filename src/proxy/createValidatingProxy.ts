@@ -31,6 +31,7 @@ import {
   readCa,
   type ValidatingProxyOptions,
 } from './proxyOptions.js';
+import { ReadAnswers } from './readAnswers.js';
 import { RecordingFile } from './recordingFile.js';
 
 export interface ValidatingProxy {
@@ -114,11 +115,11 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
     journal,
     logger,
     bodyLimit,
-    lenient: settings.mode === 'lenient',
     blockInvalid: settings.blockInvalid,
     model,
     recording,
     scopes: new KeyScopes(),
+    answers: new ReadAnswers(settings.mode === 'lenient'),
   };
   const exchanges = proxyExchangeSettings(proxy);
   const admin = createAdminHandler(host, controls, { lacking: mockOnly(options.target) });

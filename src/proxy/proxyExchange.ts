@@ -8,17 +8,16 @@ import { errorReply } from '../pipeline/answer.js';
 import { sentKey } from '../pipeline/authenticate.js';
 import { Pipeline } from '../pipeline/pipeline.js';
 import type { Surface } from '../pipeline/pipelineRequest.js';
-import { judgeResponse } from '../pipeline/validateResponse.js';
 import type { Result } from '../result.js';
 import type { Log } from '../runtime/log.js';
 import type { OperationId } from '../spec/operations.js';
 import type { Diagnostic, Environment } from '../spec/types.js';
 import type { Journal, JournalRecord } from '../store/journal.js';
 import { diagnostic } from '../validate/diagnostic.js';
-import { parseJsonBody } from '../validate/jsonText.js';
 import { decodeAnswer } from './answerEncoding.js';
 import { forward, type Target, type TargetAnswer } from './forward.js';
 import { endToEndHeaders, headerOf } from './headers.js';
+import type { ReadAnswers } from './readAnswers.js';
 import type { RecordingFile } from './recordingFile.js';
 
 /** What every exchange of one proxy shares. */
@@ -27,8 +26,6 @@ export interface ProxyContext {
   readonly journal: Journal;
   readonly logger: Log;
   readonly bodyLimit: number;
-  /** Accept fields the document does not name in answers (a real service may add some). */
-  readonly lenient: boolean;
   /** Answer an invalid request with the mock's error instead of forwarding it. */
   readonly blockInvalid: boolean;
   /** The reference model each answered exchange is replayed through (the provider's behaviour). */
@@ -37,6 +34,9 @@ export interface ProxyContext {
   readonly recording: RecordingFile | undefined;
   /** The model's name of each API key seen (`keyScope`), worked out once per key. */
   readonly scopes: KeyScopes;
+  /** What the answers seen most recently came to (`readAnswer`), read once; lenient (accepting fields the document
+   * does not name, as a real service may add some) or strict. */
+  readonly answers: ReadAnswers;
 }
 
 const noDiagnostics: readonly Diagnostic[] = [];
@@ -142,31 +142,18 @@ export class ProxyExchange extends Exchange {
         (decoded.kind === 'corrupt' ? provider : warnings).push(found);
       }
     }
-    let value: unknown;
     let text: string | null | undefined;
     if (operation !== undefined && decodable) {
-      // Parsed once: the value when the answer is sound JSON, else its bytes, for validateResponse to name the fault.
-      const parsed = body.length === 0 ? undefined : parseJsonBody(body, 'answer');
-      value = parsed === undefined ? undefined : parsed.ok ? parsed.value.value : plainJson(body);
-      if (parsed?.ok === true) text = parsed.value.text;
-      const checked = judgeResponse(
-        this,
-        { method, path, status, body: parsed?.ok === true ? value : body, contentType },
-        { allowAdditionalProperties: proxy.lenient },
-      );
-      provider.push(...checked.diagnostics);
+      const read = proxy.answers.read(this, { status, contentType, body });
+      text = read.text;
+      provider.push(...read.diagnostics);
       const keyed = this.#scopeOf();
       if (this.diagnostics.length === 0 && keyed !== undefined)
         provider.push(
-          ...proxy.model.judge(operation.operationId as OperationId, this.body, status, value, keyed),
+          ...proxy.model.judge(operation.operationId as OperationId, this.body, status, read.value, keyed),
         );
     }
-    text ??=
-      body.length === 0
-        ? null
-        : value === undefined
-          ? JSON.stringify(body.toString('utf8'))
-          : body.toString('utf8');
+    text ??= body.length === 0 ? null : JSON.stringify(body.toString('utf8'));
     this.#provider = provider;
     this.#answerWarnings = warnings;
     this.passed = { status, text };
@@ -236,15 +223,6 @@ const notAKey = 'not read as an API key';
 /** What a key matched before any answer to it named its environment (`api_environment_tag`). */
 const keyNotPlaced =
   "a key whose environment no answer has shown yet (the proxy learns it from the service's answers)";
-
-/** What JSON.parse makes of an answer parseJsonBody refused (a repeated key, a byte order mark...), if anything. */
-function plainJson(body: Buffer): unknown {
-  try {
-    return JSON.parse(body.toString('utf8'));
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Writes the target's answer to the client: status, reason, end-to-end headers and body as they came, framed by
