@@ -96,28 +96,41 @@ export function compareAnswer(c: Comparison): Compared {
       ),
     );
 
+  // An answer that shows what the group held before its last update is that update not kept, even when the
+  // get-or-create sent the same value again (a client sending its original name on every read).
   const stale = c.op === 'updateUserGroup' ? c.before : c.earlier;
   const byGet = c.op === 'getOrCreateUserGroup' && c.before !== undefined;
+  const updated = c.op === 'updateUserGroup' ? 'this update' : 'the last update';
   const name = field(actual, 'name');
   const expectedName = field(expected, 'name');
   if (typeof name === 'string' && name !== expectedName) {
-    const said = `answered name ${quoted(name)} where the service must answer ${quoted(expectedName)}`;
-    if (byGet && name === field(c.request, 'name'))
+    const said = (shown: string, want: string) =>
+      `answered name ${quoted(name)}${shown}${shown === '' ? '' : ','} where the service must answer ${quoted(expectedName)}${want}`;
+    if (stale !== undefined && name === stale.name)
       found.push(
-        divergence('PROVIDER_GROUP_CHANGED_BY_GET', at('name'), `${said}, the name this get-or-create sent`),
+        divergence(
+          'PROVIDER_UPDATE_NOT_KEPT',
+          at('name'),
+          said(`, the name before ${updated}`, `, the name ${updated} set`),
+        ),
       );
-    else if (stale !== undefined && name === stale.name)
+    else if (byGet && name === field(c.request, 'name'))
       found.push(
-        divergence('PROVIDER_UPDATE_NOT_KEPT', at('name'), `${said}, the name before the last update`),
+        divergence(
+          'PROVIDER_GROUP_CHANGED_BY_GET',
+          at('name'),
+          said(', the name this get-or-create sent', ', the stored name'),
+        ),
       );
-    else found.push(divergence('PROVIDER_FIELD_DIFFERS', at('name'), said));
+    else found.push(divergence('PROVIDER_FIELD_DIFFERS', at('name'), said('', '')));
   }
 
   if (isRecord(actual) && 'properties' in actual && !c.propertiesUnknown) {
     const shown = actual.properties;
     const want = field(expected, 'properties');
     if (!jsonEqual(shown, want)) {
-      const said = `answered properties ${quoted(shown)} where the service must answer ${quoted(want)}`;
+      const said = (what: string, wanted: string) =>
+        `answered properties ${quoted(shown)}${what}${what === '' ? '' : ','} where the service must answer ${quoted(want)}${wanted}`;
       const sent = field(c.request, 'properties');
       const base = c.op === 'updateUserGroup' ? c.before?.properties : c.earlier?.properties;
       if (isRecord(base) && isRecord(want) && jsonEqual(shown, { ...base, ...want }))
@@ -125,15 +138,7 @@ export function compareAnswer(c: Comparison): Compared {
           divergence(
             'PROVIDER_PROPERTIES_MERGED',
             at('properties'),
-            `${said}: the earlier properties merged with the new ones`,
-          ),
-        );
-      else if (byGet && sent !== undefined && jsonEqual(shown, sent))
-        found.push(
-          divergence(
-            'PROVIDER_GROUP_CHANGED_BY_GET',
-            at('properties'),
-            `${said}, the properties this get-or-create sent`,
+            `${said('', '')}: the earlier properties merged with the new ones`,
           ),
         );
       else if (stale !== undefined && jsonEqual(shown, stale.properties))
@@ -141,10 +146,18 @@ export function compareAnswer(c: Comparison): Compared {
           divergence(
             'PROVIDER_UPDATE_NOT_KEPT',
             at('properties'),
-            `${said}, the properties before the last update`,
+            said(`, the properties before ${updated}`, `, the properties ${updated} set`),
           ),
         );
-      else found.push(divergence('PROVIDER_FIELD_DIFFERS', at('properties'), said));
+      else if (byGet && sent !== undefined && jsonEqual(shown, sent))
+        found.push(
+          divergence(
+            'PROVIDER_GROUP_CHANGED_BY_GET',
+            at('properties'),
+            said(', the properties this get-or-create sent', ', the stored properties'),
+          ),
+        );
+      else found.push(divergence('PROVIDER_FIELD_DIFFERS', at('properties'), said('', '')));
     }
   }
 
@@ -154,14 +167,20 @@ export function compareAnswer(c: Comparison): Compared {
   if (token !== undefined && modelToken !== undefined) {
     const paired = c.tokens.providerOf(modelToken);
     if (paired !== undefined) {
-      if (token !== paired)
+      if (token !== paired) {
+        const call = `${c.op === 'updateUserGroup' ? 'an update' : 'a get-or-create'} of "${c.before?.provided_id}"`;
+        const owner = c.tokens.modelOf(token);
+        const rotatedAway = owner !== undefined && c.tokenHolder(owner).kind === 'retired';
         found.push(
           divergence(
             'PROVIDER_TOKEN_CHANGED',
             at('token'),
-            `${c.op === 'updateUserGroup' ? 'an update' : 'a get-or-create'} of "${c.before?.provided_id}" answered another token than the group holds`,
+            rotatedAway
+              ? `${call} answered a token a rotation answered 200 replaced, where the group holds the token that rotation answered: the rotation was not kept`
+              : `${call} answered another token than the group holds`,
           ),
         );
+      }
     } else if (c.op === 'rotateUserGroupToken' && token === current) {
       found.push(
         divergence(

@@ -208,6 +208,18 @@ export class ReferenceModel {
     return { divergences: found, expected: shown };
   }
 
+  /**
+   * An exchange the rules do not judge, because its request broke the contract (the proxy judges only valid
+   * requests): a success that shows a group is taken as the service answered it, as a group first seen is, so that
+   * what the service did with the request (an update with a field the document does not have, kept) is not blamed
+   * on the exchanges after it. Only when learning: conform sends no such request.
+   */
+  follow(operationId: OperationId, request: unknown, status: number, answer: unknown, scope: string): void {
+    if (this.#knowledge !== 'learning') return;
+    if (status !== 200 || field(answer, 'success') !== 1 || !isRecord(field(answer, 'user_group'))) return;
+    this.#learn(operationId, request, answer, this.#caller(scope), scope, []);
+  }
+
   /** Forgets every group, token, team id and learnt environment. */
   clear(): void {
     this.#groups.clear();

@@ -1,4 +1,5 @@
 import type { Diagnostic } from '../validate/diagnostic.js';
+import { checkAnswerContentType } from '../validate/headers.js';
 import { parseJsonBody } from '../validate/jsonText.js';
 import { checkResponseBody, checkUnroutedAnswer } from '../validate/schemaChecks.js';
 import { findOperation } from './findOperation.js';
@@ -11,7 +12,10 @@ export interface ResponseToValidate {
   readonly status: number;
   /** The parsed JSON body, or its raw text (string or bytes). */
   readonly body: unknown;
-  /** The answer's Content-Type, when known: named in the diagnostic of a body that is not JSON. */
+  /**
+   * The answer's Content-Type, when known: a JSON body sent as another type is a diagnostic
+   * (`UNSUPPORTED_MEDIA_TYPE`), and a body that is not JSON has its type named.
+   */
   readonly contentType?: string;
 }
 
@@ -77,10 +81,13 @@ export function judgeResponse(
   }
   const status = Number(response.status);
   const lenient = options.allowAdditionalProperties === true;
-  const diagnostics =
+  const checked =
     operation === undefined
       ? checkUnroutedAnswer(request.method, request.path, status, body, lenient)
       : checkResponseBody(operation, status, body, lenient);
+  // A JSON body's type, when the caller gave it (a body that is not JSON at all is named above, type included).
+  const type = response.contentType === undefined ? undefined : checkAnswerContentType(response.contentType);
+  const diagnostics = type === undefined ? checked : [type, ...checked];
   return { ok: diagnostics.length === 0, ...named, diagnostics };
 }
 

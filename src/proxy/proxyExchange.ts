@@ -148,10 +148,11 @@ export class ProxyExchange extends Exchange {
       text = read.text;
       provider.push(...read.diagnostics);
       const keyed = this.#scopeOf();
-      if (this.diagnostics.length === 0 && keyed !== undefined)
-        provider.push(
-          ...proxy.model.judge(operation.operationId as OperationId, this.body, status, read.value, keyed),
-        );
+      const operationId = operation.operationId as OperationId;
+      // The rules judge a valid request; after one that broke the contract, the model follows what the service did.
+      if (keyed !== undefined && this.diagnostics.length === 0)
+        provider.push(...proxy.model.judge(operationId, this.body, status, read.value, keyed));
+      else if (keyed !== undefined) proxy.model.follow(operationId, this.body, status, read.value, keyed);
     }
     text ??= body.length === 0 ? null : JSON.stringify(body.toString('utf8'));
     this.#provider = provider;

@@ -2,6 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { PipelineRequest } from '../pipeline/pipelineRequest.js';
 import { judgeResponse } from '../pipeline/validateResponse.js';
 import type { Diagnostic } from '../spec/types.js';
+import { checkAnswerContentType } from '../validate/headers.js';
 import { parseJsonBody } from '../validate/jsonText.js';
 
 /** What an answer's bytes come to for its operation and status: its value, its text, what the schema finds. */
@@ -23,7 +24,8 @@ export interface Answered {
 
 /**
  * Reads an answer's bytes once: parsed (the value when the answer is sound JSON, else its bytes, for the schema
- * check to name the fault) and checked against the document for the request's operation and status.
+ * check to name the fault) and checked against the document for the request's operation and status, its
+ * Content-Type included.
  */
 export function readAnswer(request: PipelineRequest, answer: Answered, lenient: boolean): ReadAnswer {
   const { status, contentType, body } = answer;
@@ -40,6 +42,9 @@ export function readAnswer(request: PipelineRequest, answer: Answered, lenient: 
     },
     { allowAdditionalProperties: lenient },
   );
+  // validateResponse checks a type it is given; an answer that came without one is the proxy's to name.
+  const untyped =
+    contentType === undefined && parsed?.ok === true ? checkAnswerContentType(undefined) : undefined;
   const text =
     parsed === undefined
       ? null
@@ -48,7 +53,11 @@ export function readAnswer(request: PipelineRequest, answer: Answered, lenient: 
         : value === undefined
           ? JSON.stringify(body.toString('utf8'))
           : body.toString('utf8');
-  return { value, text, diagnostics: checked.diagnostics };
+  return {
+    value,
+    text,
+    diagnostics: untyped === undefined ? checked.diagnostics : [untyped, ...checked.diagnostics],
+  };
 }
 
 /** What JSON.parse makes of an answer parseJsonBody refused (a repeated key, a byte order mark...), if anything. */

@@ -132,6 +132,10 @@ export function withDefaults<O extends object, S extends Settings>(
   return values as WithDefaults<O, S>;
 }
 
+/** `a`, `a or b`, `a, b or c`. */
+const either = (values: readonly string[]): string =>
+  values.length < 2 ? values.join('') : `${values.slice(0, -1).join(', ')} or ${values.at(-1)}`;
+
 /** Why `value` breaks `rule`, or undefined; `given` is how the message quotes it (a flag's text, as typed). */
 export function problemOf(rule: OptionRule, value: unknown, given = value): string | undefined {
   const was = `not ${typeof given === 'string' ? JSON.stringify(given) : String(given)}`;
@@ -146,7 +150,7 @@ export function problemOf(rule: OptionRule, value: unknown, given = value): stri
     case 'oneOf': {
       if (typeof value === 'string' && rule.values.includes(value)) return undefined;
       const meant = typeof value === 'string' ? nearest(value, rule.values) : undefined;
-      return `must be ${rule.values.join(', ')}, ${was}${meant === undefined ? '' : `; did you mean "${meant}"?`}`;
+      return `must be ${either(rule.values)}, ${was}${meant === undefined ? '' : `; did you mean "${meant}"?`}`;
     }
     case 'boolean':
       return typeof value === 'boolean' ? undefined : `must be true or false, ${was}`;

@@ -97,6 +97,31 @@ export function checkContentType(value: HeaderValue): Diagnostic | undefined {
   }
 }
 
+/**
+ * `undefined` when an answer's JSON body is sent as JSON (`application/json`, in UTF-8 if a charset is named), else
+ * the diagnostic, speaking to the service; `sent` undefined: the answer had no Content-Type.
+ */
+export function checkAnswerContentType(sent: string | undefined): Diagnostic | undefined {
+  const must =
+    'the service must send "Content-Type: application/json", the type the document gives every answer';
+  if (sent === 'application/json' || sent === 'application/json; charset=utf-8') return undefined;
+  if (sent === undefined)
+    return unsupported(`the answer's body is JSON sent without a Content-Type; ${must}`);
+  try {
+    const { type, parameters } = parseContentType(sent.replace(emptyParameters, ''));
+    if (type !== 'application/json')
+      return unsupported(`the answer's body is JSON sent as Content-Type "${type}"; ${must}`);
+    const charset = parameters.charset?.toLowerCase();
+    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')
+      return unsupported(
+        `the answer's Content-Type names charset "${charset}", but JSON over HTTP is UTF-8 (RFC 8259, section 8.1); ${must} with the body in UTF-8`,
+      );
+    return undefined;
+  } catch {
+    return unsupported(`the answer's Content-Type "${sent}" cannot be parsed; ${must}`);
+  }
+}
+
 const contentTypePath = '/headers/content-type';
 /** The type curl gives a body sent with `-d` and no `-H 'Content-Type: ...'`. */
 const formType = 'application/x-www-form-urlencoded';

@@ -32,6 +32,34 @@ async function wrongProvider(answers: Array<(req: Received, res: ServerResponse)
 
 const getA = { name: 'A', user_group_id: 'a' };
 
+describe('the proxy in front of a service that accepts what the contract refuses', () => {
+  it('blames the client for the request, and not the service for keeping what it accepted', async () => {
+    const named = (name: string, created: boolean) => (_: Received, res: ServerResponse) =>
+      answerJson(res, 200, {
+        success: 1,
+        new_user_group: created,
+        user_group: group('a', token(1), { name }),
+      });
+    const updated = (_: Received, res: ServerResponse) =>
+      answerJson(res, 200, {
+        success: 1,
+        user_group: group('a', token(1), { name: 'B', api_environment_tag: 'Customer' }),
+      });
+    const target = await wrongProvider([named('A', true), updated, named('B', false)]);
+    const proxy = await proxies({ target: target.url });
+    await call(proxy.url, 'GET', '/api/user', { body: getA });
+    // `note` is a field the document does not have: the client's mistake, which this service keeps all the same.
+    await call(proxy.url, 'PUT', '/api/user', { body: { user_group_id: 'a', name: 'B', note: 'x' } });
+    await call(proxy.url, 'GET', '/api/user', { body: getA });
+    const entries = await proxy.requests();
+    expect(entries.map((e) => [e.fault, e.diagnostics.map((d) => d.code)])).toEqual([
+      [null, []],
+      ['client', ['UNKNOWN_FIELD']],
+      [null, []],
+    ]);
+  });
+});
+
 describe('the proxy in front of a wrong provider', () => {
   it.each([
     {

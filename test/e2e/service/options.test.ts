@@ -48,7 +48,7 @@ const refused: readonly [string, Record<string, unknown>, RegExp][] = [
   [
     'a log level of another name',
     { logLevel: 'debgu' },
-    /the logLevel option \(--log-level\) must be silent, info, debug, not "debgu"; did you mean "debug"\?/,
+    /the logLevel option \(--log-level\) must be silent, info or debug, not "debgu"; did you mean "debug"\?/,
   ],
 ];
 
@@ -100,7 +100,7 @@ describe('createValidatingProxy options', () => {
     [{ target: 'http://127.0.0.1:9', lenient: true }, /there is no option "lenient"; give mode: 'lenient'/],
     [
       { target: 'http://127.0.0.1:9', mode: 'Lenient' },
-      /the mode option must be strict, lenient, not "Lenient"; did you mean "lenient"\?/,
+      /the mode option must be strict or lenient, not "Lenient"; did you mean "lenient"\?/,
     ],
     [
       { target: 'http://127.0.0.1:9', timeout: 0 },

@@ -115,7 +115,7 @@ describe('readFlags', () => {
 
   it.each([
     [['--port', '65536'], 'user-group-mock: --port must be an integer from 0 to 65535, not "65536"'],
-    [['--log-level', 'loud'], 'user-group-mock: --log-level must be silent, info, debug, not "loud"'],
+    [['--log-level', 'loud'], 'user-group-mock: --log-level must be silent, info or debug, not "loud"'],
     [
       ['--body-limit'],
       `user-group-mock: --body-limit needs a value: --body-limit N (a value that starts with a dash goes as --body-limit=VALUE). Run "user-group-mock serve --help" for the flags.`,
@@ -127,7 +127,7 @@ describe('readFlags', () => {
 
   it('names the word a mistyped flag value most likely meant, as the in-process option does', () => {
     expect(() => readFlags('serve', serveOptions, ['--log-level', 'debgu'], {})).toThrow(
-      'user-group-mock: --log-level must be silent, info, debug, not "debgu"; did you mean "debug"?',
+      'user-group-mock: --log-level must be silent, info or debug, not "debgu"; did you mean "debug"?',
     );
   });
 });

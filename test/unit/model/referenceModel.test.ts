@@ -107,6 +107,43 @@ describe('the reference model, learning (the proxy)', () => {
     ).toEqual([]);
   });
 
+  it('calls an update not kept by its name when the read after it sends the original name again', () => {
+    const model = new ReferenceModel({ knowledge: 'learning' });
+    const read = { user_group_id: 'a', name: 'A', properties: null };
+    const answer = { success: 1, new_user_group: false, user_group: group('a', 1, { name: 'A' }) };
+    expect(codes(model, 'getOrCreateUserGroup', read, 200, answer)).toEqual([]);
+    const renamed = { success: 1, user_group: group('a', 1, { name: 'Renamed' }) };
+    expect(codes(model, 'updateUserGroup', { user_group_id: 'a', name: 'Renamed' }, 200, renamed)).toEqual(
+      [],
+    );
+    // The service kept nothing: the read's answer is byte for byte the one before the update.
+    expect(model.judge('getOrCreateUserGroup', read, 200, answer, 'key')).toEqual([
+      {
+        code: 'PROVIDER_UPDATE_NOT_KEPT',
+        path: '/body/user_group/name',
+        message:
+          'answered name "A", the name before the last update, where the service must answer "Renamed", the name the last update set; the rule: update: fields present replace the stored ones, absent fields stay, and what an update stored is what later answers show',
+      },
+    ]);
+  });
+
+  it('says a read showing the token a rotation replaced is that rotation not kept', () => {
+    const model = new ReferenceModel({ knowledge: 'learning' });
+    const read = { user_group_id: 'a', name: 'a' };
+    const answer = { success: 1, new_user_group: false, user_group: group('a', 1) };
+    model.judge('getOrCreateUserGroup', read, 200, answer, 'key');
+    const rotated = {
+      success: 1,
+      user_group: { ...group('a', 1, { token: token(2) }), properties: undefined },
+    };
+    expect(codes(model, 'rotateUserGroupToken', { current_token: token(1) }, 200, rotated)).toEqual([]);
+    const [divergence] = model.judge('getOrCreateUserGroup', read, 200, answer, 'key');
+    expect(divergence?.code).toBe('PROVIDER_TOKEN_CHANGED');
+    expect(divergence?.message).toContain(
+      'answered a token a rotation answered 200 replaced, where the group holds the token that rotation answered: the rotation was not kept',
+    );
+  });
+
   it('flags a rotation that answers the current token, and not one that answers a new token', () => {
     const model = new ReferenceModel({ knowledge: 'learning' });
     const rotation = (answered: string) => ({

@@ -66,6 +66,25 @@ describe('validateResponse', () => {
         'the answer has no body (no Content-Type, status 200); the service must answer application/json with the body the document gives for this status',
     },
     {
+      answer: 'a sound JSON answer sent as text/plain',
+      body: {
+        success: 1,
+        new_user_group: true,
+        user_group: { team_id: 1, token: 'a'.repeat(64), name: 'A', provided_id: 'a', properties: null },
+      },
+      contentType: 'text/plain; charset=utf-8',
+      message:
+        'the answer\'s body is JSON sent as Content-Type "text/plain"; the service must send "Content-Type: application/json", the type the document gives every answer',
+    },
+    {
+      answer: 'JSON in Latin-1',
+      body: '{"success":0,"error":{"code":"GROUP_NOT_FOUND","message":"no","details":[]}}',
+      status: 404,
+      contentType: 'application/json; charset=iso-8859-1',
+      message:
+        'the answer\'s Content-Type names charset "iso-8859-1", but JSON over HTTP is UTF-8 (RFC 8259, section 8.1); the service must send "Content-Type: application/json", the type the document gives every answer with the body in UTF-8',
+    },
+    {
       answer: 'a repeated key',
       body: '{"success":1,"success":1}',
       message: 'the answer repeats the key "success" in one object; the service must send each key once',

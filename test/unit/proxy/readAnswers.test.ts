@@ -34,6 +34,20 @@ describe('readAnswer', () => {
     expect(read.text).toBe(JSON.stringify('<html>oops</html>'));
     expect(read.diagnostics[0]?.message).toContain('text/html, status 200');
   });
+
+  it('names a JSON answer sent as another type, or with none', () => {
+    const plain = readAnswer(routed('GET'), answered(200, sound, 'text/plain'), false);
+    expect(plain.diagnostics.map((d) => [d.code, d.path])).toEqual([
+      ['UNSUPPORTED_MEDIA_TYPE', '/headers/content-type'],
+    ]);
+    const none = readAnswer(routed('GET'), { status: 200, contentType: undefined, body: sound }, false);
+    expect(none.diagnostics[0]?.message).toBe(
+      'the answer\'s body is JSON sent without a Content-Type; the service must send "Content-Type: application/json", the type the document gives every answer',
+    );
+    expect(
+      readAnswer(routed('GET'), answered(200, sound, 'application/json;charset=UTF-8'), false).diagnostics,
+    ).toEqual([]);
+  });
 });
 
 describe('ReadAnswers', () => {
