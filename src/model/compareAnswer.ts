@@ -104,14 +104,14 @@ export function compareAnswer(c: Comparison): Compared {
   const name = field(actual, 'name');
   const expectedName = field(expected, 'name');
   if (typeof name === 'string' && name !== expectedName) {
-    const said = (shown: string, want: string) =>
-      `answered name ${quoted(name)}${shown}${shown === '' ? '' : ','} where the service must answer ${quoted(expectedName)}${want}`;
+    const said = (shown = '', want = '') =>
+      `answered name ${quoted(name)}${shown} where the service must answer ${quoted(expectedName)}${want}`;
     if (stale !== undefined && name === stale.name)
       found.push(
         divergence(
           'PROVIDER_UPDATE_NOT_KEPT',
           at('name'),
-          said(`, the name before ${updated}`, `, the name ${updated} set`),
+          said(`, the name before ${updated},`, `, the name ${updated} set`),
         ),
       );
     else if (byGet && name === field(c.request, 'name'))
@@ -119,18 +119,18 @@ export function compareAnswer(c: Comparison): Compared {
         divergence(
           'PROVIDER_GROUP_CHANGED_BY_GET',
           at('name'),
-          said(', the name this get-or-create sent', ', the stored name'),
+          said(', the name this get-or-create sent,', ', the stored name'),
         ),
       );
-    else found.push(divergence('PROVIDER_FIELD_DIFFERS', at('name'), said('', '')));
+    else found.push(divergence('PROVIDER_FIELD_DIFFERS', at('name'), said()));
   }
 
   if (isRecord(actual) && 'properties' in actual && !c.propertiesUnknown) {
     const shown = actual.properties;
     const want = field(expected, 'properties');
     if (!jsonEqual(shown, want)) {
-      const said = (what: string, wanted: string) =>
-        `answered properties ${quoted(shown)}${what}${what === '' ? '' : ','} where the service must answer ${quoted(want)}${wanted}`;
+      const said = (what = '', wanted = '') =>
+        `answered properties ${quoted(shown)}${what} where the service must answer ${quoted(want)}${wanted}`;
       const sent = field(c.request, 'properties');
       const base = c.op === 'updateUserGroup' ? c.before?.properties : c.earlier?.properties;
       if (isRecord(base) && isRecord(want) && jsonEqual(shown, { ...base, ...want }))
@@ -138,7 +138,7 @@ export function compareAnswer(c: Comparison): Compared {
           divergence(
             'PROVIDER_PROPERTIES_MERGED',
             at('properties'),
-            `${said('', '')}: the earlier properties merged with the new ones`,
+            `${said()}: the earlier properties merged with the new ones`,
           ),
         );
       else if (stale !== undefined && jsonEqual(shown, stale.properties))
@@ -146,7 +146,7 @@ export function compareAnswer(c: Comparison): Compared {
           divergence(
             'PROVIDER_UPDATE_NOT_KEPT',
             at('properties'),
-            said(`, the properties before ${updated}`, `, the properties ${updated} set`),
+            said(`, the properties before ${updated},`, `, the properties ${updated} set`),
           ),
         );
       else if (byGet && sent !== undefined && jsonEqual(shown, sent))
@@ -154,10 +154,10 @@ export function compareAnswer(c: Comparison): Compared {
           divergence(
             'PROVIDER_GROUP_CHANGED_BY_GET',
             at('properties'),
-            said(', the properties this get-or-create sent', ', the stored properties'),
+            said(', the properties this get-or-create sent,', ', the stored properties'),
           ),
         );
-      else found.push(divergence('PROVIDER_FIELD_DIFFERS', at('properties'), said('', '')));
+      else found.push(divergence('PROVIDER_FIELD_DIFFERS', at('properties'), said()));
     }
   }
 

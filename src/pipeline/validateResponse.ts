@@ -13,10 +13,10 @@ export interface ResponseToValidate {
   /** The parsed JSON body, or its raw text (string or bytes). */
   readonly body: unknown;
   /**
-   * The answer's Content-Type, when known: a JSON body sent as another type is a diagnostic
-   * (`UNSUPPORTED_MEDIA_TYPE`), and a body that is not JSON has its type named.
+   * The answer's Content-Type, when known (null: the answer had none): a JSON body sent as another type, or without
+   * one, is a diagnostic (`UNSUPPORTED_MEDIA_TYPE`), and a body that is not JSON has its type named.
    */
-  readonly contentType?: string;
+  readonly contentType?: string | null;
 }
 
 export interface ResponseValidationOptions {
@@ -85,8 +85,11 @@ export function judgeResponse(
     operation === undefined
       ? checkUnroutedAnswer(request.method, request.path, status, body, lenient)
       : checkResponseBody(operation, status, body, lenient);
-  // A JSON body's type, when the caller gave it (a body that is not JSON at all is named above, type included).
-  const type = response.contentType === undefined ? undefined : checkAnswerContentType(response.contentType);
+  // A JSON body's type, when the caller knows it (a body that is not JSON at all is named above, type included).
+  const type =
+    response.contentType === undefined
+      ? undefined
+      : checkAnswerContentType(response.contentType ?? undefined);
   const diagnostics = type === undefined ? checked : [type, ...checked];
   return { ok: diagnostics.length === 0, ...named, diagnostics };
 }

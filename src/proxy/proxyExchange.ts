@@ -34,8 +34,10 @@ export interface ProxyContext {
   readonly recording: RecordingFile | undefined;
   /** The model's name of each API key seen (`keyScope`), worked out once per key. */
   readonly scopes: KeyScopes;
-  /** What the answers seen most recently came to (`readAnswer`), read once; lenient (accepting fields the document
-   * does not name, as a real service may add some) or strict. */
+  /**
+   * What the answers seen most recently came to (`readAnswer`), read once; lenient (accepting fields the document
+   * does not name, as a real service may add some) or strict.
+   */
   readonly answers: ReadAnswers;
 }
 
@@ -150,9 +152,11 @@ export class ProxyExchange extends Exchange {
       const keyed = this.#scopeOf();
       const operationId = operation.operationId as OperationId;
       // The rules judge a valid request; after one that broke the contract, the model follows what the service did.
-      if (keyed !== undefined && this.diagnostics.length === 0)
-        provider.push(...proxy.model.judge(operationId, this.body, status, read.value, keyed));
-      else if (keyed !== undefined) proxy.model.follow(operationId, this.body, status, read.value, keyed);
+      if (keyed !== undefined) {
+        if (this.diagnostics.length === 0)
+          provider.push(...proxy.model.judge(operationId, this.body, status, read.value, keyed));
+        else proxy.model.follow(operationId, this.body, status, read.value, keyed);
+      }
     }
     text ??= body.length === 0 ? null : JSON.stringify(body.toString('utf8'));
     this.#provider = provider;

@@ -2,7 +2,6 @@ import { LRUCache } from 'lru-cache';
 import type { PipelineRequest } from '../pipeline/pipelineRequest.js';
 import { judgeResponse } from '../pipeline/validateResponse.js';
 import type { Diagnostic } from '../spec/types.js';
-import { checkAnswerContentType } from '../validate/headers.js';
 import { parseJsonBody } from '../validate/jsonText.js';
 
 /** What an answer's bytes come to for its operation and status: its value, its text, what the schema finds. */
@@ -38,13 +37,10 @@ export function readAnswer(request: PipelineRequest, answer: Answered, lenient: 
       path: request.path,
       status,
       body: parsed?.ok === true ? value : body,
-      contentType,
+      contentType: contentType ?? null,
     },
     { allowAdditionalProperties: lenient },
   );
-  // validateResponse checks a type it is given; an answer that came without one is the proxy's to name.
-  const untyped =
-    contentType === undefined && parsed?.ok === true ? checkAnswerContentType(undefined) : undefined;
   const text =
     parsed === undefined
       ? null
@@ -53,11 +49,7 @@ export function readAnswer(request: PipelineRequest, answer: Answered, lenient: 
         : value === undefined
           ? JSON.stringify(body.toString('utf8'))
           : body.toString('utf8');
-  return {
-    value,
-    text,
-    diagnostics: untyped === undefined ? checked.diagnostics : [untyped, ...checked.diagnostics],
-  };
+  return { value, text, diagnostics: checked.diagnostics };
 }
 
 /** What JSON.parse makes of an answer parseJsonBody refused (a repeated key, a byte order mark...), if anything. */

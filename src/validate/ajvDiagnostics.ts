@@ -11,6 +11,7 @@ export function diagnosticsFromAjv(
   base: string,
   voice: Voice = 'request',
 ): Diagnostic[] {
+  if (errors.length === 0) return []; // a valid value: nothing to fold (every answer a proxy judges)
   const consumed = new Set<ErrorObject>();
   // "At least one of … besides" is untrue of a body that has one of them and lacks a required field (minProperties
   // counts every field): only the missing field is said.

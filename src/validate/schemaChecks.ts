@@ -4,7 +4,7 @@ import { diagnosticsFromAjv } from './ajvDiagnostics.js';
 import { type Diagnostic, diagnostic } from './diagnostic.js';
 import { explainAnswerFields, explainWrapper, operationsFitting, wrongMethod } from './mistakes.js';
 import { precompiledChecks } from './precompiled.js';
-import { type SchemaCheck, SchemaRegistry } from './schemas.js';
+import { SchemaRegistry } from './schemas.js';
 
 export const documentId = 'user-group-service.yaml';
 let registry: SchemaRegistry | undefined;
@@ -104,19 +104,8 @@ const undocumented = (message: string): Diagnostic[] => [
   diagnostic('UNDOCUMENTED_STATUS', '/status', message),
 ];
 
-/** The check of each answer schema, strict and lenient, looked up once (every answer a proxy judges needs one). */
-const answerChecks = [new Map<string, SchemaCheck>(), new Map<string, SchemaCheck>()] as const;
-
-function answerDiagnostics(schema: string, body: unknown, lenient: boolean): Diagnostic[] {
-  const checks = answerChecks[lenient ? 1 : 0];
-  let check = checks.get(schema);
-  if (check === undefined) {
-    check = schemas().check(documentId, schema, { lenient });
-    checks.set(schema, check);
-  }
-  const errors = check(body);
-  return errors.length === 0 ? [] : diagnosticsFromAjv(errors, '/body', 'answer');
-}
+const answerDiagnostics = (schema: string, body: unknown, lenient: boolean): Diagnostic[] =>
+  diagnosticsFromAjv(schemas().check(documentId, schema, { lenient })(body), '/body', 'answer');
 
 /**
  * Compiles the request schemas now rather than on the first request (servers call this before listening); says
