@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { scopeOf } from './admin/access.js';
 import type { AdminHost } from './admin/adminHost.js';
@@ -55,9 +56,14 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
   const stopping = new AbortController();
   let store: Store | undefined;
   try {
-    const ids = options.seed === undefined ? cryptoIds : seededIds(options.seed);
+    const seeded = options.seed === undefined ? undefined : seededIds(options.seed);
+    const ids = seeded ?? cryptoIds;
     const opened = await openStore(options.db, { ...options, ids, journalLimit: settings.journalLimit });
     store = opened;
+    if (seeded !== undefined) {
+      const state = await storedState(opened);
+      if (state !== undefined) seeded.continueAfter(state);
+    }
     const tenants = new Map<string, TenantState>();
     const context: MockContext = {
       store: opened,
@@ -152,5 +158,21 @@ async function seedFixtures(controls: Controls, path: string): Promise<void> {
 }
 
 /** An entry of a fixtures file as a message names it: its place in the file, and its id when it has one. */
+/**
+ * A digest of what a store holds (its tenants, their keys, and every group's token), or undefined when it holds
+ * nothing yet: a seeded mock restarted on its own database draws from a sequence of that state, not again from the
+ * start, whose tokens and tenant ids its groups and tenants still hold.
+ */
+async function storedState(store: Store): Promise<string | undefined> {
+  const tenants = await store.tenants();
+  if (tenants.every((tenant) => tenant.keys === null && tenant.groups === 0)) return undefined;
+  const digest = createHash('sha256');
+  for (const tenant of tenants) {
+    digest.update(`${tenant.id} ${tenant.keys?.Customer ?? ''} ${tenant.keys?.Testing ?? ''}\n`);
+    for (const group of await store.groups(tenant.id)) digest.update(`${group.token}\n`);
+  }
+  return digest.digest('hex');
+}
+
 const fixtureName = (seed: GroupSeed, index: number): string =>
   `groups[${index}]${typeof seed?.user_group_id === 'string' ? ` ("${seed.user_group_id}")` : ''}`;

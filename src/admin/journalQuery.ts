@@ -1,7 +1,6 @@
 import { apiError } from '../errors.js';
-import { type Operation, operations } from '../spec/operations.js';
+import type { Operation } from '../spec/operations.js';
 import type { JournalQuery } from '../store/journal.js';
-import { nearest } from '../validate/nearest.js';
 import { adminOperations } from './adminDocument.js';
 import { MockControlError } from './mockControlError.js';
 import { queryValueProblems } from './parameters.js';
@@ -26,15 +25,13 @@ export function checkJournalQuery(query: unknown): JournalQuery {
   const problems: string[] = [];
   if (after !== undefined && !(Number.isSafeInteger(after) && after >= 0))
     problems.push(`after must be a journal entry's id (an integer from 0), not ${JSON.stringify(after)}`);
-  problems.push(
-    ...queryValueProblems(listRequests(), parameters).map((message) => said(message, parameters)),
-  );
+  problems.push(...queryValueProblems(listRequests(), parameters).map(said));
   if (problems.length > 0)
     throw new MockControlError(
       'requests',
       apiError(
         'VALIDATION_FAILED',
-        `${problems.join('; ')} (the query takes what GET /__admin/requests does: operationId, invalid, fault, limit)`,
+        `${problems.join('; ')} (the query takes what GET /__admin/requests does, operationId, invalid, fault and limit, and after, an entry's id)`,
       ),
     );
   return query as JournalQuery;
@@ -43,14 +40,6 @@ export function checkJournalQuery(query: unknown): JournalQuery {
 // endpoints has a handler for each operation of openapi/admin.yaml, and the drift test one operation for each.
 const listRequests = () => adminOperations().find((o) => o.operationId === 'listRequests') as Operation;
 
-/** A parameter's diagnostic said of the query object (`operationId must be ...`), with the operation id meant. */
-function said(message: string, query: JournalQuery): string {
-  const text = message.replace(/^query\//, '').replace(/^query has/, 'the query has');
-  const given = query.operationId as unknown;
-  if (!text.startsWith('operationId ') || typeof given !== 'string') return text;
-  const meant = nearest(
-    given,
-    operations().map((operation) => operation.operationId),
-  );
-  return meant === undefined ? text : `${text}; did you mean "${meant}"?`;
-}
+/** A parameter's diagnostic said of the query object (`operationId must be ...`; a misspelt one with the one meant). */
+const said = (message: string): string =>
+  message.replace(/^query\//, '').replace(/^query has/, 'the query has');

@@ -90,9 +90,11 @@ function withOperationMeant(spec: FaultSpec, result: Result<Fault>): Result<Faul
   // In process the spec is checked as FaultRequest (`/operationId`); over HTTP as the body (`/body/operationId`).
   const about = (path: string) => path === '/operationId' || path === '/body/operationId';
   if (meant === undefined || !result.error.details.some((d) => about(d.path))) return result;
+  // The schema's own message ends with the same suggestion: said once, first.
+  const checked = result.error.message.replace(/; did you mean "[^"]*"\?$/, '');
   const error: ApiError = {
     ...result.error,
-    message: `operationId "${given}" is no operation; did you mean "${meant}"? (${result.error.message})`,
+    message: `operationId "${given}" is no operation; did you mean "${meant}"? (${checked})`,
   };
   return { ok: false, error };
 }

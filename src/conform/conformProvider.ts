@@ -48,6 +48,11 @@ async function runSequences(options: ConformOptions): Promise<ConformResult> {
   const keys: ConformKey[] = (options.apiKeys ?? []).map((k) =>
     typeof k === 'string' ? parseConformKey(k) : k,
   );
+  const repeated = keys.find((k, index) => keys.findIndex((other) => other.key === k.key) !== index);
+  if (repeated !== undefined)
+    throw new ConformOptionError(
+      `${product}: conform: --api-key ${repeated.key} is given twice; a key has one environment: give each key once (two keys, one per environment, test the edges between them)`,
+    );
   // Random per run, also after a --prefix given again: a replay never meets the groups an earlier run made.
   const prefix = `${settings.prefix ?? 'ugm-conform-'}${randomBytes(4).toString('hex')}-`;
   const seed = settings.seed ?? randomBytes(4).readInt32LE() | 0;
@@ -95,18 +100,21 @@ async function runSequences(options: ConformOptions): Promise<ConformResult> {
         }
       },
     );
-    const details = await fc
-      .check(property, {
+    const check = () =>
+      fc.check(property, {
         numRuns: settings.runs,
         seed,
         ...(replay === undefined ? {} : { path: replay.path }),
         reporter: undefined,
-      })
-      .catch((error: unknown) => {
-        // fast-check cannot follow a path that is not one of this seed's (cut short, or of another run).
-        if (replay === undefined) throw error;
-        return undefined;
       });
+    let details: Awaited<ReturnType<typeof check>> | undefined;
+    try {
+      details = await check();
+    } catch (error) {
+      // fast-check cannot follow a path that is not one of this seed's (cut short, of another run, or no path at all:
+      // it refuses one it cannot read before the run starts, by throwing rather than rejecting).
+      if (replay === undefined) throw error;
+    }
     if (details === undefined || (replay !== undefined && calls === 0)) {
       const reason = `--path ${settings.path} does not replay a sequence of seed ${seed}: give the --seed and --path that a failure printed, together and whole`;
       return { ...base, outcome: 'could-not-run', reason, environments, calls };
@@ -133,8 +141,9 @@ async function runSequences(options: ConformOptions): Promise<ConformResult> {
 
 /**
  * Asks each target once with each key (a get-or-create of `<prefix>probe`): a target that cannot be reached or a
- * key it refuses ends the run before it starts. A key given without its environment has it learnt from an update's
- * `api_environment_tag`.
+ * key it refuses ends the run before it starts. A key's environment is read from an update's `api_environment_tag`:
+ * learnt for a key given without one, and for a key given with one, a different tag ends the run (the key was most
+ * likely given in the wrong environment, and every call with it would diverge).
  */
 async function probe(targets: Targets, keys: readonly ConformKey[], prefix: string): Promise<Environment[]> {
   const environments: Environment[] = [];
@@ -151,18 +160,21 @@ async function probe(targets: Targets, keys: readonly ConformKey[], prefix: stri
           `${url.href} answered ${call.status} to a get-or-create with API key ${index + 1}: ${JSON.stringify(call.answer).slice(0, 200)}`,
         );
     }
-    if (environment !== undefined) {
-      environments.push(environment);
-      continue;
-    }
     const updated = await targets.call('PUT', index, { ...body, name: 'conform probe' }, 0);
     const tag = (updated.answer as { user_group?: { api_environment_tag?: unknown } })?.user_group
       ?.api_environment_tag;
-    if (tag !== 'Customer' && tag !== 'Testing')
+    const shown = tag === 'Customer' || tag === 'Testing' ? tag : undefined;
+    if (environment !== undefined && shown !== undefined && shown !== environment)
+      // Every call with the key would diverge the same way: a key given in the wrong environment, most likely.
+      throw new RunNotMadeError(
+        `API key ${index + 1} is given as a ${environment} key (--api-key KEY:${environment}), but an update with it answered api_environment_tag ${shown}: if it is a ${shown} key, give it as KEY:${shown} (or without an environment, for this probe to learn it); if it is a ${environment} key, the service places it in the wrong environment`,
+      );
+    const placed = environment ?? shown;
+    if (placed === undefined)
       throw new RunNotMadeError(
         `an update with API key ${index + 1} answered no api_environment_tag, so its environment is unknown: give it as --api-key KEY:Customer or KEY:Testing`,
       );
-    environments.push(tag);
+    environments.push(placed);
   }
   return environments;
 }

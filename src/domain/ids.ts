@@ -32,14 +32,30 @@ export const cryptoIds: IdSource = {
   apiKey: () => `key-${randomHex(16)}`,
 };
 
-/** Deterministic ids: the n-th token of seed s is always the same, so snapshot tests can pin them. */
-export function seededIds(seed: number): IdSource {
+/** A seeded sequence that a store already holding data moves onto one of its own (`continueAfter`). */
+export interface SeededIds extends IdSource {
+  /**
+   * Continues on the sequence of `state` (what the store holds, as a digest), from its start: a mock restarted on its
+   * own database does not draw again the values the earlier run drew, which its groups and tenants still hold.
+   */
+  continueAfter(state: string): void;
+}
+
+/**
+ * Deterministic ids: the n-th token of seed s is always the same on a fresh store, so snapshot tests can pin them;
+ * on a store that holds data, the n-th of the sequence that state and s make.
+ */
+export function seededIds(seed: number): SeededIds {
+  let prefix = `user-group-mock:${seed}:`;
   let counter = 0;
-  const next = (): string =>
-    createHash('sha256').update(`user-group-mock:${seed}:${counter++}`).digest('hex');
+  const next = (): string => createHash('sha256').update(`${prefix}${counter++}`).digest('hex');
   return {
     token: next,
     tenantId: () => `t-${next().slice(0, 12)}`,
     apiKey: () => `key-${next().slice(0, 32)}`,
+    continueAfter(state) {
+      prefix = `user-group-mock:${seed}:${state}:`;
+      counter = 0;
+    },
   };
 }

@@ -73,11 +73,23 @@ function replyTo(code: string, error: Error, leftover: boolean): ApiError {
       'HTTP_MALFORMED',
       `bytes after a request on this connection are not a request (${code}); most likely that request's Content-Length did not match its body: smaller than the body (counted in characters for a body with non-ASCII characters: count bytes, Buffer.byteLength(body)), larger than it (the next request's start was read as its body), or missing (node:http sends a GET body written with write() without Content-Length); let the HTTP client set Content-Length`,
     );
-  return apiError(
-    'HTTP_MALFORMED',
-    `the request is not valid HTTP/1.1 (${code || error.message}); check how the client frames it (e.g. both Content-Length and Transfer-Encoding, or two Content-Lengths)`,
-  );
+  const hint = Object.hasOwn(requestLineHints, code)
+    ? requestLineHints[code]
+    : 'check how the client frames it (e.g. both Content-Length and Transfer-Encoding, or two Content-Lengths)';
+  return apiError('HTTP_MALFORMED', `the request is not valid HTTP/1.1 (${code || error.message}); ${hint}`);
 }
+
+/** What the parser's errors about the request line and header names most likely mean, and the fix. */
+const requestLineHints: Readonly<Record<string, string>> = {
+  HPE_INVALID_METHOD:
+    'the method is not an HTTP method: methods are case-sensitive and in capitals, so send GET, PUT or POST (not get)',
+  HPE_INVALID_URL:
+    'the request target is not a path: send /api/user (spaces and control characters percent-encoded)',
+  HPE_INVALID_VERSION: 'the request line must end with the version HTTP/1.1',
+  HPE_INVALID_CONSTANT: 'the request line must be METHOD, one space, the path, one space, then HTTP/1.1',
+  HPE_INVALID_HEADER_TOKEN:
+    'a header name holds a character HTTP does not allow (a space, or a colon inside the name); send Name: value',
+};
 
 /** The bytes of the chunk the parser failed in (Node attaches it to the error). */
 const rawPacketLength = (error: Error): number => {

@@ -28,6 +28,12 @@ export function authenticate(request: PipelineRequest, surface: Surface): ApiErr
     return undefined;
   }
   if (keys.retiredToken(key)) return groupTokenAsKey('retired');
+  const removed = keys.removedTenant(key);
+  if (removed !== undefined)
+    return authError(
+      'AUTH_UNKNOWN_KEY',
+      `the API key in Authorization is a key of tenant ${removed}, which has been removed (a test's tenant is removed when its test ends): most likely a request sent after its test ended, by a promise the test left running; await every request before the test ends`,
+    );
   const unquoted = /^(["'])(.+)\1$/.exec(key)?.[2];
   // `Token token="KEY"`, the form of other Token-scheme APIs (Rails): a name and "=" before the key.
   const named = /^(token|key|api_?key)=/i.exec(key)?.[0];

@@ -47,7 +47,7 @@ export function decodeAnswer(body: Buffer, contentEncoding: string, limit: numbe
       if (code === 'ERR_BUFFER_TOO_LARGE')
         return {
           kind: 'unjudged',
-          message: `the answer decoded from Content-Encoding "${coding}" is larger than the body limit of ${limit} bytes, so its body was passed on without being judged`,
+          message: `the answer decoded from Content-Encoding "${coding}" is larger than the answer limit of ${limit} bytes, so its body was passed on without being judged`,
         };
       return {
         kind: 'corrupt',

@@ -33,6 +33,7 @@ import {
 } from './proxyOptions.js';
 import { ReadAnswers } from './readAnswers.js';
 import { RecordingFile } from './recordingFile.js';
+import { answerLimit } from './upstreamErrors.js';
 
 export interface ValidatingProxy {
   readonly url: string;
@@ -107,7 +108,7 @@ export async function createValidatingProxy(options: ValidatingProxyOptions): Pr
           (scope) => model.environmentOf(scope),
           options.onWarning ?? ((message) => process.emitWarning(message)),
         );
-  const target = targetOf(base, timeout, bodyLimit, ca);
+  const target = targetOf(base, timeout, answerLimit(bodyLimit), ca);
   const controls = proxyControls({ journal, model, target: base, timeout });
   warmUp();
   const proxy = {

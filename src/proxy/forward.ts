@@ -23,7 +23,7 @@ export interface Target {
   readonly pool: Pool;
   /** Milliseconds the target has to answer in full, from the request's forwarding on. */
   readonly timeout: number;
-  /** The largest answer body read, in bytes. */
+  /** The largest answer body read, in bytes (`answerLimit`: a multiple of the request body limit). */
   readonly bodyLimit: number;
   /**
    * Whether a connection to the target was reset in this turn of the event loop: true from the socket's first

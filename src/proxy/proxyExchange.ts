@@ -136,7 +136,7 @@ export class ProxyExchange extends Exchange {
     let decodable = true;
     const coding = headerOf(answer.rawHeaders, 'content-encoding');
     if (coding !== undefined && body.length > 0) {
-      const decoded = decodeAnswer(body, coding, proxy.bodyLimit);
+      const decoded = decodeAnswer(body, coding, proxy.target.bodyLimit);
       if (decoded.kind === 'decoded') body = decoded.body;
       else {
         decodable = false;

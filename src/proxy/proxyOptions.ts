@@ -94,7 +94,10 @@ export const proxyOptions = {
     value: 'FILE',
     help: "PEM file of a private certificate authority that signed the target's certificate",
   },
-  bodyLimit: { ...sharedOptions.bodyLimit, help: 'largest request or answer body in bytes' },
+  bodyLimit: {
+    ...sharedOptions.bodyLimit,
+    help: 'largest request body in bytes; an answer may be 4 times it (it repeats the group sent, maybe escaped)',
+  },
   logLevel: sharedOptions.logLevel,
   adminKey: sharedOptions.adminKey,
   onWarning: sharedOptions.onWarning,

@@ -12,12 +12,17 @@ export const defaultApiKeys: readonly ApiKey[] = [
 
 const digest = (key: string): string => hash('sha256', key, 'base64');
 
+/** How many keys of removed tenants are remembered, to name them in a refusal. */
+const removedKept = 1_000;
+
 /**
  * Maps API keys to their tenant and environment. Keys are looked up by their SHA-256 digest, so the time a
  * lookup takes does not depend on how much of a guessed key matches a real one.
  */
 export class KeyRing {
   readonly #owners = new Map<string, KeyOwner>();
+  /** The tenants of the keys last forgotten (by digest, the newest last), so that a late request can be told so. */
+  readonly #removed = new Map<string, string>();
   #generation = 0;
 
   constructor(
@@ -52,11 +57,24 @@ export class KeyRing {
 
   /** Forgets the keys of a tenant removed elsewhere; connections that remembered them authenticate again. */
   forget(tenant: string): void {
-    for (const [digested, owner] of this.#owners) if (owner.tenant === tenant) this.#owners.delete(digested);
+    for (const [digested, owner] of this.#owners)
+      if (owner.tenant === tenant) {
+        this.#owners.delete(digested);
+        this.#removed.set(digested, tenant);
+      }
+    for (const digested of this.#removed.keys()) {
+      if (this.#removed.size <= removedKept) break;
+      this.#removed.delete(digested);
+    }
     this.#generation++;
   }
 
   owner(key: string): KeyOwner | undefined {
     return this.#owners.get(digest(key));
+  }
+
+  /** The tenant a key belonged to, when it is one of a tenant removed lately (the last 1,000 such keys). */
+  removedTenant(key: string): string | undefined {
+    return this.#removed.get(digest(key));
   }
 }

@@ -19,7 +19,7 @@ export interface JournalQuery {
    * only the exchanges both sides broke.
    */
   readonly fault?: JournalFault;
-  /** Only the newest `limit` entries (after filtering), 1 to 1000. */
+  /** Only the newest `limit` entries (after filtering), 1 to 100,000. */
   readonly limit?: number;
   /** Only entries whose id is above this one. */
   readonly after?: number;

@@ -94,12 +94,34 @@ export function useMockWith(hooks: RunnerHooks, options: UseUserGroupMockOptions
       ? context
       : withoutContext;
 
+  /**
+   * The newest entry of the default tenant's journal when the file began, and the entries since that a test's check
+   * took as its own: an invalid one neither took arrived outside the tests (in beforeAll or afterAll, or between
+   * tests), and the file's last hook reports it.
+   */
+  let fileMark = 0;
+  const takenByTests = new Set<number>();
+
   hooks.beforeAll(async () => {
     mock = await (options.start?.() ?? createMockServer(options.server));
+    fileMark = (await mock.requests({ limit: 1 }))[0]?.id ?? 0;
   }, timeout);
   hooks.afterAll(async () => {
-    await mock?.close();
-    mock = undefined;
+    const handle = mock;
+    if (handle === undefined) return;
+    try {
+      if (onBreak === 'off') return;
+      const outside = (await handle.requests({ invalid: true })).filter(
+        (entry) => entry.id > fileMark && !takenByTests.has(entry.id),
+      );
+      const message = outsideTestsMessage(outside, onBreak);
+      if (message === undefined) return;
+      if (onBreak === 'warn') console.warn(message);
+      else throw new Error(message);
+    } finally {
+      await handle.close();
+      mock = undefined;
+    }
   }, timeout);
   hooks.beforeEach(async (context) => {
     const handle = started(mock);
@@ -121,6 +143,7 @@ export function useMockWith(hooks: RunnerHooks, options: UseUserGroupMockOptions
       if (onBreak === 'off') return;
       const broken = await own.tenant.requests({ invalid: true });
       const strays = (await handle.requests({ invalid: true })).filter((entry) => entry.id > own.mark);
+      for (const entry of strays) takenByTests.add(entry.id);
       const dropped = await own.tenant.droppedRequests();
       const message = contractBreakMessage(broken, strays, dropped, onBreak, own.beside);
       if (message === undefined) return;
@@ -232,6 +255,27 @@ export function contractBreakMessage(
     }`,
   ];
   return [head, ...lines, ...tail].join('\n');
+}
+
+/**
+ * The message that lists the requests that broke the contract while the file ran but outside its tests, with no
+ * tenant's key (a test's tenant exists only while it runs); undefined when there are none.
+ */
+export function outsideTestsMessage(
+  entries: readonly JournalEntry[],
+  onBreak: 'fail' | 'warn' = 'fail',
+): string | undefined {
+  if (entries.length === 0) return undefined;
+  const count = entries.length;
+  return [
+    `${product}: ${count} request${count === 1 ? '' : 's'} sent outside the tests of this file (in beforeAll or afterAll, between tests, or by a promise a test left running) broke the contract:`,
+    ...entries.map((entry) => describe(entry, '')),
+    `Each is in the journal: mock.requests({ invalid: true }). Send requests from the tests, with the test's tenant's keys, where each is checked as its own; one sent wrong on purpose: clear it once seen, mock.clearRequests(). ${
+      onBreak === 'warn'
+        ? "onContractBreak: 'fail' (the default) to fail the file, or 'off' not to check."
+        : "onContractBreak: 'warn' or 'off' to only report them or not check."
+    }`,
+  ].join('\n');
 }
 
 const keepMore =

@@ -1,6 +1,6 @@
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import { type Diagnostic, diagnostic, place, pointer, type Voice } from './diagnostic.js';
-import { editDistance } from './nearest.js';
+import { editDistance, nearest } from './nearest.js';
 
 /**
  * Turns Ajv's errors into diagnostics a person can act on. Combinators are folded: a failed `anyOf` of `required`
@@ -195,11 +195,20 @@ function describe(error: ErrorObject, base: string, voice: Voice): Diagnostic {
         `must have at least one of ${others.map((k) => `"${k}"`).join(', ')}${besides}`,
       );
     }
-    case 'enum':
+    case 'enum': {
+      const allowed = params.allowedValues as unknown[];
+      const meant =
+        typeof error.data === 'string'
+          ? nearest(
+              error.data,
+              allowed.filter((value): value is string => typeof value === 'string'),
+            )
+          : undefined;
       return said(
         'INVALID_VALUE',
-        `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}${was}`,
+        `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}${was}${meant === undefined ? '' : `; did you mean "${meant}"?`}`,
       );
+    }
     case 'const':
       return said('INVALID_VALUE', `must be ${JSON.stringify(params.allowedValue)}${was}`);
     default:

@@ -108,6 +108,15 @@ const cases: readonly Case[] = [
     hint: 'must be one of "getOrCreateUserGroup"',
   },
   {
+    why: 'a fault names a misspelt operation over HTTP, as in process',
+    call: 'POST /__admin/faults',
+    body: { operationId: 'updateUserGoup', status: 503 },
+    status: 400,
+    code: 'VALIDATION_FAILED',
+    details: ['INVALID_VALUE /body/operationId'],
+    hint: 'must be one of "getOrCreateUserGroup", "updateUserGroup", "rotateUserGroupToken"; did you mean "updateUserGroup"?',
+  },
+  {
     why: 'a fault has neither status, delay_ms nor action',
     call: 'POST /__admin/faults',
     body: { operationId: 'updateUserGroup', times: 2 },

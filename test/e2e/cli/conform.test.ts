@@ -113,6 +113,7 @@ describe('user-group-mock conform', () => {
 
   it.each([
     [['--seed', '1', '--path', '1:2'], 'does not replay a sequence of seed 1'],
+    [['--seed', '1', '--path', 'zzz'], 'does not replay a sequence of seed 1'],
     [['--path', '1:2'], '--path replays a sequence of one seed; give it with the --seed'],
     [['--report-junit', '/nonexistent-folder/conform.xml'], 'its folder /nonexistent-folder does not exist'],
   ])('exits 2 on a replay or a report that cannot be made: %j', { timeout: 30_000 }, async (args, says) => {
@@ -137,12 +138,29 @@ describe('user-group-mock conform', () => {
     ],
     [['--tagret', 'x'], 'unknown flag --tagret'],
     [
+      ['--target', nothingListens, '--api-key', 'k', '--api-key', 'k:Testing'],
+      '--api-key k is given twice; a key has one environment',
+    ],
+    [
       ['--target', `${nothingListens}/svc/api/user`, '--api-key', 'k'],
       `target "${nothingListens}/svc/api/user" ends in /api/user, the path each call adds to the base URL (the calls would go to /svc/api/user/api/user); give the service's base URL, e.g. ${nothingListens}/svc`,
     ],
   ])('exits 2 when the run cannot be made: %j', { timeout: 30_000 }, async (args, says) => {
     const run = await conform(args);
     expect([run.code, run.err]).toEqual([2, expect.stringContaining(says)]);
+  });
+
+  it('exits 2 on a key given in the other environment than the service answers it in', {
+    timeout: 30_000,
+  }, async () => {
+    const mock = await mocks();
+    const run = await conform(['--target', mock.url, '--api-key', `${keys.Customer}:Testing`]);
+    expect([run.code, run.err]).toEqual([
+      2,
+      expect.stringContaining(
+        'API key 1 is given as a Testing key (--api-key KEY:Testing), but an update with it answered api_environment_tag Customer: if it is a Customer key, give it as KEY:Customer',
+      ),
+    ]);
   });
 
   it('exits 2 on a key the target refuses', { timeout: 30_000 }, async () => {

@@ -52,6 +52,19 @@ describe('the proxy in front of the mock', () => {
     expect(await proxy.requests({ invalid: true })).toEqual([]);
   });
 
+  it('passes on the answer to a request at the body limit, which repeats the group it sent and is larger', async () => {
+    const bodyLimit = 2_000;
+    const behind = await mocks({ bodyLimit });
+    const proxy = await proxies({ target: behind.url, bodyLimit });
+    const base = { name: 'Big', user_group_id: 'big', properties: { note: '' } };
+    const room = bodyLimit - JSON.stringify(base).length;
+    const body = { ...base, properties: { note: 'é'.repeat(Math.floor(room / 2)) + 'a'.repeat(room % 2) } };
+    expect(Buffer.byteLength(JSON.stringify(body))).toBe(bodyLimit);
+    const answer = await call(proxy.url, 'GET', '/api/user', { body });
+    expect([answer.status, Buffer.byteLength(answer.text) > bodyLimit]).toEqual([200, true]);
+    expect((await proxy.requests({ invalid: true })).length).toBe(0);
+  });
+
   it('forwards the GET body, Authorization and content type byte for byte, drops hop-by-hop headers and rewrites Host', async () => {
     const target = await targets((_req, res) =>
       answerJson(res, 200, {

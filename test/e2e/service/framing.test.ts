@@ -47,6 +47,19 @@ describe('a body framed wrong on a keep-alive connection', () => {
     expect(answer?.body.error.message).toContain('both Content-Length and Transfer-Encoding');
   });
 
+  it.each([
+    ['get /api/user HTTP/1.1', 'methods are case-sensitive and in capitals, so send GET'],
+    ['HELLO', 'methods are case-sensitive and in capitals'],
+    ['GET /api/user HTTP/9', 'must end with the version HTTP/1.1'],
+  ])('names the mistake in a request line that is not HTTP: %j', async (line, says) => {
+    const server = await mock();
+    const [answer] = (await exchange(port(server.url), [Buffer.from(`${line}\r\nHost: x\r\n\r\n`)]))
+      .responses;
+    expect(answer?.body.error.code).toBe('HTTP_MALFORMED');
+    expect(answer?.body.error.message).toContain(says);
+    expect(answer?.body.error.message).not.toContain('Content-Length');
+  });
+
   it('says how to send a GET body that node:http wrote without Content-Length', async () => {
     const server = await mock();
     const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {

@@ -1,6 +1,10 @@
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { validateResponse } from '../../../src/index.js';
 import { type Answer, customerKey, startMock, testingKey } from '../../support/http.js';
+import { useTempDir } from '../../support/tempDir.js';
+
+const tempDir = useTempDir();
 
 const methodOf = { get: 'GET', put: 'PUT', post: 'POST' } as const;
 let mock: Awaited<ReturnType<typeof startMock>>;
@@ -216,5 +220,23 @@ describe('--seed', () => {
     expect((await api('get', { name: 'A', user_group_id: 'a' })).body.user_group.token).not.toBe(
       tokens[0]?.token,
     );
+  });
+
+  it('draws no value again on a restart over its own database: tokens, tenant ids and keys stay unique', async () => {
+    const db = join(tempDir(), 'db.json');
+    const run = async (id: string) => {
+      mock = await startMock({ seed: 7, db });
+      const token = (await api('get', { name: id, user_group_id: id })).body.user_group.token as string;
+      const tenant = await mock.createTenant();
+      await mock.close();
+      return { token, tenant };
+    };
+    const first = await run('g1');
+    const second = await run('g2');
+    expect(second.token).not.toBe(first.token);
+    expect(second.tenant.id).not.toBe(first.tenant.id);
+    expect(second.tenant.api_keys.Customer).not.toBe(first.tenant.api_keys.Customer);
+    mock = await startMock({ seed: 7, db });
+    expect(new Set((await mock.groups()).map((group) => group.token)).size).toBe(2);
   });
 });

@@ -92,6 +92,31 @@ describe('useUserGroupMock()', () => {
     }
   });
 
+  it('fails the file, at its end, for a request that broke the contract outside its tests (beforeAll, between tests, afterAll)', async () => {
+    const { fixture, test, start, stop } = fixtureAround();
+    await start();
+    const { url } = fixture;
+    const unchecked = { name: 'A', userGroupId: 'a' };
+    let stopped: Error | undefined;
+    try {
+      expect(await getOrCreate(fixture.url, undefined, unchecked)).toBe(401); // as from a beforeAll
+      expect(await test(async () => undefined)).toBeUndefined();
+      expect(await getOrCreate(fixture.url, 'Token dev-customer-key', unchecked)).toBe(400); // as from an afterAll
+    } finally {
+      stopped = await stop().then(
+        () => undefined,
+        (error: Error) => error,
+      );
+    }
+    expect(stopped?.message.split('\n').slice(0, 3)).toEqual([
+      'user-group-mock: 2 requests sent outside the tests of this file (in beforeAll or afterAll, between tests, or by a promise a test left running) broke the contract:',
+      '  - Authorization header is missing; send "Authorization: Token <API_KEY>" (at /headers/authorization): GET /api/user answered 401 AUTH_MISSING',
+      '  - body has unknown field "userGroupId"; did you mean "user_group_id"? (at /body/userGroupId) (+1 more): GET /api/user answered 400 VALIDATION_FAILED',
+    ]);
+    // The mock is closed all the same.
+    await expect(getOrCreate(url, undefined, unchecked)).rejects.toThrow();
+  });
+
   it('fails a test for its own tenant’s mistakes only, each listed, and passes the next test that keeps the contract', async () => {
     const { fixture, test, start, stop } = fixtureAround();
     await start();
