@@ -119,6 +119,13 @@ export function parseConformKey(text: string): ConformKey {
     throw new Error(
       `${product}: --api-key "${text}" holds the word ${scheme[1]}: give the key alone (--api-key ${scheme[2]}); conform sends it as "Authorization: Token <key>" itself`,
     );
+  const cased = /^([^\s:]+):(customer|testing)$/i.exec(text.trim());
+  if (match === null && cased !== null) {
+    const meant = `${cased[1]}:${cased[2]?.toLowerCase() === 'testing' ? 'Testing' : 'Customer'}`;
+    throw new Error(
+      `${product}: --api-key "${text}": the environment is spelt Customer or Testing, with a capital; did you mean --api-key ${meant}?`,
+    );
+  }
   if (match === null)
     throw new Error(
       `${product}: --api-key "${text}" must be KEY, KEY:Customer or KEY:Testing (the key's environment), e.g. --api-key my-key:Testing`,

@@ -30,6 +30,7 @@ export async function conformProvider(options: ConformOptions): Promise<ConformR
     throw new ConformOptionError(
       `${product}: conform: --path replays a sequence of one seed; give it with the --seed that the failure printed beside it`,
     );
+  if (options.path !== undefined) checkReplayPath(options.path, options.runs ?? conformOptions.runs.default);
   // A report that cannot be written is found before the run, not after every sequence ran.
   for (const file of [options.reportJunit, options.reportJson])
     if (file !== undefined) await checkWritable(file);
@@ -187,6 +188,31 @@ function joinReplay(path: string, commands: string): string {
   const replayPath = /replayPath="([^"]*)"/.exec(commands)?.[1];
   return replayPath === undefined || replayPath === '' ? path : `${path}@${replayPath}`;
 }
+
+/**
+ * The form of a printed path, checked before the run: numbers (the failing run, then each shrinking step) and, after
+ * `@`, the commands' own path. fast-check ignores a commands' path it cannot read, and walks to a run or shrinking
+ * step however far: a path of no failure would pass, or run for hours.
+ */
+function checkReplayPath(path: string, runs: number): void {
+  const form = /^(\d{1,9})((?::\d{1,9})*)(?:@[A-Za-z0-9+/]+:[A-Za-z0-9+/]*)?$/.exec(path);
+  const steps = form?.[2]?.split(':').slice(1).map(Number) ?? [];
+  const problem =
+    form === null
+      ? 'it is not a path a failure prints (numbers joined by ":", then "@" and the calls\' replay path)'
+      : Number(form[1]) >= runs
+        ? `its run, ${form[1]}, is past the ${runs} runs of this replay (give the --runs the failure's command gave)`
+        : steps.some((step) => step > maxShrinkStep)
+          ? `a shrinking step is past ${maxShrinkStep}, further than any shrinking goes`
+          : undefined;
+  if (problem !== undefined)
+    throw new ConformOptionError(
+      `${product}: conform: --path ${path} does not replay a sequence: ${problem}; give the --seed, --runs and --path that a failure printed, together and whole`,
+    );
+}
+
+/** The furthest shrinking step a replay path may name. */
+const maxShrinkStep = 100_000;
 
 function splitReplay(text: string): { path: string; commands: string | undefined } {
   const at = text.indexOf('@');

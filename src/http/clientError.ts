@@ -82,13 +82,19 @@ function replyTo(code: string, error: Error, leftover: boolean): ApiError {
 /** What the parser's errors about the request line and header names most likely mean, and the fix. */
 const requestLineHints: Readonly<Record<string, string>> = {
   HPE_INVALID_METHOD:
-    'the method is not an HTTP method: methods are case-sensitive and in capitals, so send GET, PUT or POST (not get)',
+    'it does not start with an HTTP method, which is case-sensitive and in capitals (GET, PUT, POST); a TLS handshake starts so too, when https:// reaches this plain-HTTP port: use http://',
   HPE_INVALID_URL:
     'the request target is not a path: send /api/user (spaces and control characters percent-encoded)',
-  HPE_INVALID_VERSION: 'the request line must end with the version HTTP/1.1',
-  HPE_INVALID_CONSTANT: 'the request line must be METHOD, one space, the path, one space, then HTTP/1.1',
+  HPE_INVALID_VERSION:
+    'the request line must end with the version HTTP/1.1, and each line with CRLF (\\r\\n)',
+  HPE_INVALID_CONSTANT:
+    'the request line must be METHOD, one space, the path (spaces percent-encoded), one space, then HTTP/1.1, and each line end with CRLF (\\r\\n)',
   HPE_INVALID_HEADER_TOKEN:
-    'a header name holds a character HTTP does not allow (a space, or a colon inside the name); send Name: value',
+    'a header holds a character HTTP does not allow: in its name a space or a colon, in its value a control character; a line that starts with a space (a folded header) is refused too: send each header as Name: value on one line',
+  HPE_UNEXPECTED_SPACE:
+    'a header line starts with a space (a folded header): send each header as Name: value on one line',
+  HPE_PAUSED_H2_UPGRADE:
+    'the client sent the HTTP/2 preface: this server speaks HTTP/1.1 only; send HTTP/1.1 (no prior-knowledge HTTP/2)',
 };
 
 /** The bytes of the chunk the parser failed in (Node attaches it to the error). */

@@ -96,7 +96,7 @@ export const proxyOptions = {
   },
   bodyLimit: {
     ...sharedOptions.bodyLimit,
-    help: 'largest request body in bytes; an answer may be 4 times it (it repeats the group sent, maybe escaped)',
+    help: 'largest request body in bytes; an answer may be 4 times it, at least 64 KiB (it repeats the group sent)',
   },
   logLevel: sharedOptions.logLevel,
   adminKey: sharedOptions.adminKey,

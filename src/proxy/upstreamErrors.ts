@@ -46,16 +46,14 @@ export function keptAlive(error: Error): boolean {
 }
 
 export const bodyTooLarge = (limit: number): string =>
-  `answered a body larger than the limit of ${limit} bytes (${answerFactor} times the request body limit), so it was not passed on (the service may have acted on the request); raise ${setting('bodyLimit', 'body-limit')} if the service really answers that much`;
+  `answered a body larger than the limit of ${limit} bytes (4 times the request body limit, at least 64 KiB), so it was not passed on (the service may have acted on the request); raise ${setting('bodyLimit', 'body-limit')} if the service really answers that much`;
 
 /**
- * How many times the request body limit an answer may be: an answer repeats the group a request sent (its name and
- * properties), with the envelope around it, and a service may write its characters as `\u` escapes, six bytes each.
+ * The largest answer body the proxy reads, for a request body limit: 4 times it, as an answer repeats the group a
+ * request sent (its name and properties) with the envelope around it, and a service may write its characters as
+ * `\u` escapes; at least 64 KiB, room for the envelope and for an error that lists many problems of a small request.
  */
-const answerFactor = 4;
-
-/** The largest answer body the proxy reads, for a request body limit. */
-export const answerLimit = (bodyLimit: number): number => bodyLimit * answerFactor;
+export const answerLimit = (bodyLimit: number): number => Math.max(bodyLimit * 4, 64 * 1024);
 
 /** The 502 or 504 for an exchange that failed: `answering` when the answer's head had come. */
 export function failure(where: string, error: Error, answering: boolean, headBytes: number): ApiError {

@@ -86,7 +86,10 @@ export function useMockWith(hooks: RunnerHooks, options: UseUserGroupMockOptions
    * entry of the default tenant's journal when it began (what came after arrived during it), and whether another
    * test ran beside it (then a request no tenant's key let in may be the other's).
    */
-  const running = new Map<object, { tenant: Tenant; mark: number; beside: boolean; concurrent: boolean }>();
+  const running = new Map<
+    object,
+    { tenant: Tenant; mark: number; droppedMark: number; beside: boolean; concurrent: boolean }
+  >();
   const withoutContext = {};
   // vitest's test context is a function (calling it throws: done callbacks are gone), so either kind is a key.
   const keyOf = (context: unknown): object =>
@@ -100,11 +103,14 @@ export function useMockWith(hooks: RunnerHooks, options: UseUserGroupMockOptions
    * tests), and the file's last hook reports it.
    */
   let fileMark = 0;
+  let fileDroppedMark = 0;
   const takenByTests = new Set<number>();
+  let droppedInTests = 0;
 
   hooks.beforeAll(async () => {
     mock = await (options.start?.() ?? createMockServer(options.server));
     fileMark = (await mock.requests({ limit: 1 }))[0]?.id ?? 0;
+    fileDroppedMark = await mock.droppedRequests();
   }, timeout);
   hooks.afterAll(async () => {
     const handle = mock;
@@ -114,7 +120,11 @@ export function useMockWith(hooks: RunnerHooks, options: UseUserGroupMockOptions
       const outside = (await handle.requests({ invalid: true })).filter(
         (entry) => entry.id > fileMark && !takenByTests.has(entry.id),
       );
-      const message = outsideTestsMessage(outside, onBreak);
+      const dropped = Math.max(
+        0,
+        droppedSince(fileDroppedMark, await handle.droppedRequests()) - droppedInTests,
+      );
+      const message = outsideTestsMessage(outside, onBreak, dropped);
       if (message === undefined) return;
       if (onBreak === 'warn') console.warn(message);
       else throw new Error(message);
@@ -127,10 +137,11 @@ export function useMockWith(hooks: RunnerHooks, options: UseUserGroupMockOptions
     const handle = started(mock);
     const tenant = await handle.createTenant();
     const mark = (await handle.requests({ limit: 1 }))[0]?.id ?? 0;
+    const droppedMark = await handle.droppedRequests();
     // vitest marks a test of it.concurrent or describe.concurrent on its task.
     const concurrent =
       (context as { task?: { concurrent?: unknown } } | undefined)?.task?.concurrent === true;
-    running.set(keyOf(context), { tenant, mark, beside: running.size > 0, concurrent });
+    running.set(keyOf(context), { tenant, mark, droppedMark, beside: running.size > 0, concurrent });
     if (running.size > 1) for (const test of running.values()) test.beside = true;
   }, timeout);
   hooks.afterEach(async (context) => {
@@ -145,7 +156,9 @@ export function useMockWith(hooks: RunnerHooks, options: UseUserGroupMockOptions
       const strays = (await handle.requests({ invalid: true })).filter((entry) => entry.id > own.mark);
       for (const entry of strays) takenByTests.add(entry.id);
       const dropped = await own.tenant.droppedRequests();
-      const message = contractBreakMessage(broken, strays, dropped, onBreak, own.beside);
+      const strayDropped = droppedSince(own.droppedMark, await handle.droppedRequests());
+      droppedInTests += strayDropped;
+      const message = contractBreakMessage(broken, strays, dropped, onBreak, own.beside, strayDropped);
       if (message === undefined) return;
       if (onBreak === 'warn') console.warn(message);
       else throw new Error(message);
@@ -227,27 +240,38 @@ export function contractBreakMessage(
   dropped = 0,
   onBreak: 'fail' | 'warn' = 'fail',
   beside = false,
+  strayDropped = 0,
 ): string | undefined {
-  if (own.length === 0 && strays.length === 0 && dropped === 0) return undefined;
+  if (own.length === 0 && strays.length === 0 && dropped === 0 && strayDropped === 0) return undefined;
   const lines = [
     ...own.map((entry) => describe(entry, '')),
     ...strays.map((entry) =>
       describe(
         entry,
-        `, with no tenant's key${beside ? ' (sent by this test or one running beside it)' : ''}: check that the client sends the test's key`,
+        removedTenantOf(entry) !== undefined
+          ? `, with the key of tenant ${removedTenantOf(entry)}, removed after its test ended: a request that test left running, landing in this one; await every request before a test ends`
+          : `, with no tenant's key${beside ? ' (sent by this test or one running beside it)' : ''}: check that the client sends the test's key`,
       ),
     ),
   ];
   const count = own.length + strays.length;
+  const unchecked = [
+    ...(dropped > 0
+      ? [`the journal of this test's tenant dropped ${dropped} entries past journalLimit`]
+      : []),
+    ...(strayDropped > 0
+      ? [
+          `the default tenant's journal, which holds the requests with no tenant's key, dropped ${strayDropped} entries past journalLimit while this test ran`,
+        ]
+      : []),
+  ].join(', and ');
   const head =
     count === 0
-      ? `${product}: the journal of this test's tenant dropped ${dropped} entries past journalLimit, so some requests went unchecked; ${keepMore}`
+      ? `${product}: ${unchecked}, so some requests went unchecked; ${keepMore}`
       : `${product}: ${count} request${count === 1 ? '' : 's'} sent during this test broke the contract:`;
   if (count === 0) return head;
   const tail = [
-    ...(dropped > 0
-      ? [`  (and ${dropped} older entries were dropped past journalLimit, unchecked; ${keepMore})`]
-      : []),
+    ...(unchecked !== '' ? [`  (and ${unchecked}, unchecked; ${keepMore})`] : []),
     `Each is in the journal, with every diagnostic: tenant.requests({ invalid: true }), or mock.requests({ invalid: true }) for those no tenant's key let in. One sent wrong on purpose: clear it once seen, tenant.clearRequests(). ${
       onBreak === 'warn'
         ? "onContractBreak: 'fail' (the default) to fail the test, or 'off' not to check."
@@ -264,12 +288,16 @@ export function contractBreakMessage(
 export function outsideTestsMessage(
   entries: readonly JournalEntry[],
   onBreak: 'fail' | 'warn' = 'fail',
+  dropped = 0,
 ): string | undefined {
-  if (entries.length === 0) return undefined;
+  if (entries.length === 0 && dropped === 0) return undefined;
   const count = entries.length;
+  const unchecked = `the default tenant's journal, which holds the requests with no tenant's key, dropped ${dropped} entries past journalLimit while this file ran`;
+  if (count === 0) return `${product}: ${unchecked}, so some requests went unchecked; ${keepMore}`;
   return [
     `${product}: ${count} request${count === 1 ? '' : 's'} sent outside the tests of this file (in beforeAll or afterAll, between tests, or by a promise a test left running) broke the contract:`,
     ...entries.map((entry) => describe(entry, '')),
+    ...(dropped > 0 ? [`  (and ${unchecked}, unchecked; ${keepMore})`] : []),
     `Each is in the journal: mock.requests({ invalid: true }). Send requests from the tests, with the test's tenant's keys, where each is checked as its own; one sent wrong on purpose: clear it once seen, mock.clearRequests(). ${
       onBreak === 'warn'
         ? "onContractBreak: 'fail' (the default) to fail the file, or 'off' not to check."
@@ -277,6 +305,17 @@ export function outsideTestsMessage(
     }`,
   ].join('\n');
 }
+
+/** The tenant whose removed key the request carried, as the mock's refusal names it. */
+function removedTenantOf(entry: JournalEntry): string | undefined {
+  const message = (entry.responseBody as { error?: { message?: unknown } } | null)?.error?.message;
+  return typeof message === 'string'
+    ? /is a key of tenant (\S+), which has been removed/.exec(message)?.[1]
+    : undefined;
+}
+
+/** The entries a journal dropped since `mark` (a clear or reset in between starts its count again). */
+const droppedSince = (mark: number, now: number): number => (now >= mark ? now - mark : now);
 
 const keepMore =
   'keep more with useUserGroupMock({ server: { journalLimit: N } }) (default 1,000; --journal-limit N for a mock run as a process)';

@@ -113,7 +113,11 @@ describe('user-group-mock conform', () => {
 
   it.each([
     [['--seed', '1', '--path', '1:2'], 'does not replay a sequence of seed 1'],
-    [['--seed', '1', '--path', 'zzz'], 'does not replay a sequence of seed 1'],
+    [['--seed', '1', '--path', 'zzz'], 'does not replay a sequence: it is not a path a failure prints'],
+    [['--seed', '1', '--path', '@zzz'], 'does not replay a sequence: it is not a path a failure prints'],
+    [['--seed', '1', '--path', '99999999999999999999'], 'it is not a path a failure prints'],
+    [['--seed', '1', '--path', '1000000'], 'its run, 1000000, is past the 5 runs of this replay'],
+    [['--seed', '1', '--path', '0:200000'], 'a shrinking step is past 100000'],
     [['--path', '1:2'], '--path replays a sequence of one seed; give it with the --seed'],
     [['--report-junit', '/nonexistent-folder/conform.xml'], 'its folder /nonexistent-folder does not exist'],
   ])('exits 2 on a replay or a report that cannot be made: %j', { timeout: 30_000 }, async (args, says) => {
@@ -131,6 +135,10 @@ describe('user-group-mock conform', () => {
     [
       ['--target', nothingListens, '--api-key', 'k:Staging'],
       '--api-key "k:Staging" must be KEY, KEY:Customer or KEY:Testing',
+    ],
+    [
+      ['--target', nothingListens, '--api-key', 'k:testing'],
+      'the environment is spelt Customer or Testing, with a capital; did you mean --api-key k:Testing?',
     ],
     [
       ['--target', nothingListens, '--api-key', 'Token k'],

@@ -105,13 +105,13 @@ describe('the proxy’s connections to its target', () => {
     },
     {
       wrong: 'a body over the limit',
-      bytes: `HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\n`,
-      says: 'answered a body larger than the limit of 4000 bytes (4 times the request body limit), so it was not passed on (the service may have acted on the request); raise the bodyLimit option (--body-limit) if the service really answers that much',
+      bytes: `HTTP/1.1 200 OK\r\nContent-Length: 70000\r\n\r\n`,
+      says: 'answered a body larger than the limit of 65536 bytes (4 times the request body limit, at least 64 KiB), so it was not passed on (the service may have acted on the request); raise the bodyLimit option (--body-limit) if the service really answers that much',
     },
     {
       wrong: 'chunks over the body limit',
-      bytes: `HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${`258\r\n${'a'.repeat(600)}\r\n`.repeat(7)}0\r\n\r\n`,
-      says: 'answered a body larger than the limit of 4000 bytes (4 times the request body limit), so it was not passed on (the service may have acted on the request); raise the bodyLimit option (--body-limit) if the service really answers that much',
+      bytes: `HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${`258\r\n${'a'.repeat(600)}\r\n`.repeat(110)}0\r\n\r\n`,
+      says: 'answered a body larger than the limit of 65536 bytes (4 times the request body limit, at least 64 KiB), so it was not passed on (the service may have acted on the request); raise the bodyLimit option (--body-limit) if the service really answers that much',
     },
     {
       wrong: 'a head over 16 KiB',

@@ -48,13 +48,18 @@ describe('a body framed wrong on a keep-alive connection', () => {
   });
 
   it.each([
-    ['get /api/user HTTP/1.1', 'methods are case-sensitive and in capitals, so send GET'],
-    ['HELLO', 'methods are case-sensitive and in capitals'],
-    ['GET /api/user HTTP/9', 'must end with the version HTTP/1.1'],
-  ])('names the mistake in a request line that is not HTTP: %j', async (line, says) => {
+    ['get /api/user HTTP/1.1\r\nHost: x\r\n\r\n', 'an HTTP method, which is case-sensitive and in capitals'],
+    [
+      '\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n',
+      'https:// reaches this plain-HTTP port: use http://',
+    ],
+    ['GET /api/user HTTP/9\r\nHost: x\r\n\r\n', 'must end with the version HTTP/1.1'],
+    ['GET /api/user HTTP/1.1\nHost: x\n\n', 'each line with CRLF'],
+    ['GET /api/user HTTP/1.1\r\nHost: x\r\n Folded: y\r\n\r\n', 'a folded header'],
+    ['PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'the HTTP/2 preface: this server speaks HTTP/1.1 only'],
+  ])('names the mistake in a request that is not HTTP/1.1: %j', async (bytes, says) => {
     const server = await mock();
-    const [answer] = (await exchange(port(server.url), [Buffer.from(`${line}\r\nHost: x\r\n\r\n`)]))
-      .responses;
+    const [answer] = (await exchange(port(server.url), [Buffer.from(bytes, 'latin1')])).responses;
     expect(answer?.body.error.code).toBe('HTTP_MALFORMED');
     expect(answer?.body.error.message).toContain(says);
     expect(answer?.body.error.message).not.toContain('Content-Length');

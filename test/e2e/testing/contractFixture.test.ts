@@ -117,6 +117,56 @@ describe('useUserGroupMock()', () => {
     await expect(getOrCreate(url, undefined, unchecked)).rejects.toThrow();
   });
 
+  it('says what the default tenant’s journal dropped past journalLimit, in a test and outside the tests', async () => {
+    const { fixture, test, start, stop } = fixtureAround({ server: { journalLimit: 5 } });
+    await start();
+    const good = { name: 'A', user_group_id: 'a' };
+    let stopped: Error | undefined;
+    try {
+      const failure = await test(async () => {
+        for (let i = 0; i < 7; i++) await getOrCreate(fixture.url, undefined, good);
+      });
+      expect(failure?.message.split('\n')[0]).toBe(
+        'user-group-mock: 5 requests sent during this test broke the contract:',
+      );
+      expect(failure?.message).toContain(
+        "(and the default tenant's journal, which holds the requests with no tenant's key, dropped 2 entries past journalLimit while this test ran, unchecked;",
+      );
+      // As from a beforeAll of the next file section: a break, then enough requests to push it out.
+      await getOrCreate(fixture.url, undefined, good);
+      for (let i = 0; i < 5; i++) await getOrCreate(fixture.url, 'Token dev-customer-key', good);
+    } finally {
+      stopped = await stop().then(
+        () => undefined,
+        (error: Error) => error,
+      );
+    }
+    expect(stopped?.message).toMatch(
+      /^user-group-mock: the default tenant's journal, which holds the requests with no tenant's key, dropped 6 entries past journalLimit while this file ran, so some requests went unchecked; keep more/,
+    );
+  });
+
+  it('names a request an earlier test left running, landing in the next test with its removed tenant’s key', async () => {
+    const { fixture, test, start, stop } = fixtureAround();
+    await start();
+    try {
+      let key = '';
+      expect(
+        await test(async () => {
+          key = fixture.tenant.keys.Customer;
+        }),
+      ).toBeUndefined();
+      const failure = await test(async () => {
+        expect(await getOrCreate(fixture.url, `Token ${key}`, { name: 'A', user_group_id: 'a' })).toBe(401);
+      });
+      expect(failure?.message.split('\n')[1]).toMatch(
+        /^ {2}- the API key in Authorization is a key of tenant (t-\w+), which has been removed .*: GET \/api\/user answered 401 AUTH_UNKNOWN_KEY, with the key of tenant \1, removed after its test ended: a request that test left running, landing in this one; await every request before a test ends$/,
+      );
+    } finally {
+      await stop();
+    }
+  });
+
   it('fails a test for its own tenant’s mistakes only, each listed, and passes the next test that keeps the contract', async () => {
     const { fixture, test, start, stop } = fixtureAround();
     await start();
