@@ -32,7 +32,7 @@ export function authenticate(request: PipelineRequest, surface: Surface): ApiErr
   if (removed !== undefined)
     return authError(
       'AUTH_UNKNOWN_KEY',
-      `the API key in Authorization is a key of tenant ${removed}, which has been removed (a test's tenant is removed when its test ends): most likely a request sent after its test ended, by a promise the test left running; await every request before the test ends`,
+      `the API key in Authorization is ${removedKeyOf(removed)} (a test's tenant is removed when its test ends): most likely a request sent after its test ended, by a promise the test left running; await every request before the test ends`,
     );
   const unquoted = /^(["'])(.+)\1$/.exec(key)?.[2];
   // `Token token="KEY"`, the form of other Token-scheme APIs (Rails): a name and "=" before the key.
@@ -69,6 +69,14 @@ function recogniseKey(values: readonly string[], keys: KeyRing): KeyOwner | unde
       if (owner !== undefined) return owner;
     }
   return undefined;
+}
+
+/** How a refusal names the key of a removed tenant; `removedTenantIn` reads the tenant back from the message. */
+const removedKeyOf = (tenant: string): string => `a key of tenant ${tenant}, which has been removed`;
+
+/** The removed tenant a refusal's message names as the key's (the CI fixture's report of a late request). */
+export function removedTenantIn(message: string): string | undefined {
+  return /a key of tenant (\S+), which has been removed/.exec(message)?.[1];
 }
 
 /** The API key of one well-formed `Authorization: Token <key>`, else undefined. */

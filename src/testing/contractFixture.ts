@@ -7,6 +7,7 @@ import {
   type MockServerOptions,
   type Tenant,
 } from '../index.js';
+import { removedTenantIn } from '../pipeline/authenticate.js';
 import { serveOptions } from '../runtime/serveOptions.js';
 import { nearest } from '../validate/nearest.js';
 
@@ -245,14 +246,15 @@ export function contractBreakMessage(
   if (own.length === 0 && strays.length === 0 && dropped === 0 && strayDropped === 0) return undefined;
   const lines = [
     ...own.map((entry) => describe(entry, '')),
-    ...strays.map((entry) =>
-      describe(
+    ...strays.map((entry) => {
+      const removed = removedTenantOf(entry);
+      return describe(
         entry,
-        removedTenantOf(entry) !== undefined
-          ? `, with the key of tenant ${removedTenantOf(entry)}, removed after its test ended: a request that test left running, landing in this one; await every request before a test ends`
+        removed !== undefined
+          ? `, with the key of tenant ${removed}, removed after its test ended: a request that test left running, landing in this one; await every request before a test ends`
           : `, with no tenant's key${beside ? ' (sent by this test or one running beside it)' : ''}: check that the client sends the test's key`,
-      ),
-    ),
+      );
+    }),
   ];
   const count = own.length + strays.length;
   const unchecked = [
@@ -309,9 +311,7 @@ export function outsideTestsMessage(
 /** The tenant whose removed key the request carried, as the mock's refusal names it. */
 function removedTenantOf(entry: JournalEntry): string | undefined {
   const message = (entry.responseBody as { error?: { message?: unknown } } | null)?.error?.message;
-  return typeof message === 'string'
-    ? /is a key of tenant (\S+), which has been removed/.exec(message)?.[1]
-    : undefined;
+  return typeof message === 'string' ? removedTenantIn(message) : undefined;
 }
 
 /** The entries a journal dropped since `mark` (a clear or reset in between starts its count again). */
