@@ -21,6 +21,9 @@ import type { RequestHead } from './head.js';
 import { internalError } from './internalError.js';
 import { payloadOf } from './respond.js';
 
+/** The statuses whose answers carry `Retry-After` in the contract (TooManyRequests, Unavailable). */
+const retryAfterStatuses = new Set([429, 503]);
+
 /** The mock's way: every step, the key remembered per connection in front of `authenticate` (decision 5). */
 const mockWay = new Pipeline<Exchange, Surface>({
   authenticate: (exchange, context) =>
@@ -131,9 +134,14 @@ export class ServiceExchange extends Exchange {
       // A delay alone: the operation runs now, no other fault claimed for it.
       this.#serve(false);
     } else {
-      // The fault's own status, on its reply: the only answer whose status the catalogue does not decide.
+      // The fault's own status, on its reply: the only answer whose status the catalogue does not decide. A 429
+      // or a 503 says when to retry, as the contract's answers of those statuses do.
       const message = `fault ${fault.id}, planned with injectFault (POST /__admin/faults); a real client retries or reports this`;
-      this.replyWith({ ...errorReply(apiError('INJECTED_FAULT', message)), status: fault.status });
+      const headers = retryAfterStatuses.has(fault.status) ? { headers: { 'retry-after': '1' } } : {};
+      this.replyWith({
+        ...errorReply(apiError('INJECTED_FAULT', message, [], headers)),
+        status: fault.status,
+      });
       this.finish();
     }
   }

@@ -5,7 +5,7 @@ import { dirname, resolve } from 'node:path';
 import type { ApiKey, Environment } from '../domain/model.js';
 import { product } from '../errors.js';
 import { type OptionsOf, type Settings, setting, sharedOptions } from '../runtime/options.js';
-import { apiKeysProblem } from '../runtime/serveOptions.js';
+import { apiKeysProblem, environmentMeant } from '../runtime/serveOptions.js';
 import { serviceBaseUrl } from '../spec/serviceBase.js';
 
 /**
@@ -117,9 +117,20 @@ function declaredKey(text: string): ApiKey {
   const match = /^([^\s:]+):(Customer|Testing)$/.exec(text.trim());
   if (match === null)
     throw new Error(
-      `${product}: --api-key "${text}" must be KEY:Customer or KEY:Testing (the environment the key belongs to), e.g. --api-key my-key:Testing`,
+      `${product}: --api-key "${text}" must be KEY:Customer or KEY:Testing (the environment the key belongs to), e.g. --api-key my-key:Testing${declaredKeyHint(text.trim())}`,
     );
   return { key: match[1] as string, environment: match[2] as Environment };
+}
+
+/** What a `--api-key` that is not KEY:Environment most likely meant: an empty key, or the environment misspelt. */
+function declaredKeyHint(text: string): string {
+  const colon = text.lastIndexOf(':');
+  if (colon < 0) return '';
+  const [key, word] = [text.slice(0, colon), text.slice(colon + 1)];
+  if (key === '')
+    return `; the key before ":" is empty: was the variable that holds it unset (--api-key "$KEY":Testing with no KEY)?`;
+  const meant = environmentMeant(word);
+  return meant !== undefined && /^[^\s:]+$/.test(key) ? `; did you mean --api-key ${key}:${meant}?` : '';
 }
 
 /** The target's base URL, or a ProxyOptionError naming it. */

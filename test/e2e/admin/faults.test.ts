@@ -23,6 +23,8 @@ describe('injected faults', () => {
     expect(faulted.status).toBe(status);
     expect(faulted.body).toMatchObject({ success: 0, error: { code: 'INJECTED_FAULT', details: [] } });
     expect(faulted.body.error.message).toContain('planned with injectFault (POST /__admin/faults)');
+    // A 429 and a 503 say when to retry, as the contract's TooManyRequests and Unavailable answers do.
+    expect(faulted.headers['retry-after']).toBe(status === 500 ? undefined : '1');
     expect(await mock.groups()).toEqual([]);
     expect((await getOrCreate(mock)).status).toBe(200);
   });

@@ -131,6 +131,21 @@ describe('user-group-mock proxy --api-key', () => {
     );
   });
 
+  it('tells a misspelt environment and an empty key (an unset variable) their likely fix', () => {
+    expect(() => parseProxyArgs([...target, '--api-key', 'test-key:testing'], {})).toThrow(
+      /; did you mean --api-key test-key:Testing\?$/,
+    );
+    expect(() => parseProxyArgs([...target, '--api-key', 'live-key:prod'], {})).toThrow(
+      /; did you mean --api-key live-key:Customer\?$/,
+    );
+    expect(() => parseProxyArgs([...target, '--api-key', ':Testing'], {})).toThrow(
+      /the key before ":" is empty: was the variable that holds it unset/,
+    );
+    expect(() => parseProxyArgs([...target, '--api-key', 'a:b:Testing'], {})).toThrow(
+      /e\.g\. --api-key my-key:Testing$/,
+    );
+  });
+
   it('prints the verdicts curl with the X-Admin-Key header when the proxy has an admin key', () => {
     const proxy = { url: 'http://127.0.0.1:4011', target: 'http://127.0.0.1:4010' };
     const base = parseProxyArgs(['--target', proxy.target], {});
