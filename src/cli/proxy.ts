@@ -1,3 +1,4 @@
+import { reach } from '../contract/reach.js';
 import { product } from '../errors.js';
 import { ListenError } from '../http/listen.js';
 import { createValidatingProxy, type ValidatingProxy } from '../proxy/createValidatingProxy.js';
@@ -41,8 +42,17 @@ export function parseProxyArgs(argv: readonly string[], env: Env): ProxyArgs {
 export const proxyCommand: ServingCommand<ProxyArgs, ValidatingProxy> = {
   parse: parseProxyArgs,
   help: proxyHelp,
-  start: ({ help: _help, ...args }) =>
-    createValidatingProxy({ ...args, onWarning: (message) => process.stderr.write(`${message}\n`) }),
+  start: async ({ help: _help, ...args }) => {
+    const warn = (message: string) => process.stderr.write(`${message}\n`);
+    const proxy = await createValidatingProxy({ ...args, onWarning: warn });
+    // A target not up yet is a way to start (the proxy answers 502 until it is), but most often a wrong --target.
+    const reached = await reach(proxy.target, 1_000);
+    if (!reached.ok)
+      warn(
+        `${product}: proxy: warning: the target ${proxy.target} cannot be reached now (${reached.error}); each request answers 502 UPSTREAM_UNREACHABLE until it can: start the service, or check --target`,
+      );
+    return proxy;
+  },
   exitCodeOf: (error) => (error instanceof ListenError || error instanceof ProxyOptionError ? 2 : 1),
   shutdownFailure: (error) => (error instanceof RecordingLostError ? error.message : undefined),
   readyLines,

@@ -98,7 +98,7 @@ export function checkLimits(request: PipelineRequest, surface: Surface): ApiErro
 
 /** A body over the limit: answered, then the connection is closed (the rest of the body is not read). */
 export function payloadTooLarge(limit: number): ApiError {
-  const message = `the body is larger than the limit of ${limit} bytes; send a smaller body (the mock's limit is set with --body-limit)`;
+  const message = `the body is larger than the limit of ${limit} bytes; send a smaller body (the limit is the mock's or the proxy's own, whichever answered, set with its --body-limit)`;
   return errorAt('PAYLOAD_TOO_LARGE', '/body', message, { connection: 'close' });
 }
 

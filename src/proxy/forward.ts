@@ -91,6 +91,8 @@ export interface TargetAnswer {
   readonly reason: string;
   readonly rawHeaders: readonly string[];
   readonly body: Buffer;
+  /** Whether the request was sent again, on a new connection, after a kept-alive one closed without answering. */
+  readonly sentAgain: boolean;
 }
 
 /**
@@ -221,7 +223,13 @@ class Exchange implements Dispatcher.DispatchHandler {
       this.#body.length === 1 ? (this.#body[0] as Buffer) : Buffer.concat(this.#body, this.#bodyBytes);
     this.#finish({
       ok: true,
-      value: { status: this.#status, reason: this.#reason, rawHeaders: this.#rawHeaders, body },
+      value: {
+        status: this.#status,
+        reason: this.#reason,
+        rawHeaders: this.#rawHeaders,
+        body,
+        sentAgain: this.#sentAgain,
+      },
     });
   }
 

@@ -130,7 +130,7 @@ export class ProxyExchange extends Exchange {
     if (!res.headersSent && !res.destroyed) passBack(res, method, answer);
     const contentType = headerOf(answer.rawHeaders, 'content-type');
     const provider: Diagnostic[] = [];
-    const warnings: Diagnostic[] = [];
+    const warnings: Diagnostic[] = answer.sentAgain ? [sentAgain(proxy.target, method, path)] : [];
     const operation = this.operation;
     let body = answer.body;
     let decodable = true;
@@ -222,6 +222,18 @@ export class ProxyExchange extends Exchange {
     written();
   }
 }
+
+/**
+ * The warning of an answer to a request sent twice: the kept-alive connection it went on first closed without an
+ * answer, as it does when the target closes an idle connection just as the request arrives (HTTP lets a client send
+ * a method that is safe to repeat again then), and as it would if the service cut the connection after reading it.
+ */
+const sentAgain = (target: Target, method: string, path: string): Diagnostic =>
+  diagnostic(
+    'UPSTREAM_SENT_AGAIN',
+    '/status',
+    `the target ${target.url.origin}${path} closed its kept-alive connection without answering this ${method}, so the proxy sent it again on a new connection (HTTP allows it for a method that is safe to repeat) and this is the second answer; if the service dropped the connection after reading the request (a crash, a reset), this answer hides that: its log says which`,
+  );
 
 /** What an `Authorization` the proxy could not read as `Token <key>` matched, as the journal shows it. */
 const notAKey = 'not read as an API key';

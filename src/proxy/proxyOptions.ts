@@ -5,7 +5,7 @@ import { dirname, resolve } from 'node:path';
 import type { ApiKey, Environment } from '../domain/model.js';
 import { product } from '../errors.js';
 import { type OptionsOf, type Settings, setting, sharedOptions } from '../runtime/options.js';
-import { apiKeysProblem, environmentMeant } from '../runtime/serveOptions.js';
+import { apiKeysProblem, environmentMeant, schemeHint } from '../runtime/serveOptions.js';
 import { serviceBaseUrl } from '../spec/serviceBase.js';
 
 /**
@@ -122,8 +122,13 @@ function declaredKey(text: string): ApiKey {
   return { key: match[1] as string, environment: match[2] as Environment };
 }
 
-/** What a `--api-key` that is not KEY:Environment most likely meant: an empty key, or the environment misspelt. */
+/**
+ * What a `--api-key` that is not KEY:Environment most likely meant: the key with its `Authorization` scheme, an
+ * empty key, or the environment misspelt.
+ */
 function declaredKeyHint(text: string): string {
+  const scheme = schemeHint(text);
+  if (scheme !== '') return scheme;
   const colon = text.lastIndexOf(':');
   if (colon < 0) return '';
   const [key, word] = [text.slice(0, colon), text.slice(colon + 1)];

@@ -100,6 +100,17 @@ export function environmentMeant(word: string): Environment | undefined {
   return undefined;
 }
 
+/**
+ * The hint for an `--api-key` that starts with the `Authorization` scheme (`Token my-key`): the flag takes the key
+ * alone, the word a client puts before it in the header is not part of it. Empty for any other text.
+ */
+export function schemeHint(text: string): string {
+  const scheme = /^(token|bearer)\s+(\S+)/i.exec(text.trim());
+  return scheme === null
+    ? ''
+    : `; give the key alone, without "${scheme[1]} " (the word a client puts before the key in Authorization): --api-key ${scheme[2]}`;
+}
+
 /** `apiKeys`: each entry `{ key, environment }`, the key non-empty without spaces or ":", the environment exact. */
 export function apiKeysProblem(value: unknown): string | undefined {
   if (!Array.isArray(value))
@@ -155,7 +166,7 @@ export function parseApiKey(text: string): ApiKey {
   const key = match?.[1] ?? '';
   if (key === '' || /\s/.test(key)) {
     throw new Error(
-      `${product}: --api-key "${text}" is empty or has spaces; give KEY[:Customer|:Testing], e.g. --api-key my-key:Testing`,
+      `${product}: --api-key "${text}" is empty or has spaces; give KEY[:Customer|:Testing], e.g. --api-key my-key:Testing${schemeHint(text)}`,
     );
   }
   if (key.includes(':')) {

@@ -1,5 +1,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { pactPathOf } from '../../../src/proxy/recording.js';
@@ -57,6 +59,7 @@ describe('the proxy command', () => {
       diagnostics: [{ code: 'MISSING_FIELD' }],
     });
     expect(exit).toEqual({ code: 0, signal: null });
+    expect(proxy.stderr()).not.toContain('cannot be reached');
     const fixtures = JSON.parse(await readFile(path, 'utf8'));
     expect(fixtures.groups).toMatchObject([
       { user_group_id: 'customer-a', token: direct.body.user_group.token },
@@ -90,6 +93,27 @@ describe('the proxy command', () => {
       groupA,
       groupB,
     ]);
+  });
+
+  it('warns on stderr when the target cannot be reached as it starts, and answers 502 until it can', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const target = `http://127.0.0.1:${port}`;
+    const proxy = await startProxyProcess(['--target', target]);
+    await vi.waitFor(() => expect(proxy.stderr()).toContain('cannot be reached'), {
+      timeout: 10_000,
+      interval: 50,
+    });
+    expect(proxy.stderr().trimEnd()).toBe(
+      `user-group-mock: proxy: warning: the target ${target} cannot be reached now (connection refused); each request answers 502 UPSTREAM_UNREACHABLE until it can: start the service, or check --target`,
+    );
+    const answer = await call(proxy.url, 'GET', '/api/user', { headers: jsonHeaders(), body: groupA });
+    expect(answer.status).toBe(502);
+    expect(answer.body.error.code).toBe('UPSTREAM_UNREACHABLE');
+    proxy.child.kill('SIGTERM');
+    expect(await proxy.exited).toEqual({ code: 0, signal: null });
   });
 
   it('says once on stderr that the recording cannot be written, and on SIGTERM what is lost and where (exit 1)', async () => {

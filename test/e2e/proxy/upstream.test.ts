@@ -180,6 +180,19 @@ describe('the proxy’s connections to its target', () => {
         );
       expect(target.requests).toHaveLength(requests);
       expect(target.requests.map((r) => r.connection)).toEqual(requests === 3 ? [0, 0, 1] : [0, 0]);
+      // The answer to a request sent again stands, with a warning: the first connection's close may have been the
+      // service's fault, which the second answer would otherwise hide.
+      const [first, entry] = await proxy.requests();
+      expect(first?.warnings).toEqual([]);
+      if (status === 200)
+        expect(entry?.warnings).toEqual([
+          {
+            code: 'UPSTREAM_SENT_AGAIN',
+            path: '/status',
+            message: `the target ${target.url}/api/user closed its kept-alive connection without answering this GET, so the proxy sent it again on a new connection (HTTP allows it for a method that is safe to repeat) and this is the second answer; if the service dropped the connection after reading the request (a crash, a reset), this answer hides that: its log says which`,
+          },
+        ]);
+      else expect(entry?.warnings).toEqual([]);
     },
   );
 });

@@ -81,6 +81,13 @@ describe('serve --api-key', () => {
     expect(() => parseApiKey(given)).toThrow(`did you mean --api-key ${meant}?`);
   });
 
+  it('tells a key given with its Authorization scheme to drop the word', () => {
+    expect(() => parseApiKey('Token my-key:Testing')).toThrow(
+      'user-group-mock: --api-key "Token my-key:Testing" is empty or has spaces; give KEY[:Customer|:Testing], e.g. --api-key my-key:Testing; give the key alone, without "Token " (the word a client puts before the key in Authorization): --api-key my-key:Testing',
+    );
+    expect(() => parseApiKey('my key')).not.toThrow(/without "/);
+  });
+
   it('guesses no environment from a word that names neither, and says which holds what', () => {
     const refuse = () => parseApiKey('k:blue');
     expect(refuse).toThrow(

@@ -131,7 +131,7 @@ describe('user-group-mock proxy --api-key', () => {
     );
   });
 
-  it('tells a misspelt environment and an empty key (an unset variable) their likely fix', () => {
+  it('tells a misspelt environment, an empty key (an unset variable) and a key with its scheme their likely fix', () => {
     expect(() => parseProxyArgs([...target, '--api-key', 'test-key:testing'], {})).toThrow(
       /; did you mean --api-key test-key:Testing\?$/,
     );
@@ -140,6 +140,9 @@ describe('user-group-mock proxy --api-key', () => {
     );
     expect(() => parseProxyArgs([...target, '--api-key', ':Testing'], {})).toThrow(
       /the key before ":" is empty: was the variable that holds it unset/,
+    );
+    expect(() => parseProxyArgs([...target, '--api-key', 'Token live-key:Customer'], {})).toThrow(
+      /; give the key alone, without "Token " \(the word a client puts before the key in Authorization\): --api-key live-key:Customer$/,
     );
     expect(() => parseProxyArgs([...target, '--api-key', 'a:b:Testing'], {})).toThrow(
       /e\.g\. --api-key my-key:Testing$/,
