@@ -12,7 +12,7 @@ export const conformExitCodes = {
   diverges: { code: 1, help: 'it does not: the shortest sequence found is printed, with the rule it breaks' },
   'could-not-run': {
     code: 2,
-    help: 'the run could not be made: a target unreachable, a key refused, a flag missing or wrong, a report that cannot be written, a --path that replays nothing',
+    help: 'the run could not be made: a target unreachable, a key refused, a call answered 429 (rate limited) or 503 (unavailable), a flag missing or wrong, a report that cannot be written, a --path that replays nothing',
   },
 } as const;
 
@@ -35,10 +35,17 @@ export async function runConform(argv: readonly string[], env: Env): Promise<num
   const options = commandLine(() => readFlags('conform', conformOptions, argv, env).options, conformHelp);
   if (typeof options === 'number') return options;
   const { help: _help, ...given } = options as ConformOptions & { help?: boolean };
-  if (given.targets === undefined || given.apiKeys === undefined)
+  if (given.targets === undefined || given.apiKeys === undefined) {
+    const missing =
+      given.targets === undefined && given.apiKeys === undefined
+        ? '--target and --api-key are missing'
+        : given.targets === undefined
+          ? '--target is missing'
+          : '--api-key is missing';
     return usage(
-      'conform needs --target URL and --api-key KEY[:Environment], e.g. --target https://staging.example.com --api-key "$KEY":Testing',
+      `conform needs --target URL and --api-key KEY[:Environment] (${missing}), e.g. --target https://staging.example.com --api-key "$KEY":Testing`,
     );
+  }
   const out = (text: string): boolean => process.stdout.write(text);
   const tty = process.stderr.isTTY === true;
   let result: ConformResult;

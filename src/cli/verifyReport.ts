@@ -13,7 +13,7 @@ export const verifyExitCodes = {
   'missing-dependency': { code: 4, help: '@pact-foundation/pact is not installed (or does not load)' },
   'could-not-run': {
     code: 5,
-    help: 'its tenant could not be made, a provider state could not be set up, or Pact could not run',
+    help: 'its tenant could not be made, a provider state could not be set up, Pact could not run, or the provider answered 429 (rate limited) or 503 (unavailable) during the run',
   },
 } as const satisfies Record<Exclude<VerifyOutcome, 'interrupted'>, { code: number; help: string }>;
 

@@ -1,6 +1,7 @@
 import type { Environment } from '../domain/model.js';
 import { product } from '../errors.js';
 import { type OptionsOf, type Settings, sharedOptions } from '../runtime/options.js';
+import { parseRateLimit } from '../runtime/rateLimiter.js';
 
 /** An API key conform calls with, and its environment when given (else learnt by a probe). */
 export interface ConformKey {
@@ -16,6 +17,8 @@ export type ConformOptions = OptionsOf<
     readonly onProgress: (done: number, runs: number) => void;
     readonly targets: readonly string[];
     readonly apiKeys: readonly (string | ConformKey)[];
+    /** Calls at most per API key in each minute (`--rate-limit N/min`). */
+    readonly rateLimit: number;
   }
 >;
 
@@ -84,6 +87,17 @@ export const conformOptions = {
     nonEmpty: true,
     help: 'every user_group_id the run creates starts with it, then a random part of its own (printed)',
     default: 'ugm-conform-',
+  },
+  rateLimit: {
+    env: 'USER_GROUP_MOCK_CONFORM_RATE_LIMIT',
+    kind: 'custom',
+    check: (value) =>
+      Number.isSafeInteger(value) && (value as number) >= 1
+        ? undefined
+        : 'must be a whole number of calls a minute, at least 1 (the real service allows 180)',
+    value: 'N/min',
+    help: 'calls at most per API key in each minute, spaced evenly, below a service that limits them (the real service allows 180/min); default: not paced',
+    fromText: ([text = '']) => parseRateLimit(text),
   },
   timeout: {
     env: 'USER_GROUP_MOCK_CONFORM_TIMEOUT',

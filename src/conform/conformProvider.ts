@@ -10,7 +10,7 @@ import { type ConformKey, type ConformOptions, conformOptions, parseConformKey }
 import type { ConformResult } from './conformResult.js';
 import { jsonReport, junitReport } from './report.js';
 import type { Run } from './sequences.js';
-import { RunNotMadeError, Targets } from './targets.js';
+import { errorText, RunNotMadeError, Targets } from './targets.js';
 
 export type { ConformOutcome, ConformResult } from './conformResult.js';
 
@@ -61,6 +61,7 @@ async function runSequences(options: ConformOptions): Promise<ConformResult> {
     bases,
     keys.map((k) => k.key),
     settings.timeout,
+    options.rateLimit,
   );
   const base = {
     targets: bases.map((url) => url.href),
@@ -158,7 +159,7 @@ async function probe(targets: Targets, keys: readonly ConformKey[], prefix: stri
         );
       if (call.status !== 200)
         throw new RunNotMadeError(
-          `${url.href} answered ${call.status} to a get-or-create with API key ${index + 1}: ${JSON.stringify(call.answer).slice(0, 200)}`,
+          `${url.href} answered ${call.status} to a get-or-create with API key ${index + 1} (${errorText(call.answer)})`,
         );
     }
     const updated = await targets.call('PUT', index, { ...body, name: 'conform probe' }, 0);

@@ -32,12 +32,18 @@ export type PactRun = Pick<ProviderVerification, 'outcome' | 'interactions' | 'r
 export async function runPact(pact: PactModule, options: PactRunOptions): Promise<PactRun> {
   const guard = guardProxy();
   const replacements = keyReplacements(options.keys);
+  /** The answers of 429 (rate limited) and 503 (unavailable) the provider gave during the run, by status. */
+  const refusedNow = new Map<number, number>();
   const verifier = new pact.Verifier({
     providerBaseUrl: options.providerBaseUrl,
     pactUrls: [...options.pactUrls],
     stateHandlers: options.stateHandlers,
     requestFilter: (req: IncomingMessage, res: ServerResponse, next: () => void) => {
       guard.track(res);
+      res.once('finish', () => {
+        if (res.statusCode === 429 || res.statusCode === 503)
+          refusedNow.set(res.statusCode, (refusedNow.get(res.statusCode) ?? 0) + 1);
+      });
       const replacement = replacements.get(req.headers.authorization ?? '');
       if (replacement !== undefined) req.headers.authorization = replacement;
       next();
@@ -58,10 +64,28 @@ export async function runPact(pact: PactModule, options: PactRunOptions): Promis
     guard.release();
   }
   const lost = guard.lost();
+  if (run.outcome === 'not-honoured' && refusedNow.size > 0) return notServedNow(refusedNow, options);
   if (run.interactions === undefined || lost === undefined) return run;
   return {
     outcome: 'unreachable',
     reason: `the connection to ${options.providerBaseUrl} failed during the run (${lost}); is the provider still running? Look at its log for a crash`,
+  };
+}
+
+/**
+ * No verdict for a run whose failures may be the provider declining to serve: a 429 or a 503 says nothing of the
+ * contract, and Pact counts it as a failed interaction all the same.
+ */
+function notServedNow(refused: ReadonlyMap<number, number>, options: PactRunOptions): PactRun {
+  const said = [...refused]
+    .map(
+      ([status, count]) =>
+        `${count} ${count === 1 ? 'request' : 'requests'} ${status} (${status === 429 ? 'rate limited' : 'unavailable'})`,
+    )
+    .join(' and ');
+  return {
+    outcome: 'could-not-run',
+    reason: `${options.providerBaseUrl} answered ${said} during the run, so its failed interactions say nothing of the contract; verify a deployment without a rate limit (or with one above the contract's few requests), once it is available`,
   };
 }
 

@@ -83,12 +83,27 @@ export async function verifyProvider(options: ProviderVerificationOptions): Prom
   return {
     ...verification,
     ...found,
-    setUp: `in tenant ${id}, made for the run and ${problem === undefined ? 'removed afterwards' : 'left behind'}`,
+    setUp: `in tenant ${id}, made for the run and ${problem === undefined ? 'removed afterwards' : 'left behind'}${unused(options)}`,
     warnings:
       problem === undefined
         ? []
         : [`could not remove tenant ${id} (${problem}); remove it with DELETE /__admin/tenants/${id}`],
   };
+}
+
+/**
+ * The flags a run in a tenant of its own did not use, as its summary says them: `--api-key`, `--testing-api-key` and
+ * `--allow-reset` apply to a provider that makes no tenants (or with `--state-setup-url`). Said, so that nobody takes
+ * the key for checked.
+ */
+function unused(options: ProviderVerificationOptions): string {
+  const flags = [
+    options.apiKey === undefined ? [] : '--api-key',
+    options.testingApiKey === undefined ? [] : '--testing-api-key',
+    options.allowReset === true ? '--allow-reset' : [],
+  ].flat();
+  if (flags.length === 0) return '';
+  return `; ${flags.join(' and ')} not used, as the provider makes tenants (${flags.length === 1 ? 'it applies' : 'they apply'} only to one that makes none, or with --state-setup-url)`;
 }
 
 const interrupted: Stopped = { outcome: 'interrupted', reason: 'interrupted before the end' };

@@ -14,6 +14,7 @@ import type { Fault } from '../store/faults.js';
 import type { JournalRecord } from '../store/journal.js';
 import { keyMatchedBy } from '../store/requestHeaders.js';
 import { StoreUnavailableError, StoreWriteError, type TenantState } from '../store/store.js';
+import { diagnostic } from '../validate/diagnostic.js';
 import type { AnswerMemo } from './answerMemo.js';
 import { authenticateOnConnection, resolveUnknownKey } from './connectionKeys.js';
 import { Exchange, type ExchangeSettings } from './exchange.js';
@@ -128,6 +129,9 @@ export class ServiceExchange extends Exchange {
   /** A planned fault: the connection lost, an error status, or (a delay alone) the normal answer. */
   #strike(this: Owned<ServiceExchange>, fault: Fault): void {
     if (fault.action === 'reset-connection') {
+      // The journal says why the connection closed: a client that went away looks the same (status 0).
+      const message = `fault ${fault.id}, planned with injectFault (POST /__admin/faults), closed the connection without an answer (reset-connection)`;
+      this.warnings = [...this.warnings, diagnostic('INJECTED_FAULT', '/status', message)];
       this.req.socket.destroy();
       this.finish();
     } else if (fault.status === null) {

@@ -128,7 +128,7 @@ function declaredKey(text: string): ApiKey {
  */
 function declaredKeyHint(text: string): string {
   const scheme = schemeHint(text);
-  if (scheme !== '') return scheme;
+  if (scheme !== '') return `; ${scheme}`;
   const colon = text.lastIndexOf(':');
   if (colon < 0) return '';
   const [key, word] = [text.slice(0, colon), text.slice(colon + 1)];

@@ -108,7 +108,7 @@ export function schemeHint(text: string): string {
   const scheme = /^(token|bearer)\s+(\S+)/i.exec(text.trim());
   return scheme === null
     ? ''
-    : `; give the key alone, without "${scheme[1]} " (the word a client puts before the key in Authorization): --api-key ${scheme[2]}`;
+    : `give the key alone, without "${scheme[1]} " (the word a client puts before the key in Authorization): --api-key ${scheme[2]}`;
 }
 
 /** `apiKeys`: each entry `{ key, environment }`, the key non-empty without spaces or ":", the environment exact. */
@@ -165,8 +165,15 @@ export function parseApiKey(text: string): ApiKey {
   const match = /^(.*?)(?::(Customer|Testing))?$/.exec(text.trim());
   const key = match?.[1] ?? '';
   if (key === '' || /\s/.test(key)) {
+    const scheme = schemeHint(text);
+    const why =
+      key !== ''
+        ? `has spaces${scheme === '' ? '' : `: ${scheme}`}`
+        : text.trim() === ''
+          ? 'is empty'
+          : 'has an empty key before ":": was the variable that holds it unset (--api-key "$KEY":Testing with no KEY)?';
     throw new Error(
-      `${product}: --api-key "${text}" is empty or has spaces; give KEY[:Customer|:Testing], e.g. --api-key my-key:Testing${schemeHint(text)}`,
+      `${product}: --api-key "${text}" ${why}; give KEY[:Customer|:Testing], e.g. --api-key my-key:Testing`,
     );
   }
   if (key.includes(':')) {

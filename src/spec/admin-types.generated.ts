@@ -560,7 +560,10 @@ export interface components {
             diagnostics: components["schemas"]["JournalDiagnostic"][];
             /**
              * @description Legal but risky values the request carried, which the mock accepted (e.g. `IMPRECISE_INTEGER`: an integer
-             *     beyond 2^53 - 1 that JavaScript clients round); also sent in the `X-Mock-Notice` header.
+             *     beyond 2^53 - 1 that JavaScript clients round); also sent in the `X-Mock-Notice` header. Also what else
+             *     the entry should be read with: `INJECTED_FAULT` when a planned `reset-connection` closed the connection
+             *     (status 0, as for a client that went away), and behind `user-group-mock proxy` `UPSTREAM_SENT_AGAIN` when
+             *     the answer is that to the request sent a second time, after a kept-alive connection closed unanswered.
              */
             warnings: components["schemas"]["Diagnostic"][];
             /**

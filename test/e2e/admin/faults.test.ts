@@ -87,6 +87,15 @@ describe('injected faults', () => {
     await inject(mock, { action: 'reset-connection', operationId: 'getOrCreateUserGroup' });
     await expect(mock.api('GET', { user_group_id: 'a', name: 'A' })).rejects.toThrow();
     expect((await mock.requests()).map((e) => e.status)).toEqual([0]);
+    // Told apart from a client that went away, which is journaled with status 0 too.
+    expect((await mock.requests())[0]?.warnings).toEqual([
+      {
+        code: 'INJECTED_FAULT',
+        path: '/status',
+        message:
+          'fault 1, planned with injectFault (POST /__admin/faults), closed the connection without an answer (reset-connection)',
+      },
+    ]);
     expect((await getOrCreate(mock)).status).toBe(200);
   });
 

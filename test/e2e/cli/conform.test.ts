@@ -129,9 +129,11 @@ describe('user-group-mock conform', () => {
   it.each([
     [
       ['--target', nothingListens, '--api-key', 'k'],
-      'could not be reached (ECONNREFUSED). Nothing was tested.',
+      'could not be reached (ECONNREFUSED): is the service running at that address? Start it, or correct --target. Nothing was tested.',
     ],
-    [['--api-key', 'k'], 'conform needs --target URL and --api-key KEY[:Environment]'],
+    [['--api-key', 'k'], 'conform needs --target URL and --api-key KEY[:Environment] (--target is missing)'],
+    [['--target', nothingListens], '(--api-key is missing)'],
+    [[], '(--target and --api-key are missing)'],
     [
       ['--target', nothingListens, '--api-key', 'k:Staging'],
       '--api-key "k:Staging" must be KEY, KEY:Customer or KEY:Testing',
@@ -167,6 +169,59 @@ describe('user-group-mock conform', () => {
       2,
       expect.stringContaining(
         'API key 1 is given as a Testing key (--api-key KEY:Testing), but an update with it answered api_environment_tag Customer: if it is a Customer key, give it as KEY:Customer',
+      ),
+    ]);
+  });
+
+  it('exits 2, not 1, when the service rate-limits the run: a refused call says nothing of its behaviour', {
+    timeout: 30_000,
+  }, async () => {
+    const mock = await mocks({ rateLimit: 10 });
+    const run = await conform(['--target', mock.url, ...keyFlags, '--runs', '20']);
+    expect([run.code, run.err]).toEqual([
+      2,
+      expect.stringMatching(
+        /answered 429, rate limited \(RATE_LIMITED: more than 10 requests in a minute from this API key; .*, Retry-After \d+ s\): the service limits how fast a key may call it, and a refused call says nothing of its behaviour; pace the calls below the limit \(--rate-limit N\/min\)/,
+      ),
+    ]);
+    expect(run.out).not.toContain('PROVIDER_');
+  });
+
+  it('paces the calls of each key with --rate-limit N/min, evenly', { timeout: 30_000 }, async () => {
+    const mock = await mocks();
+    const started = performance.now();
+    const run = await conform([
+      '--target',
+      mock.url,
+      '--api-key',
+      keys.Customer,
+      '--runs',
+      '3',
+      '--max-calls',
+      '3',
+      '--rate-limit',
+      '600/min',
+    ]);
+    const elapsed = performance.now() - started;
+    expect(run.code).toBe(0);
+    // The sequences' calls and the probe's two, one key: 100 ms apart.
+    const calls = Number(/, (\d+) calls,/.exec(run.out)?.[1]);
+    expect(calls).toBeGreaterThan(0);
+    expect(elapsed).toBeGreaterThanOrEqual((calls + 1) * 100);
+    const refused = await conform(['--target', mock.url, '--api-key', keys.Customer, '--rate-limit', '180']);
+    expect([refused.code, refused.err]).toEqual([
+      2,
+      expect.stringContaining('--rate-limit "180" is not of the form N/min (e.g. 180/min'),
+    ]);
+  });
+
+  it('exits 2 naming the whole error when the probe is refused', { timeout: 30_000 }, async () => {
+    const mock = await mocks({ bodyLimit: 40 });
+    const run = await conform(['--target', mock.url, '--api-key', keys.Customer]);
+    expect([run.code, run.err]).toEqual([
+      2,
+      expect.stringContaining(
+        "answered 413 to a get-or-create with API key 1 (PAYLOAD_TOO_LARGE: the body is larger than the limit of 40 bytes; send a smaller body (the limit is the mock's or the proxy's own, whichever answered, set with its --body-limit)). Nothing was tested.",
       ),
     ]);
   });

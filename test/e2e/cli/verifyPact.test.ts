@@ -104,6 +104,24 @@ describe('user-group-mock verify --pact FILE', () => {
     expect(code).toBe(verifyExitCodes['not-honoured'].code);
   });
 
+  it('gives no verdict when the provider rate-limits the run, naming the 429s rather than the requests', {
+    timeout: 60_000,
+  }, async () => {
+    const limited = await createMockServer({ rateLimit: 2 });
+    try {
+      const { code, output } = await verify(['--provider-base-url', limited.url]);
+      expect(output.trim().split('\n').at(-1)).toMatch(
+        new RegExp(
+          `^user-group-mock: verify: ${limited.url} answered \\d+ requests? 429 \\(rate limited\\) during the run, so its failed interactions say nothing of the contract; verify a deployment without a rate limit .*\\. Nothing was verified\\.$`,
+        ),
+      );
+      expect(output).not.toContain('the mock found');
+      expect(code).toBe(verifyExitCodes['could-not-run'].code);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('refuses a --pact file that does not exist or is not a pact, before any run', async () => {
     const missing = join(tempDir(), 'nope.json');
     const notPact = join(tempDir(), 'package.json');

@@ -48,6 +48,10 @@ export function cliVerification(): void {
     const { code, output } = await verify(['--provider-base-url', url, '--api-key', 'dev-customer-key']);
     expect(output).toContain('Verifying a pact between user-group-client and user-group-service');
     expect(output).not.toMatch(/\b(INFO|DEBUG)\b/);
+    // The key was not the run's: said, so that nobody takes it for checked.
+    expect(output).toContain(
+      ', made for the run and removed afterwards; --api-key not used, as the provider makes tenants (it applies only to one that makes none, or with --state-setup-url))',
+    );
     expect(output.trim().split('\n').at(-1)).toMatch(
       new RegExp(
         `^user-group-mock: verify: ${url} honours the published contract; (\\d+) interactions: \\1 passed, 0 failed, 0 skipped \\(in tenant t-`,
@@ -89,11 +93,11 @@ export function cliVerification(): void {
   it('fails against a provider that breaks the contract, naming the failed interactions, and removes its tenant', async () => {
     const url = await serve();
     const broken = await inFront(url, ({ path }) =>
-      path === '/api/user' ? { status: 503, body: { success: 0 } } : undefined,
+      path === '/api/user' ? { status: 500, body: { success: 0 } } : undefined,
     );
     const { code, output } = await verify(['--provider-base-url', broken.url]);
     expect(output).toMatch(/There were \d+ pact failures/);
-    expect(output).toContain('expected 200 but was 503');
+    expect(output).toContain('expected 200 but was 500');
     expect(output).toContain('  - a get-or-create for a new user group id');
     expect(output.trim().split('\n').at(-1)).toMatch(
       new RegExp(

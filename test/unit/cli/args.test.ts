@@ -83,9 +83,18 @@ describe('serve --api-key', () => {
 
   it('tells a key given with its Authorization scheme to drop the word', () => {
     expect(() => parseApiKey('Token my-key:Testing')).toThrow(
-      'user-group-mock: --api-key "Token my-key:Testing" is empty or has spaces; give KEY[:Customer|:Testing], e.g. --api-key my-key:Testing; give the key alone, without "Token " (the word a client puts before the key in Authorization): --api-key my-key:Testing',
+      'user-group-mock: --api-key "Token my-key:Testing" has spaces: give the key alone, without "Token " (the word a client puts before the key in Authorization): --api-key my-key:Testing; give KEY[:Customer|:Testing], e.g. --api-key my-key:Testing',
     );
-    expect(() => parseApiKey('my key')).not.toThrow(/without "/);
+    expect(() => parseApiKey('my key')).toThrow(
+      'user-group-mock: --api-key "my key" has spaces; give KEY[:Customer|:Testing]',
+    );
+  });
+
+  it('tells an empty key before ":" that its variable was most likely unset', () => {
+    expect(() => parseApiKey(':Testing')).toThrow(
+      'user-group-mock: --api-key ":Testing" has an empty key before ":": was the variable that holds it unset (--api-key "$KEY":Testing with no KEY)?; give KEY[:Customer|:Testing], e.g. --api-key my-key:Testing',
+    );
+    expect(() => parseApiKey(' ')).toThrow('user-group-mock: --api-key " " is empty; give KEY');
   });
 
   it('guesses no environment from a word that names neither, and says which holds what', () => {
