@@ -96,6 +96,12 @@ export function errorBody(error: ApiError): ErrorResponse {
 export const product = 'user-group-mock';
 
 /**
+ * The statuses whose answers in the contract say the service will not serve the call now, and when to retry
+ * (`Retry-After`): TooManyRequests (429) and Unavailable (503). They say nothing of how it behaves.
+ */
+export const retryLaterStatuses: ReadonlySet<number> = new Set([429, 503]);
+
+/**
  * A request whose key was known when it arrived, and whose tenant is gone when its operation runs: removed since
  * (here, or on another replica sharing the database, whose key ring this one has not reloaded yet).
  */

@@ -36,14 +36,12 @@ export async function runConform(argv: readonly string[], env: Env): Promise<num
   if (typeof options === 'number') return options;
   const { help: _help, ...given } = options as ConformOptions & { help?: boolean };
   if (given.targets === undefined || given.apiKeys === undefined) {
-    const missing =
-      given.targets === undefined && given.apiKeys === undefined
-        ? '--target and --api-key are missing'
-        : given.targets === undefined
-          ? '--target is missing'
-          : '--api-key is missing';
+    const missing = [
+      given.targets === undefined ? '--target' : [],
+      given.apiKeys === undefined ? '--api-key' : [],
+    ].flat();
     return usage(
-      `conform needs --target URL and --api-key KEY[:Environment] (${missing}), e.g. --target https://staging.example.com --api-key "$KEY":Testing`,
+      `conform needs --target URL and --api-key KEY[:Environment] (${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} missing), e.g. --target https://staging.example.com --api-key "$KEY":Testing`,
     );
   }
   const out = (text: string): boolean => process.stdout.write(text);

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, errors, request } from 'undici';
+import { retryLaterStatuses } from '../errors.js';
 import type { Verdict } from '../model/referenceModel.js';
 import type { OperationId } from '../spec/operations.js';
 
@@ -92,7 +93,7 @@ export class Targets {
       try {
         parsed = JSON.parse(text);
       } catch {}
-      if (answer.statusCode === 429 || answer.statusCode === 503)
+      if (retryLaterStatuses.has(answer.statusCode))
         throw new RunNotMadeError(
           `${method} ${url.href} ${notNow(answer.statusCode, answer.headers['retry-after'], parsed)}`,
         );

@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { retryLaterStatuses } from '../errors.js';
 import { guardProxy } from './proxyGuard.js';
 import { contractApiKeys } from './publishedContract.js';
 import type { StateHandler } from './stateFailure.js';
@@ -41,7 +42,7 @@ export async function runPact(pact: PactModule, options: PactRunOptions): Promis
     requestFilter: (req: IncomingMessage, res: ServerResponse, next: () => void) => {
       guard.track(res);
       res.once('finish', () => {
-        if (res.statusCode === 429 || res.statusCode === 503)
+        if (retryLaterStatuses.has(res.statusCode))
           refusedNow.set(res.statusCode, (refusedNow.get(res.statusCode) ?? 0) + 1);
       });
       const replacement = replacements.get(req.headers.authorization ?? '');

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { defaultTenantId, type Group } from '../domain/model.js';
 import { type Decision, rotatedTokenNotFound } from '../domain/userGroups.js';
-import { type ApiError, apiError } from '../errors.js';
+import { type ApiError, apiError, retryLaterStatuses } from '../errors.js';
 import { answer, errorReply, type Reply } from '../pipeline/answer.js';
 import { sentKey } from '../pipeline/authenticate.js';
 import { Pipeline } from '../pipeline/pipeline.js';
@@ -21,9 +21,6 @@ import { Exchange, type ExchangeSettings } from './exchange.js';
 import type { RequestHead } from './head.js';
 import { internalError } from './internalError.js';
 import { payloadOf } from './respond.js';
-
-/** The statuses whose answers carry `Retry-After` in the contract (TooManyRequests, Unavailable). */
-const retryAfterStatuses = new Set([429, 503]);
 
 /** The mock's way: every step, the key remembered per connection in front of `authenticate` (decision 5). */
 const mockWay = new Pipeline<Exchange, Surface>({
@@ -141,7 +138,7 @@ export class ServiceExchange extends Exchange {
       // The fault's own status, on its reply: the only answer whose status the catalogue does not decide. A 429
       // or a 503 says when to retry, as the contract's answers of those statuses do.
       const message = `fault ${fault.id}, planned with injectFault (POST /__admin/faults); a real client retries or reports this`;
-      const headers = retryAfterStatuses.has(fault.status) ? { headers: { 'retry-after': '1' } } : {};
+      const headers = retryLaterStatuses.has(fault.status) ? { headers: { 'retry-after': '1' } } : {};
       this.replyWith({
         ...errorReply(apiError('INJECTED_FAULT', message, [], headers)),
         status: fault.status,

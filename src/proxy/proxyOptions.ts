@@ -5,7 +5,7 @@ import { dirname, resolve } from 'node:path';
 import type { ApiKey, Environment } from '../domain/model.js';
 import { product } from '../errors.js';
 import { type OptionsOf, type Settings, setting, sharedOptions } from '../runtime/options.js';
-import { apiKeysProblem, environmentMeant, schemeHint } from '../runtime/serveOptions.js';
+import { apiKeysProblem, environmentMeant, schemeHint, unsetKeyHint } from '../runtime/serveOptions.js';
 import { serviceBaseUrl } from '../spec/serviceBase.js';
 
 /**
@@ -132,8 +132,7 @@ function declaredKeyHint(text: string): string {
   const colon = text.lastIndexOf(':');
   if (colon < 0) return '';
   const [key, word] = [text.slice(0, colon), text.slice(colon + 1)];
-  if (key === '')
-    return `; the key before ":" is empty: was the variable that holds it unset (--api-key "$KEY":Testing with no KEY)?`;
+  if (key === '') return `; the key before ":" is empty: ${unsetKeyHint}`;
   const meant = environmentMeant(word);
   return meant !== undefined && /^[^\s:]+$/.test(key) ? `; did you mean --api-key ${key}:${meant}?` : '';
 }

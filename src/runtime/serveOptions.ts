@@ -100,6 +100,9 @@ export function environmentMeant(word: string): Environment | undefined {
   return undefined;
 }
 
+/** The hint for an `--api-key` whose key before ":" is empty (`":Testing"`): most often a shell variable unset. */
+export const unsetKeyHint = 'was the variable that holds it unset (--api-key "$KEY":Testing with no KEY)?';
+
 /**
  * The hint for an `--api-key` that starts with the `Authorization` scheme (`Token my-key`): the flag takes the key
  * alone, the word a client puts before it in the header is not part of it. Empty for any other text.
@@ -171,7 +174,7 @@ export function parseApiKey(text: string): ApiKey {
         ? `has spaces${scheme === '' ? '' : `: ${scheme}`}`
         : text.trim() === ''
           ? 'is empty'
-          : 'has an empty key before ":": was the variable that holds it unset (--api-key "$KEY":Testing with no KEY)?';
+          : `has an empty key before ":": ${unsetKeyHint}`;
     throw new Error(
       `${product}: --api-key "${text}" ${why}; give KEY[:Customer|:Testing], e.g. --api-key my-key:Testing`,
     );
