@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { defaultTenantId, type Environment, type TenantKeys } from '../domain/model.js';
 import type { GroupSeed } from '../domain/seed.js';
-import { type ApiError, apiError, errorFromDiagnostics } from '../errors.js';
+import { type ApiError, apiError, errorFromDiagnostics, product } from '../errors.js';
 import { failure, ok, type Result } from '../result.js';
 import { abandonTenant, type MockContext, tenantState } from '../runtime/mockContext.js';
 import type { TenantSummary } from '../spec/types.js';
@@ -18,6 +18,10 @@ export type { Controls } from './controlsApi.js';
 /** The package's own `package.json`, two levels up from this module in the sources and in `dist/` alike. */
 export const packageVersion = (): string =>
   (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+
+/** How many tenant ids and keys are drawn, each taken already, before making a tenant fails. */
+const tenantDraws = 16;
+const tenantsTaken = `${product}: ${tenantDraws} tenant ids and keys drawn in a row were a tenant's already: replicas sharing one database were most likely started with the same --seed; give each replica a seed of its own, or none`;
 
 /** A tenant id no control knows; the fix named for both ways of calling the controls. */
 const tenantMissing = (id: string): ApiError =>
@@ -110,9 +114,14 @@ export function createControls(context: MockContext): Controls {
     droppedRequests: ofState('droppedRequests', (state) => store.droppedRequests(state)),
 
     async createTenant() {
-      const id = context.ids.tenantId();
-      const api_keys: TenantKeys = { Customer: context.ids.apiKey(), Testing: context.ids.apiKey() };
-      await store.putTenant(id, api_keys);
+      let id = context.ids.tenantId();
+      let api_keys: TenantKeys = { Customer: context.ids.apiKey(), Testing: context.ids.apiKey() };
+      // Drawn again while taken: random ids never are; replicas on one database with the same --seed draw the same.
+      for (let drawn = 1; !(await store.putTenant(id, api_keys)); drawn++) {
+        if (drawn === tenantDraws) throw new Error(tenantsTaken);
+        id = context.ids.tenantId();
+        api_keys = { Customer: context.ids.apiKey(), Testing: context.ids.apiKey() };
+      }
       context.keys.learn(api_keys.Customer, { tenant: id, environment: 'Customer' });
       context.keys.learn(api_keys.Testing, { tenant: id, environment: 'Testing' });
       return { id, api_keys };

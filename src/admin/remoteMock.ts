@@ -28,6 +28,12 @@ export interface RemoteMock extends MockControls {
   readonly admin: MockControls;
   /** Removes the tenants this client created; the mock itself keeps running. */
   close(): Promise<void>;
+  /**
+   * Whether other clients may share the mock: true for one connected to by its URL, whose default tenant's journal
+   * then holds their requests with no tenant's key too (`useUserGroupMock()` says so when it reports one); false for
+   * a container this process started for itself.
+   */
+  readonly shared: boolean;
 }
 
 interface Reply {
@@ -220,6 +226,7 @@ export async function connectMock(options: RemoteMockOptions): Promise<RemoteMoc
     ...mock,
     admin: mock,
     url,
+    shared: true,
     async close() {
       for (const id of [...created]) await mock.deleteTenant(id).catch(() => undefined);
     },

@@ -1,6 +1,6 @@
 import { product } from '../errors.js';
 import { type MockServerOptions, serveOptions } from '../runtime/serveOptions.js';
-import { isPostgresUrl, postgresUrlForm, postgresUrlProblem, withoutPassword } from '../store/openStore.js';
+import { dbProblem, isPostgresUrl, postgresUrlForm, withoutPassword } from '../store/openStore.js';
 import { commandHelp, type Env, flagsOf, readFlags } from './flags.js';
 
 export const serveFlags = flagsOf(serveOptions);
@@ -27,13 +27,15 @@ export function parseServeArgs(argv: readonly string[], env: Env): ServeArgs {
 
 /**
  * A `--db` value that starts with `postgres:` or `postgresql:` is a PostgreSQL URL, never a file path: one that is not
- * a valid URL with a host is refused, its password masked in the message.
+ * a valid URL with a host is refused, and so is a URL of another scheme (`postgress://`), its password masked in the
+ * message.
  */
 function checkPostgresUrl(db: string, source: string): void {
-  if (!isPostgresUrl(db)) return;
-  const problem = postgresUrlProblem(db);
-  if (problem !== undefined)
-    throw new Error(
-      `${product}: --db${source} "${withoutPassword(db)}" ${problem}; a PostgreSQL database is given as ${postgresUrlForm} (a value starting with postgres: is never a file path)`,
-    );
+  const problem = dbProblem(db);
+  if (problem === undefined) return;
+  throw new Error(
+    isPostgresUrl(db)
+      ? `${product}: --db${source} "${withoutPassword(db)}" ${problem}; a PostgreSQL database is given as ${postgresUrlForm} (a value starting with postgres: is never a file path)`
+      : `${product}: --db${source} "${withoutPassword(db)}" ${problem}`,
+  );
 }

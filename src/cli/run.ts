@@ -6,6 +6,8 @@ import {
   DatabaseRefusedError,
   DatabaseUnreachableError,
   isPostgresUrl,
+  postgresWhere,
+  SchemaNotOursError,
   SchemaTooNewError,
 } from '../store/openStore.js';
 import { pagePaths } from '../ui/pages.js';
@@ -101,7 +103,7 @@ const serve = (argv: readonly string[], env: Env): Promise<number> =>
 function exitCodeOf(error: unknown): number {
   if (error instanceof ListenError) return 2;
   if (error instanceof DatabaseUnreachableError || error instanceof DatabaseRefusedError) return 3;
-  return error instanceof SchemaTooNewError ? 4 : 1;
+  return error instanceof SchemaTooNewError || error instanceof SchemaNotOursError ? 4 : 1;
 }
 
 const [inspector, reference] = pagePaths('mock');
@@ -133,6 +135,6 @@ export function readyLines(
 
 /** A PostgreSQL URL as it may be printed: without its password. */
 function postgresName(url: string): string {
-  const parsed = new URL(url);
-  return `PostgreSQL at ${parsed.hostname}:${parsed.port || '5432'}${parsed.pathname} (shared by every replica on it)`;
+  const { host, port } = postgresWhere(url);
+  return `PostgreSQL at ${host}:${port}${new URL(url).pathname} (shared by every replica on it)`;
 }

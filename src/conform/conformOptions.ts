@@ -1,7 +1,7 @@
 import type { Environment } from '../domain/model.js';
 import { product } from '../errors.js';
 import { type OptionsOf, type Settings, sharedOptions } from '../runtime/options.js';
-import { parseRateLimit } from '../runtime/rateLimiter.js';
+import { parseRateLimit, rateLimitProblem } from '../runtime/rateLimiter.js';
 
 /** An API key conform calls with, and its environment when given (else learnt by a probe). */
 export interface ConformKey {
@@ -91,10 +91,7 @@ export const conformOptions = {
   rateLimit: {
     env: 'USER_GROUP_MOCK_CONFORM_RATE_LIMIT',
     kind: 'custom',
-    check: (value) =>
-      Number.isSafeInteger(value) && (value as number) >= 1
-        ? undefined
-        : 'must be a whole number of calls a minute, at least 1 (the real service allows 180)',
+    check: rateLimitProblem,
     value: 'N/min',
     help: 'calls at most per API key in each minute, spaced evenly, below a service that limits them (the real service allows 180/min); default: not paced',
     fromText: ([text = '']) => parseRateLimit(text),

@@ -36,7 +36,9 @@ export class RunNotMadeError extends Error {
  */
 function notNow(status: number, retryAfter: string | string[] | undefined, answer: unknown): string {
   const wait = [retryAfter ?? []].flat()[0];
-  const told = `${errorText(answer)}${wait === undefined ? '' : `, Retry-After ${wait} s`}`;
+  const text = errorText(answer);
+  // The header's wait, unless the answer's message says it already (the mock's does).
+  const told = wait === undefined || text.includes('Retry-After') ? text : `${text}, Retry-After ${wait} s`;
   return status === 429
     ? `answered 429, rate limited (${told}): the service limits how fast a key may call it, and a refused call says nothing of its behaviour; pace the calls below the limit (--rate-limit N/min), or run against a deployment without it`
     : `answered 503, unavailable (${told}): the service cannot serve calls now, and a refused call says nothing of its behaviour; run again once it is available`;

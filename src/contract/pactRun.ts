@@ -33,18 +33,12 @@ export type PactRun = Pick<ProviderVerification, 'outcome' | 'interactions' | 'r
 export async function runPact(pact: PactModule, options: PactRunOptions): Promise<PactRun> {
   const guard = guardProxy();
   const replacements = keyReplacements(options.keys);
-  /** The answers of 429 (rate limited) and 503 (unavailable) the provider gave during the run, by status. */
-  const refusedNow = new Map<number, number>();
   const verifier = new pact.Verifier({
     providerBaseUrl: options.providerBaseUrl,
     pactUrls: [...options.pactUrls],
     stateHandlers: options.stateHandlers,
     requestFilter: (req: IncomingMessage, res: ServerResponse, next: () => void) => {
       guard.track(res);
-      res.once('finish', () => {
-        if (retryLaterStatuses.has(res.statusCode))
-          refusedNow.set(res.statusCode, (refusedNow.get(res.statusCode) ?? 0) + 1);
-      });
       const replacement = replacements.get(req.headers.authorization ?? '');
       if (replacement !== undefined) req.headers.authorization = replacement;
       next();
@@ -52,20 +46,21 @@ export async function runPact(pact: PactModule, options: PactRunOptions): Promis
     logLevel: 'error',
   });
   let run: PactRun;
+  let refusedNow: ReadonlyMap<number, number> = new Map();
   try {
-    run = resultsOf(await verifier.verifyProvider()) ?? {
-      outcome: 'could-not-run',
-      reason: 'Pact reported no results',
-    };
+    const results = resultsOf(await verifier.verifyProvider());
+    run = results?.run ?? { outcome: 'could-not-run', reason: 'Pact reported no results' };
   } catch (error) {
     // A failed verification rejects with Pact's JSON results; anything else means it could not run.
     const message = error instanceof Error ? error.message : String(error);
-    run = resultsOf(message) ?? { outcome: 'could-not-run', reason: `Pact could not verify: ${message}` };
+    const results = resultsOf(message);
+    run = results?.run ?? { outcome: 'could-not-run', reason: `Pact could not verify: ${message}` };
+    refusedNow = results?.refusedNow ?? refusedNow;
   } finally {
     guard.release();
   }
   const lost = guard.lost();
-  if (run.outcome === 'not-honoured' && refusedNow.size > 0) return notServedNow(refusedNow, options);
+  if (refusedNow.size > 0) return notServedNow(refusedNow, options);
   if (run.interactions === undefined || lost === undefined) return run;
   return {
     outcome: 'unreachable',
@@ -74,8 +69,9 @@ export async function runPact(pact: PactModule, options: PactRunOptions): Promis
 }
 
 /**
- * No verdict for a run whose failures may be the provider declining to serve: a 429 or a 503 says nothing of the
- * contract, and Pact counts it as a failed interaction all the same.
+ * No verdict for a run in which the provider declined to serve interactions: a 429 or a 503 where the interaction
+ * expects another status says nothing of the contract (and a state set up through a throttled provider may fail
+ * the interactions after it), yet Pact counts it as a failed interaction all the same.
  */
 function notServedNow(refused: ReadonlyMap<number, number>, options: PactRunOptions): PactRun {
   const said = [...refused]
@@ -90,21 +86,42 @@ function notServedNow(refused: ReadonlyMap<number, number>, options: PactRunOpti
   };
 }
 
-/** Pact's JSON results (`interactionResults`, each `result: "OK"` or not) as a verdict; undefined when not JSON. */
-function resultsOf(output: unknown): PactRun | undefined {
-  let results: { interactionResults?: { description?: string; result?: string }[] };
+/** One of Pact's interaction results: `result` is "OK" or not, and a failure lists its mismatches. */
+interface InteractionResult {
+  readonly description?: string;
+  readonly result?: string;
+  readonly mismatch?: {
+    readonly mismatches?: readonly { readonly type?: string; readonly actual?: unknown }[];
+  };
+}
+
+/**
+ * Pact's JSON results (`interactionResults`) as a verdict, and the failed interactions the provider answered 429 or
+ * 503 where they expect another status (`StatusMismatch`), by that status; undefined when not JSON. An interaction
+ * that expects a 429 and got it passed, so it is not counted: the verdict stands.
+ */
+function resultsOf(output: unknown): { run: PactRun; refusedNow: Map<number, number> } | undefined {
+  let results: { interactionResults?: InteractionResult[] };
   try {
     results = JSON.parse(String(output));
   } catch {
     return undefined;
   }
   if (!Array.isArray(results?.interactionResults)) return undefined;
-  const failed = results.interactionResults
-    .filter((interaction) => interaction.result !== 'OK')
-    .map((interaction) => interaction.description ?? 'an interaction');
+  const failedResults = results.interactionResults.filter((interaction) => interaction.result !== 'OK');
+  const refusedNow = new Map<number, number>();
+  for (const interaction of failedResults) {
+    const status = interaction.mismatch?.mismatches?.find((found) => found.type === 'StatusMismatch')?.actual;
+    if (typeof status === 'number' && retryLaterStatuses.has(status))
+      refusedNow.set(status, (refusedNow.get(status) ?? 0) + 1);
+  }
+  const failed = failedResults.map((interaction) => interaction.description ?? 'an interaction');
   return {
-    outcome: failed.length === 0 ? 'honoured' : 'not-honoured',
-    interactions: { passed: results.interactionResults.length - failed.length, failed },
+    run: {
+      outcome: failed.length === 0 ? 'honoured' : 'not-honoured',
+      interactions: { passed: results.interactionResults.length - failed.length, failed },
+    },
+    refusedNow,
   };
 }
 

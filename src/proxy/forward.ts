@@ -77,6 +77,10 @@ export function target(url: URL, timeout: number, bodyLimit: number, ca?: string
   return { url, basePath, pool, timeout, bodyLimit, resetNow: () => resetting };
 }
 
+/** The URL a request for `pathAndQuery` goes to at the target: its origin, its base path, the request's path. */
+export const addressOf = (to: Target, pathAndQuery: string): string =>
+  `${to.url.origin}${to.basePath}${pathAndQuery}`;
+
 /**
  * Closes every connection to the target now: each exchange still waiting on it is answered 504, saying the proxy
  * stopped, and none is sent from now on.
@@ -242,7 +246,7 @@ class Exchange implements Dispatcher.DispatchHandler {
 
   /** Where the request went, as an error names it. */
   #where(): string {
-    return `${this.to.url.origin}${this.sent.pathAndQuery}`;
+    return addressOf(this.to, this.sent.pathAndQuery);
   }
 
   #bodilessByStatus(): boolean {

@@ -15,7 +15,7 @@ import type { Diagnostic, Environment } from '../spec/types.js';
 import type { Journal, JournalRecord } from '../store/journal.js';
 import { diagnostic } from '../validate/diagnostic.js';
 import { decodeAnswer } from './answerEncoding.js';
-import { forward, type Target, type TargetAnswer } from './forward.js';
+import { addressOf, forward, type Target, type TargetAnswer } from './forward.js';
 import { endToEndHeaders, headerOf } from './headers.js';
 import type { ReadAnswers } from './readAnswers.js';
 import type { RecordingFile } from './recordingFile.js';
@@ -154,7 +154,8 @@ export class ProxyExchange extends Exchange {
       // The rules judge a valid request; after one that broke the contract, the model follows what the service did.
       if (keyed !== undefined) {
         if (this.diagnostics.length === 0)
-          provider.push(...proxy.model.judge(operationId, this.body, status, read.value, keyed));
+          for (const found of proxy.model.judge(operationId, this.body, status, read.value, keyed))
+            provider.push(resetHint(found));
         else proxy.model.follow(operationId, this.body, status, read.value, keyed);
       }
     }
@@ -232,8 +233,23 @@ const sentAgain = (target: Target, method: string, path: string): Diagnostic =>
   diagnostic(
     'UPSTREAM_SENT_AGAIN',
     '/status',
-    `the target ${target.url.origin}${path} closed its kept-alive connection without answering this ${method}, so the proxy sent it again on a new connection (HTTP allows it for a method that is safe to repeat) and this is the second answer; if the service dropped the connection after reading the request (a crash, a reset), this answer hides that: its log says which`,
+    `the target ${addressOf(target, path)} closed its kept-alive connection without answering this ${method}, so the proxy sent it again on a new connection (HTTP allows it for a method that is safe to repeat) and this is the second answer; if the service dropped the connection after reading the request (a crash, a reset), this answer hides that: its log says which`,
   );
+
+/**
+ * The divergences a service that lost its groups behind the proxy gives (its database reset or replaced while the
+ * proxy ran): a group the proxy saw made anew, or refused as unknown. The proxy's model still holds what it saw, so
+ * each such divergence also says how to make it forget.
+ */
+const goneBehind: ReadonlySet<string> = new Set(['PROVIDER_GROUP_CREATED_AGAIN', 'PROVIDER_CALL_REFUSED']);
+
+function resetHint(found: Diagnostic): Diagnostic {
+  if (!goneBehind.has(found.code)) return found;
+  return {
+    ...found,
+    message: `${found.message}; if the service's groups were removed behind the proxy (a reset, a new database), reset the proxy too (POST /__admin/reset on it, or reset()), so that it forgets the groups it saw`,
+  };
+}
 
 /** What an `Authorization` the proxy could not read as `Token <key>` matched, as the journal shows it. */
 const notAKey = 'not read as an API key';

@@ -28,6 +28,17 @@ export class RateLimiter {
   }
 }
 
+/**
+ * `rateLimit` given in process: a whole number of requests per minute per API key (`rateLimit: 180`); the command
+ * line's `--rate-limit 180/min` says the same, and a string of that form is told so. One rule for every command
+ * that takes it (serve limits requests to it, conform paces its calls below it).
+ */
+export function rateLimitProblem(value: unknown): string | undefined {
+  if (Number.isSafeInteger(value) && (value as number) >= 1) return undefined;
+  const perMinute = typeof value === 'string' ? /^\s*(\d+)\s*\/\s*min\s*$/.exec(value)?.[1] : undefined;
+  return `must be a whole number of requests per minute per API key, not ${JSON.stringify(value)}${perMinute === undefined ? ', e.g. rateLimit: 180' : `; give rateLimit: ${perMinute} (N/min is the command line's --rate-limit form)`}`;
+}
+
 export function parseRateLimit(text: string): number {
   const match = /^(\d+)\/min$/.exec(text.trim());
   const n = Number(match?.[1]);

@@ -2,9 +2,10 @@ import type { Environment } from '../domain/model.js';
 import { product } from '../errors.js';
 import type { FileSystem } from '../store/fileSystem.js';
 import { defaultJournalLimit, maxJournalLimit } from '../store/journal.js';
+import { dbProblem, postgresUrlForm, withoutPassword } from '../store/openStore.js';
 import type { ApiKey } from './keyRing.js';
 import { type OptionsOf, type Settings, sharedOptions } from './options.js';
-import { parseRateLimit } from './rateLimiter.js';
+import { parseRateLimit, rateLimitProblem } from './rateLimiter.js';
 
 /**
  * The options of `createMockServer`: those of `serveOptions` below, typed by their kind; their help is the table's
@@ -15,6 +16,11 @@ export type MockServerOptions = OptionsOf<
   {
     /** Each `{ key, environment }`; default `defaultApiKeys` (dev-customer-key and dev-testing-key). */
     readonly apiKeys: readonly ApiKey[];
+    /**
+     * A database file's path, or a PostgreSQL URL (postgres://user@host:5432/db) to share one database between
+     * replicas; default: in memory.
+     */
+    readonly db: string;
     /** Requests per minute per API key (a number, e.g. 180); over it, 429. */
     readonly rateLimit: number;
     /** The store's file-system seam (tests inject disk faults here); default Node's `fs/promises`. */
@@ -34,8 +40,14 @@ export const serveOptions = {
   host: sharedOptions.host,
   port: sharedOptions.port,
   db: {
-    kind: 'string',
-    nonEmpty: true,
+    kind: 'custom',
+    check: (value) =>
+      typeof value !== 'string' || value.trim() === ''
+        ? `must be a file path or a PostgreSQL URL (${postgresUrlForm}), not ${JSON.stringify(value)}`
+        : dbProblem(value) === undefined
+          ? undefined
+          : `"${withoutPassword(value)}" ${dbProblem(value)}`,
+    fromText: ([text = '']) => text,
     value: 'PATH',
     help: 'database file, or postgres://user@host:port/db to share one PostgreSQL database between replicas (env DATABASE_URL too, when it is a postgres:// URL)',
     flagDefault: '.user-group-mock/db.json',
@@ -141,13 +153,6 @@ export function apiKeysProblem(value: unknown): string | undefined {
     seen.set(key, { index, environment });
   }
   return undefined;
-}
-
-/** A number of requests per minute (`rateLimit: 180`); the command line's `--rate-limit 180/min` says the same. */
-function rateLimitProblem(value: unknown): string | undefined {
-  if (Number.isSafeInteger(value) && (value as number) >= 1) return undefined;
-  const perMinute = typeof value === 'string' ? /^\s*(\d+)\s*\/\s*min\s*$/.exec(value)?.[1] : undefined;
-  return `must be a whole number of requests per minute per API key, not ${JSON.stringify(value)}${perMinute === undefined ? ', e.g. rateLimit: 180' : `; give rateLimit: ${perMinute} (N/min is the command line's --rate-limit form)`}`;
 }
 
 /** Every `--api-key`, each key once: the key decides the environment, so one key cannot hold two. */

@@ -109,8 +109,17 @@ export class EmbeddedStore implements Store {
     return [...this.world.tenants.values()].map((t) => ({ id: t.id, keys: t.keys, groups: t.groups.size }));
   }
 
-  putTenant(tenant: string, keys: TenantKeys): Promise<void> {
-    return this.commit([{ op: 'putTenant', tenant, keys }]);
+  async putTenant(tenant: string, keys: TenantKeys): Promise<boolean> {
+    const drawn = [keys.Customer, keys.Testing];
+    for (const held of this.world.tenants.values())
+      if (
+        held.id === tenant ||
+        drawn.includes(held.keys?.Customer ?? '') ||
+        drawn.includes(held.keys?.Testing ?? '')
+      )
+        return false;
+    await this.commit([{ op: 'putTenant', tenant, keys }]);
+    return true;
   }
 
   async deleteTenant(tenant: string): Promise<boolean> {

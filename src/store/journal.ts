@@ -74,6 +74,12 @@ export const isFaultOf = (
 export const defaultJournalLimit = 1000;
 /** The largest journal a tenant may keep: each entry holds its bodies, up to the body limit each. */
 export const maxJournalLimit = 100_000;
+/**
+ * The most body text (characters of the requests' and answers' bodies) one journal in memory holds: past it the
+ * oldest entries are dropped, as past `journalLimit`, however few the entries. Without it a journal of 1,000
+ * entries whose bodies come near the 1 MiB body limit would hold about 2 GB.
+ */
+export const journalTextBudget = 32 * 1024 * 1024;
 
 /** The journal's columns, one slot per entry: numbers in typed arrays, the rest as the records gave them. */
 const columns = (capacity: number) => ({
@@ -94,7 +100,15 @@ const columns = (capacity: number) => ({
   bodyNotKept: new Array<string | undefined>(capacity),
   ids: new Float64Array(capacity),
   times: new Float64Array(capacity),
+  /** The characters of the entry's body texts, counted against `journalTextBudget`. */
+  texts: new Float64Array(capacity),
 });
+
+/** The characters of a record's body texts: what it holds of the request's and the answer's bodies. */
+const textOf = (record: JournalRecord): number =>
+  (record.requestText?.length ?? 0) +
+  (typeof record.requestBody === 'string' ? record.requestBody.length : 0) +
+  (record.responseText?.length ?? 0);
 type Columns = ReturnType<typeof columns>;
 
 /**
@@ -110,14 +124,19 @@ type Columns = ReturnType<typeof columns>;
  */
 export class Journal {
   #columns: Columns;
-  /** How many slots hold an entry (up to `capacity`). */
+  /** How many slots hold an entry (up to `capacity`): the `#size` slots before `#next`, in a ring. */
   #size = 0;
   #next = 0;
   #nextId = 1;
   #dropped = 0;
+  /** The characters of body text the entries held hold (`textOf`). */
+  #text = 0;
   readonly #listeners = new Set<JournalListener>();
 
-  constructor(readonly capacity = defaultJournalLimit) {
+  constructor(
+    readonly capacity = defaultJournalLimit,
+    private readonly textBudget = journalTextBudget,
+  ) {
     this.#columns = columns(capacity);
   }
 
@@ -126,8 +145,13 @@ export class Journal {
     const slot = this.#next;
     const id = this.#nextId++;
     const at = Date.now();
-    if (this.#size === this.capacity) this.#dropped++;
-    else this.#size++;
+    if (this.#size === this.capacity) {
+      this.#dropped++;
+      this.#text -= c.texts[slot] as number;
+    } else this.#size++;
+    const text = textOf(entry);
+    c.texts[slot] = text;
+    this.#text += text;
     c.method[slot] = entry.method;
     c.path[slot] = entry.path;
     c.operationId[slot] = entry.operationId;
@@ -146,7 +170,29 @@ export class Journal {
     c.ids[slot] = id;
     c.times[slot] = at;
     this.#next = (slot + 1) % this.capacity;
+    if (this.#text > this.textBudget) this.#dropOldest();
     if (this.#listeners.size > 0) for (const listener of this.#listeners) listener.recorded(entry, id, at);
+  }
+
+  /** The slot of the oldest entry held. */
+  #oldest(): number {
+    return (this.#next - this.#size + this.capacity) % this.capacity;
+  }
+
+  /** Drops the oldest entries, counted as dropped, until the bodies held are within the budget; keeps the newest. */
+  #dropOldest(): void {
+    const c = this.#columns;
+    while (this.#text > this.textBudget && this.#size > 1) {
+      const slot = this.#oldest();
+      this.#text -= c.texts[slot] as number;
+      c.texts[slot] = 0;
+      // Its strings let go now, not when the slot is written again.
+      c.requestText[slot] = undefined;
+      c.requestBody[slot] = null;
+      c.responseText[slot] = null;
+      this.#size--;
+      this.#dropped++;
+    }
   }
 
   /** The record in `slot`, as it was given (with the same fields, in the same order). */
@@ -173,8 +219,7 @@ export class Journal {
   }
 
   list(query: JournalQuery = {}): JournalEntry[] {
-    // The oldest entry is at `#next` once the journal is full, else at 0.
-    const first = this.#size === this.capacity ? this.#next : 0;
+    const first = this.#oldest();
     const { ids, times } = this.#columns;
     let entries = Array.from({ length: this.#size }, (_, i) => {
       const slot = (first + i) % this.capacity;
@@ -212,6 +257,7 @@ export class Journal {
     this.#size = 0;
     this.#next = 0;
     this.#dropped = 0;
+    this.#text = 0;
     for (const listener of this.#listeners) listener.cleared?.();
   }
 }

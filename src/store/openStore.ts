@@ -17,12 +17,14 @@ export async function openStore(db: string | undefined, options: StoreOptions): 
 }
 
 export {
+  dbProblem,
   isPostgresUrl,
   postgresUrlForm,
   postgresUrlProblem,
+  postgresWhere,
   withoutPassword,
 } from './postgres/postgresUrl.js';
 // What the command line needs to know of PostgreSQL: how its URL is written, and the start-up failures it names
 // with their own exit codes.
-export { SchemaTooNewError } from './postgres/schema.js';
+export { SchemaNotOursError, SchemaTooNewError } from './postgres/schema.js';
 export { DatabaseRefusedError, DatabaseUnreachableError } from './postgres/startErrors.js';

@@ -91,7 +91,11 @@ export interface RequestStore {
 export interface TenantFixtures {
   tenantExists(tenant: string): Promise<boolean>;
   tenants(): Promise<TenantRow[]>;
-  putTenant(tenant: string, keys: TenantKeys): Promise<void>;
+  /**
+   * Stores a new tenant with its keys; false, storing nothing, when its id or one of its keys is a tenant's already
+   * (replicas on one database started with the same `--seed` draw the same ones).
+   */
+  putTenant(tenant: string, keys: TenantKeys): Promise<boolean>;
   /** Removes a tenant with its groups, journal and faults; false when there was none (or it is the default). */
   deleteTenant(tenant: string): Promise<boolean>;
 }
@@ -126,12 +130,18 @@ export interface Store extends RequestStore, TenantFixtures, GroupFixtures, Jour
 /** The store could not write a change: nothing of it was kept (the client may retry). */
 export class StoreWriteError extends Error {}
 
-/** The store could not be reached or dropped the connection: nothing of the request was kept; retry later. */
+/**
+ * The store could not be reached, or dropped the connection: retry later. Nothing of the request was kept when it
+ * never reached the database; when the connection dropped while its statement was in flight (`inFlight`), the
+ * database may have committed it before it went, and nobody can tell the client which.
+ */
 export class StoreUnavailableError extends Error {
   /** What the API answers (`STORE_UNAVAILABLE`): the message without the product prefix that logs carry. */
   readonly reason: string;
-  constructor(cause: Error) {
-    const reason = `PostgreSQL is unavailable (${cause.message}); nothing of this request was kept. Retry once the database is back.`;
+  constructor(cause: Error, inFlight = false) {
+    const reason = inFlight
+      ? `PostgreSQL became unavailable while this request was in flight (${cause.message}), so it may or may not have been kept. Retry once the database is back: a get-or-create or an update asked again leaves one result either way (a get-or-create answers new_user_group false if it was kept), and a rotation asked again with the same token answers 404 TOKEN_NOT_FOUND if it was.`
+      : `PostgreSQL is unavailable (${cause.message}); nothing of this request was kept. Retry once the database is back.`;
     super(`${product}: ${reason}`, { cause });
     this.reason = reason;
   }

@@ -15,6 +15,8 @@ import { nearest } from '../validate/nearest.js';
 export interface MockHandle extends MockControls {
   readonly url: string;
   close(): Promise<void>;
+  /** Whether other clients may share the mock (`connectMock()`'s): a request with no tenant's key may be theirs. */
+  readonly shared?: boolean;
 }
 
 export interface UseUserGroupMockOptions {
@@ -159,7 +161,8 @@ export function useMockWith(hooks: RunnerHooks, options: UseUserGroupMockOptions
       const dropped = await own.tenant.droppedRequests();
       const strayDropped = droppedSince(own.droppedMark, await handle.droppedRequests());
       droppedInTests += strayDropped;
-      const message = contractBreakMessage(broken, strays, dropped, onBreak, own.beside, strayDropped);
+      const others = handle.shared === true ? 'shared' : own.beside ? 'beside' : undefined;
+      const message = contractBreakMessage(broken, strays, dropped, onBreak, others, strayDropped);
       if (message === undefined) return;
       if (onBreak === 'warn') console.warn(message);
       else throw new Error(message);
@@ -231,6 +234,13 @@ function started(mock: MockHandle | undefined): MockHandle {
   return mock;
 }
 
+/** Who else may have sent a request with no tenant's key that arrived during a test. */
+const strayOrigins = {
+  beside: ' (sent by this test or one running beside it)',
+  shared:
+    ' (sent by this test, or by another client of the mock, which runs outside this process: other test files or pipelines that share it land in the same journal)',
+} as const;
+
 /**
  * The message that lists the requests of a test that broke the contract, each with its first diagnostic (which
  * names the fix); undefined when there are none.
@@ -240,7 +250,7 @@ export function contractBreakMessage(
   strays: readonly JournalEntry[],
   dropped = 0,
   onBreak: 'fail' | 'warn' = 'fail',
-  beside = false,
+  others: 'beside' | 'shared' | undefined = undefined,
   strayDropped = 0,
 ): string | undefined {
   if (own.length === 0 && strays.length === 0 && dropped === 0 && strayDropped === 0) return undefined;
@@ -252,7 +262,7 @@ export function contractBreakMessage(
         entry,
         removed !== undefined
           ? `, with the key of tenant ${removed}, removed after its test ended: a request that test left running, landing in this one; await every request before a test ends`
-          : `, with no tenant's key${beside ? ' (sent by this test or one running beside it)' : ''}: check that the client sends the test's key`,
+          : `, with no tenant's key${others === undefined ? '' : strayOrigins[others]}: check that the client sends the test's key`,
       );
     }),
   ];

@@ -63,6 +63,8 @@ export async function startUserGroupMockContainer(image?: string): Promise<MockH
     const remote = await container.connect();
     return {
       ...remote,
+      // The container is this file's own: no other client shares it.
+      shared: false,
       close: async () => {
         await remote.close();
         await container.stop();

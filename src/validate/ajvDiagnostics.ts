@@ -129,6 +129,9 @@ function placeFor(voice: Voice, path: string): string {
 }
 
 /** `; the service sent "ABC…"`, what an answer carried, shortened; nothing for a request. */
+/** More values than an enum's message lists before what the service sent (the error codes are 27). */
+const longList = 8;
+
 function sent(voice: Voice, value: unknown): string {
   if (voice === 'request') return '';
   const text = JSON.stringify(value) ?? String(value);
@@ -204,9 +207,14 @@ function describe(error: ErrorObject, base: string, voice: Voice): Diagnostic {
               allowed.filter((value): value is string => typeof value === 'string'),
             )
           : undefined;
+      const values = allowed.map((v) => JSON.stringify(v)).join(', ');
+      const guess = meant === undefined ? '' : `; did you mean "${meant}"?`;
+      // A long list goes last, so that what the service sent is read before it.
       return said(
         'INVALID_VALUE',
-        `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}${was}${meant === undefined ? '' : `; did you mean "${meant}"?`}`,
+        was !== '' && allowed.length > longList
+          ? `must be one of the ${allowed.length} values the document lists${was}${guess === '' ? '.' : guess} The values: ${values}`
+          : `must be one of ${values}${was}${guess}`,
       );
     }
     case 'const':

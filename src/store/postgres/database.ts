@@ -81,15 +81,25 @@ export class Database {
       broken ??= error;
     };
     client.on('error', lost);
+    // Until COMMIT is sent, a lost connection rolls the transaction back: nothing of it can have been kept.
+    let committing = false;
     try {
       await client.query('BEGIN');
       const result = await work(client);
+      committing = true;
       await client.query('COMMIT');
       return result;
     } catch (error) {
-      if (isUnavailable(error)) broken = error as Error;
-      else await client.query('ROLLBACK').catch((e: Error) => (broken = e));
-      throwClassified(error);
+      if (error instanceof StoreUnavailableError) {
+        broken = error;
+        throw error;
+      }
+      if (!isUnavailable(error)) {
+        await client.query('ROLLBACK').catch((e: Error) => (broken = e));
+        throw error;
+      }
+      broken = error as Error;
+      throw new StoreUnavailableError(error as Error, committing && mayHaveReached(error as Error));
     } finally {
       client.off('error', lost);
       client.release(broken);
@@ -152,9 +162,25 @@ function isUnavailable(error: unknown): boolean {
   );
 }
 
+/**
+ * Whether an error that makes the database unavailable may have come after the statement reached it: the
+ * connection ended or was reset under it (the server stopped, crashed or was cut off), or the server ended the
+ * session (SQLSTATE 57P01, 57P02, or a connection exception of class 08 other than a refused connection). Then the
+ * commit may have happened before the answer was lost. A connection refused, never made, or already broken
+ * before the statement was sent kept nothing.
+ */
+export function mayHaveReached(error: Error): boolean {
+  const code = (error as { code?: unknown }).code;
+  if (code === 'ECONNRESET' || code === 'EPIPE' || code === '57P01' || code === '57P02') return true;
+  if (typeof code === 'string' && code.startsWith('08') && code !== '08001' && code !== '08004') return true;
+  return /Connection terminated unexpectedly/i.test(error.message);
+}
+
 /** Throws what the driver threw: unavailable as `StoreUnavailableError`, anything else as it is. */
 function throwClassified(error: unknown): never {
-  throw isUnavailable(error) ? new StoreUnavailableError(error as Error) : error;
+  throw isUnavailable(error)
+    ? new StoreUnavailableError(error as Error, mayHaveReached(error as Error))
+    : error;
 }
 
 /** Whether the database refused a statement by this constraint (a unique key or a tenant's removal). */

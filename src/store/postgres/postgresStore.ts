@@ -20,6 +20,9 @@ import { type GroupRow, groupColumns, groupOf, groupValues, partialWorld, toText
 import { groupById, ServiceRequests, tenantExists } from './serviceRequests.js';
 import { faultColumns, journalLine, keysStatement } from './statements.js';
 
+/** The advisory lock every tenant's creation takes (an arbitrary constant, apart from the schema's). */
+const tenantLock = 7_346_221_018;
+
 /**
  * How long a key look-up waits for others to share its statement: a wrong key's refusal (or a tenant key's first
  * use through this replica) takes that much longer, and a flood of distinct wrong keys costs at most one look-up
@@ -147,13 +150,23 @@ export class PostgresStore implements Store {
     return tenantExists(this.db, tenant);
   }
 
-  async putTenant(tenant: string, keys: TenantKeys): Promise<void> {
-    await this.db.query('INSERT INTO tenants (id, customer_key, testing_key) VALUES ($1, $2, $3)', [
-      tenant,
-      keys.Customer,
-      keys.Testing,
-    ]);
-    this.#misses.clear();
+  /**
+   * The unique constraints hold each key column apart; that a key is no tenant's in either column is checked under
+   * an advisory lock that every tenant's creation takes, so two replicas cannot both pass the check (a tenant is
+   * made now and then: the lock costs nothing that matters).
+   */
+  async putTenant(tenant: string, keys: TenantKeys): Promise<boolean> {
+    const stored = await this.db.transaction(async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock($1)', [tenantLock]);
+      const { rowCount } = await client.query(
+        `INSERT INTO tenants (id, customer_key, testing_key) SELECT $1, $2, $3
+         WHERE NOT EXISTS (SELECT FROM tenants WHERE id = $1 OR customer_key IN ($2, $3) OR testing_key IN ($2, $3))`,
+        [tenant, keys.Customer, keys.Testing],
+      );
+      return rowCount === 1;
+    });
+    if (stored) this.#misses.clear();
+    return stored;
   }
 
   async deleteTenant(tenant: string): Promise<boolean> {

@@ -9,7 +9,22 @@ export const isPostgresUrl = (db: string): boolean => /^postgres(ql)?:/i.test(db
 
 /** A PostgreSQL URL as it may be printed: its password, if any, replaced by `***` (the URL need not be valid). */
 export const withoutPassword = (db: string): string =>
-  db.replace(/^(postgres(?:ql)?:\/*[^/@:]*):.*@/i, (_, user: string) => `${user}:***@`);
+  db.replace(/^(\s*[a-z][a-z0-9+.-]*\s*:\/*[^/@:]*):.*@/i, (_, user: string) => `${user}:***@`);
+
+/**
+ * What is wrong with a `db` value, as a phrase after it, or undefined: a PostgreSQL URL's problem
+ * (`postgresUrlProblem`), or a URL of another scheme (`postgress://`, `pg://`, `postgres ://`), which would
+ * otherwise be taken for a file path: a replica with a misspelt URL would keep a state of its own, beside the
+ * shared one, in a folder named after the URL.
+ */
+export function dbProblem(db: string): string | undefined {
+  if (isPostgresUrl(db)) return postgresUrlProblem(db);
+  const scheme = /^\s*([a-z][a-z0-9+.-]*)\s*:\/\//i.exec(db)?.[1];
+  if (scheme === undefined) return undefined;
+  if (/^postgres(ql)?$/i.test(scheme))
+    return `has a space before or after "${scheme}:"; a PostgreSQL database is given as ${postgresUrlForm}, nothing before or inside "postgres:"`;
+  return `is a URL (${scheme}:), not a file path, and not PostgreSQL's: a PostgreSQL database is given as ${postgresUrlForm} (postgres: or postgresql:), a database file as a path`;
+}
 
 /**
  * What is wrong with a PostgreSQL URL, as a phrase after the URL (`has no host …`), or undefined when it names a
@@ -37,4 +52,21 @@ function portText(db: string): string | undefined {
   const hostAndPort = authority.slice(authority.lastIndexOf('@') + 1);
   const colon = hostAndPort.startsWith('[') ? hostAndPort.indexOf(']:') + 1 : hostAndPort.lastIndexOf(':');
   return colon <= 0 ? undefined : hostAndPort.slice(colon + 1);
+}
+
+/**
+ * Where and as whom a valid PostgreSQL URL connects, as the driver reads it: the host (or a Unix socket's folder,
+ * `?host=`), the port (`?port=` when the authority has none; 5432 by default) and the user (`?user=` likewise).
+ */
+export function postgresWhere(db: string): {
+  readonly host: string;
+  readonly port: string;
+  readonly user: string | undefined;
+} {
+  const url = new URL(db);
+  return {
+    host: decodeURIComponent(url.hostname) || url.searchParams.get('host') || 'localhost',
+    port: url.port || url.searchParams.get('port') || '5432',
+    user: decodeURIComponent(url.username) || url.searchParams.get('user') || undefined,
+  };
 }

@@ -15,13 +15,40 @@ export class SchemaTooNewError extends Error {
 }
 
 /**
+ * The database holds tables (or a sequence) of the names the schema uses, yet no `schema_version`: another
+ * application's, most likely (`--db` pointed at its database). The mock refuses to start and changes nothing.
+ */
+export class SchemaNotOursError extends Error {
+  constructor(database: string, taken: readonly string[]) {
+    super(
+      `${product}: the database "${database}" already holds ${taken.join(', ')}, which are not user-group-mock's (it has no schema_version table): point --db at a database of the mock's own (createdb user_group_mock, then …/user_group_mock), or give it a schema of its own (CREATE SCHEMA ugm, then add ?options=-c%20search_path%3Dugm to --db); nothing was changed`,
+    );
+  }
+}
+
+/** What the schema makes (`migrations`): a database holding one of these without `schema_version` is not the mock's. */
+const schemaNames = ['tenants', 'groups', 'journal', 'faults', 'team_ids'];
+
+/**
  * Brings the schema to `target` (the latest by default): takes the advisory lock, so that replicas starting at once
- * migrate one after the other, reads `schema_version`, applies each missing migration in a transaction of its own,
- * and refuses a schema newer than it knows.
+ * migrate one after the other, refuses a database whose tables of the schema's names are another application's,
+ * reads `schema_version`, applies each missing migration in a transaction of its own, and refuses a schema newer
+ * than it knows.
  */
 export async function migrate(client: pg.ClientBase, target = latestVersion): Promise<void> {
   await client.query('SELECT pg_advisory_lock($1)', [migrationLock]);
   try {
+    const { rows: held } = await client.query<{ versioned: boolean; taken: string[]; database: string }>(
+      `SELECT to_regclass('schema_version') IS NOT NULL AS versioned, current_database() AS database,
+         array(SELECT name FROM unnest($1::text[]) AS name WHERE to_regclass(quote_ident(name)) IS NOT NULL) AS taken`,
+      [schemaNames],
+    );
+    const { versioned, taken, database } = held[0] as {
+      versioned: boolean;
+      taken: string[];
+      database: string;
+    };
+    if (!versioned && taken.length > 0) throw new SchemaNotOursError(database, taken);
     await client.query(
       'CREATE TABLE IF NOT EXISTS schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
     );

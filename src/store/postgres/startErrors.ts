@@ -1,4 +1,5 @@
 import { product } from '../../errors.js';
+import { postgresWhere } from './postgresUrl.js';
 
 /** PostgreSQL cannot be reached at start: the CLI prints this and exits with its own code. */
 export class DatabaseUnreachableError extends Error {
@@ -52,14 +53,13 @@ type Target = ReturnType<typeof targetOf>;
 
 function targetOf(url: string) {
   const parsed = new URL(url);
-  const host = decodeURIComponent(parsed.hostname) || parsed.searchParams.get('host') || 'localhost';
-  const port = parsed.port || '5432';
+  const { host, port, user } = postgresWhere(url);
   const database = decodeURIComponent(parsed.pathname.slice(1));
   return {
-    where: `${parsed.hostname || 'localhost'}:${port}`,
+    where: `${host}:${port}`,
     host,
     port,
-    user: parsed.username === '' ? undefined : decodeURIComponent(parsed.username),
+    user,
     database: database === '' ? undefined : database,
   };
 }

@@ -45,6 +45,25 @@ describe.each(stores)('server.admin, $name', ({ postgres }) => {
     expect(await mock.admin.requests()).toEqual([]);
   });
 
+  it.skipIf(!postgres)(
+    'makes tenants with ids and keys of their own on replicas started with the same --seed',
+    async () => {
+      const db = await (cluster as TestCluster).createDatabase();
+      const [a, b] = [await start({ db, seed: 7 }), await start({ db, seed: 7 })];
+      const made = [];
+      for (let i = 0; i < 4; i++) made.push(await a.admin.createTenant(), await b.admin.createTenant());
+      const keys = made.flatMap((tenant) => [tenant.api_keys.Customer, tenant.api_keys.Testing]);
+      expect(new Set(keys).size).toBe(keys.length);
+      expect(new Set(made.map((tenant) => tenant.id)).size).toBe(made.length);
+      // Each key still reaches its own tenant, through either replica.
+      for (const [tenant, through] of made.map((tenant, i) => [tenant, i % 2 === 0 ? b : a] as const)) {
+        const headers = jsonHeaders(tenant.api_keys.Testing);
+        await call(through.url, 'GET', '/api/user', { body: { name: 'A', user_group_id: 'a' }, headers });
+        expect((await through.admin.groups(tenant.id)).map((g) => g.environment)).toEqual(['Testing']);
+      }
+    },
+  );
+
   it("journals a tenant key's wrong path in that tenant, and counts the entries dropped past journalLimit", async () => {
     const mock =
       cluster === undefined

@@ -181,7 +181,7 @@ describe('user-group-mock conform', () => {
     expect([run.code, run.err]).toEqual([
       2,
       expect.stringMatching(
-        /answered 429, rate limited \(RATE_LIMITED: more than 10 requests in a minute from this API key; .*, Retry-After \d+ s\): the service limits how fast a key may call it, and a refused call says nothing of its behaviour; pace the calls below the limit \(--rate-limit N\/min\)/,
+        /answered 429, rate limited \(RATE_LIMITED: more than 10 requests in a minute from this API key; wait \d+ s \(Retry-After\) and back off\): the service limits how fast a key may call it, and a refused call says nothing of its behaviour; pace the calls below the limit \(--rate-limit N\/min\)/,
       ),
     ]);
     expect(run.out).not.toContain('PROVIDER_');

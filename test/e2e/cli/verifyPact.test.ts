@@ -122,6 +122,48 @@ describe('user-group-mock verify --pact FILE', () => {
     }
   });
 
+  it('keeps its verdict when the only 429 was one an interaction expects, and names the real failure', {
+    timeout: 60_000,
+  }, async () => {
+    // One request a minute: the first interaction is served (and answered otherwise than it expects), the second,
+    // set up by no state, is rate limited, as it expects.
+    const limited = await createMockServer({ rateLimit: 1 });
+    const request = {
+      method: 'GET',
+      path: '/api/user',
+      headers: { 'Content-Type': 'application/json', Authorization: 'Token dev-customer-key' },
+      body: { name: 'Customer A', user_group_id: 'customer-a' },
+    };
+    const pact = {
+      consumer: { name: 'my-app' },
+      provider: { name: 'user-group-service' },
+      interactions: [
+        {
+          description: 'a get-or-create that expects the group to exist',
+          providerStates: [{ name: providerStates.noGroups }],
+          request,
+          response: { status: 200, body: { success: 1, new_user_group: false } },
+        },
+        {
+          description: 'a get-or-create past the rate limit',
+          request,
+          response: { status: 429, body: { success: 0 } },
+        },
+      ],
+      metadata: { pactSpecification: { version: '3.0.0' } },
+    };
+    const file = join(tempDir(), 'limits.pact.json');
+    writeFileSync(file, JSON.stringify(pact));
+    try {
+      const { code, output } = await verify(['--provider-base-url', limited.url, '--pact', file]);
+      expect(output).toContain('a get-or-create that expects the group to exist');
+      expect(output).not.toContain('rate limited) during the run');
+      expect(code).toBe(verifyExitCodes['not-honoured'].code);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('refuses a --pact file that does not exist or is not a pact, before any run', async () => {
     const missing = join(tempDir(), 'nope.json');
     const notPact = join(tempDir(), 'package.json');

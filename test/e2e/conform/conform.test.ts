@@ -36,6 +36,14 @@ describe('conform against the mock', { tags: ['slow'] }, () => {
     expect(new Set(ids.map((id) => id.split('-')[2])).size).toBe(1); // one random part for the run
   });
 
+  it("tells a rateLimit given in the command line's N/min form the number it takes", async () => {
+    await expect(
+      conformProvider({ targets: ['http://127.0.0.1:1'], apiKeys, rateLimit: '600/min' as never }),
+    ).rejects.toThrow(
+      /the rateLimit option \(--rate-limit\): must be a whole number .*; give rateLimit: 600/,
+    );
+  });
+
   it('says the run could not be made when a target is unreachable or refuses the key', async () => {
     const mock = await mocks();
     const unreachable = await conformProvider({ targets: [mock.url, nothingListens], apiKeys, runs: 5 });

@@ -101,6 +101,20 @@ describe("the proxy's admin API", () => {
     expect((await proxy.requests()).map((e) => [e.status, e.diagnostics])).toEqual([[200, []]]);
   });
 
+  it('says to reset it too when the service behind it seems to have lost the groups it saw', async () => {
+    const mock = await mocks();
+    const proxy = await proxies({ target: mock.url });
+    const getA = { headers: jsonHeaders(), body: { name: 'A', user_group_id: 'a' } };
+    await call(proxy.url, 'GET', '/api/user', getA);
+    await mock.reset(); // behind the proxy's back
+    await call(proxy.url, 'GET', '/api/user', getA);
+    const hint =
+      "if the service's groups were removed behind the proxy (a reset, a new database), reset the proxy too (POST /__admin/reset on it, or reset()), so that it forgets the groups it saw";
+    const [, again] = await proxy.requests();
+    const hinted = (again?.diagnostics ?? []).filter((d) => d.message.endsWith(hint)).map((d) => d.code);
+    expect(hinted).toEqual(['PROVIDER_GROUP_CREATED_AGAIN']);
+  });
+
   it('GET /__admin/health says it is a proxy, names the target and whether it accepts connections', async () => {
     const target = await targets((_req, res) => answerJson(res, 200, {}));
     const proxy = await proxies({ target: `${target.url}/base/` });

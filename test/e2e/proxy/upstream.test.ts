@@ -153,6 +153,19 @@ describe('the proxy’s connections to its target', () => {
     );
   });
 
+  it('names the address the request went to, the target’s base path included', async () => {
+    const target = await rawTarget((socket) => {
+      socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{"success":');
+      setTimeout(() => socket.resetAndDestroy(), 20);
+    });
+    const proxy = await proxies({ target: `${target.url}/v1/` });
+    const failed = await call(proxy.url, 'GET', '/api/user', { body: getA });
+    expect(target.requests[0]?.head).toMatch(/^GET \/v1\/api\/user HTTP\/1\.1\r\n/);
+    expect(failed.body.error.message).toBe(
+      `the target ${target.url}/v1/api/user closed the connection before the whole answer; the service may or may not have acted on the request`,
+    );
+  });
+
   it.each([
     { method: 'GET', path: '/api/user', body: getA, status: 200, requests: 3 },
     {

@@ -34,6 +34,16 @@ const refused: readonly [string, Record<string, unknown>, RegExp][] = [
     /the rateLimit option \(--rate-limit\): must be a whole number .*; give rateLimit: 180/,
   ],
   [
+    'a misspelt PostgreSQL URL, which would be taken for a file path',
+    { db: 'postgress://mock:s3cret@127.0.0.1:5432/ugm' },
+    /the db option \(--db\): "postgress:\/\/mock:\*\*\*@127\.0\.0\.1:5432\/ugm" is a URL \(postgress:\), not a file path/,
+  ],
+  [
+    'a PostgreSQL URL without a host',
+    { db: 'postgres:/db.internal/ugm' },
+    /the db option \(--db\): "postgres:\/db\.internal\/ugm" names no host/,
+  ],
+  [
     'a negative body limit',
     { bodyLimit: -1 },
     /the bodyLimit option \(--body-limit\) must be an integer from 1 to/,

@@ -101,6 +101,26 @@ describe.skipIf(!postgresAvailable())('the PostgreSQL schema at start', () => {
     expect(tables.rows[0].n).toBe(1);
   });
 
+  it("refuses an application's database holding tables of the schema's names with exit code 4, changing nothing", async () => {
+    const url = await cluster.createDatabase();
+    await query(url, 'CREATE TABLE tenants (id serial PRIMARY KEY, name text)');
+    await query(url, 'CREATE TABLE groups (id serial PRIMARY KEY)');
+    const cli = runCli(['serve', '--port', '0', '--db', url]);
+    expect(await cli.exited).toBe(4);
+    const database = new URL(url).pathname.slice(1);
+    expect(cli.stderr()).toContain(
+      `user-group-mock: the database "${database}" already holds tenants, groups, which are not user-group-mock's (it has no schema_version table): point --db at a database of the mock's own`,
+    );
+    const tables = await query(url, "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1");
+    expect(tables.rows.map((r) => r.tablename)).toEqual(['groups', 'tenants']);
+    // In a schema of its own, beside the application's tables, it starts.
+    await query(url, 'CREATE SCHEMA ugm');
+    const mock = await createMockServer({ db: `${url}?options=-c%20search_path%3Dugm` });
+    await mock.close();
+    const ours = await query(url, "SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'ugm'");
+    expect(ours.rows[0].n).toBeGreaterThan(3);
+  });
+
   it('refuses to start when PostgreSQL cannot be reached, naming host and port, with exit code 3', async () => {
     const probe = createServer();
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
@@ -120,6 +140,15 @@ describe.skipIf(!postgresAvailable())('the PostgreSQL schema at start', () => {
     expect(await cli.exited).toBe(3);
     expect(cli.stderr()).toBe(
       `user-group-mock: PostgreSQL at 127.0.0.1:${cluster.port} refused the connection: database "nosuchdb" does not exist. Create it (createdb -h 127.0.0.1 -p ${cluster.port} -U postgres nosuchdb) or correct the database name in --db\n`,
+    );
+  });
+
+  it('names the Unix socket folder and the port of a URL that gives them as parameters, in a refusal and its fix', async () => {
+    const db = `postgres:///nosuchdb?host=${encodeURIComponent(cluster.dir)}&port=${cluster.port}&user=postgres`;
+    const cli = runCli(['serve', '--port', '0', '--db', db]);
+    expect(await cli.exited).toBe(3);
+    expect(cli.stderr()).toBe(
+      `user-group-mock: PostgreSQL at ${cluster.dir}:${cluster.port} refused the connection: database "nosuchdb" does not exist. Create it (createdb -h ${cluster.dir} -p ${cluster.port} -U postgres nosuchdb) or correct the database name in --db\n`,
     );
   });
 

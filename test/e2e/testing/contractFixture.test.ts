@@ -1,5 +1,6 @@
 import { request } from 'undici';
 import { describe, expect, it, vi } from 'vitest';
+import { connectMock, createMockServer } from '../../../src/index.js';
 import {
   type RunnerHooks,
   type UseUserGroupMockOptions,
@@ -308,6 +309,25 @@ describe('useUserGroupMock()', () => {
         );
     } finally {
       await stop();
+    }
+  });
+
+  it('says a request no tenant’s key let in may be another client’s, on a mock connected to rather than started', async () => {
+    const shared = await createMockServer();
+    const { fixture, test, start, stop } = fixtureAround({ start: () => connectMock({ url: shared.url }) });
+    await start();
+    try {
+      // Another client of the shared mock (another file, another pipeline) sends a request without a key.
+      const failed = await test(async () => {
+        expect(await getOrCreate(shared.url, undefined, { name: 'A', user_group_id: 'a' })).toBe(401);
+      });
+      expect(failed?.message).toContain(
+        "with no tenant's key (sent by this test, or by another client of the mock, which runs outside this process: other test files or pipelines that share it land in the same journal): check that the client sends the test's key",
+      );
+      expect(fixture.url).toBe(shared.url);
+    } finally {
+      await stop();
+      await shared.close();
     }
   });
 

@@ -46,6 +46,28 @@ describe('serve --db', () => {
   });
 
   it.each([
+    [
+      'postgress://mock:s3cret@127.0.0.1:5544/ugm',
+      'postgress://mock:***@127.0.0.1:5544/ugm',
+      "is a URL (postgress:), not a file path, and not PostgreSQL's",
+    ],
+    ['pg://127.0.0.1/ugm', 'pg://127.0.0.1/ugm', 'is a URL (pg:), not a file path'],
+    [
+      'postgres ://mock:s3cret@127.0.0.1/ugm',
+      'postgres ://mock:***@127.0.0.1/ugm',
+      'has a space before or after "postgres:"',
+    ],
+  ])(
+    "refuses %j, a URL that is not PostgreSQL's, rather than take it for a file path",
+    (db, shown, problem) => {
+      const refuse = () => parseServeArgs(['--db', db], {});
+      expect(refuse).toThrow(`user-group-mock: --db "${shown}" ${problem}`);
+      expect(refuse).toThrow(expectedForm);
+      expect(refuse).not.toThrow(/s3cret/);
+    },
+  );
+
+  it.each([
     'postgres://postgres@127.0.0.1:25432/ugm',
     'postgresql://mock:p%40ss@db.internal/ugm',
     'postgres://[::1]:5432/ugm',

@@ -85,6 +85,14 @@ describe('validateResponse', () => {
         'the answer\'s Content-Type names charset "iso-8859-1", but JSON over HTTP is UTF-8 (RFC 8259, section 8.1); the service must send "Content-Type: application/json", the type the document gives every answer with the body in UTF-8',
     },
     {
+      answer: 'an error code the document does not list, what it sent named before the 27 codes it may send',
+      status: 400,
+      body: { success: 0, error: { code: 'GROUP_NOT_FOUNDD', message: 'no', details: [] } },
+      message: expect.stringMatching(
+        /^the answer's error\.code must be one of the 27 values the document lists; the service sent "GROUP_NOT_FOUNDD"; did you mean "GROUP_NOT_FOUND"\? The values: "[A-Z_]+", .*"GROUP_NOT_FOUND", /,
+      ),
+    },
+    {
       answer: 'a repeated key',
       body: '{"success":1,"success":1}',
       message: 'the answer repeats the key "success" in one object; the service must send each key once',
@@ -93,7 +101,7 @@ describe('validateResponse', () => {
     'speaks to the service about $answer, without a client’s advice',
     ({ body, status, contentType, message }) => {
       const response = { method: 'GET', path: '/api/user', status: status ?? 200, body, contentType };
-      expect(validateResponse(response).diagnostics[0]?.message).toBe(message);
+      expect(validateResponse(response).diagnostics[0]?.message).toEqual(message);
     },
   );
 });

@@ -27,6 +27,27 @@ describe('Journal', () => {
     expect(journal.dropped).toBe(0);
   });
 
+  it('drops its oldest entries, counted as dropped, while their bodies hold more text than its budget', () => {
+    // Capacity 4, at most 100 characters of body text; each record holds 40 (a JSON string of 38 letters).
+    const journal = new Journal(4, 100);
+    const body = (letter: string) => JSON.stringify(letter.repeat(38));
+    for (const letter of 'abcde') journal.record(journalRecord(body(letter)));
+    expect(journal.list().map((e) => (e.requestBody as string)[0])).toEqual(['d', 'e']);
+    expect(journal.dropped).toBe(3);
+    // An answer's text counts too; an entry over the budget alone is kept, alone.
+    journal.record(journalRecord('1', { responseText: JSON.stringify('z'.repeat(200)) }));
+    expect(journal.list().map((e) => e.id)).toEqual([6]);
+    expect(journal.dropped).toBe(5);
+    // Room again: the ring goes on past its capacity, the newest kept in order.
+    for (let i = 7; i <= 12; i++) journal.record(record(i));
+    expect(journal.list().map((e) => e.requestBody)).toEqual([9, 10, 11, 12]);
+    expect(journal.dropped).toBe(8);
+    journal.clear();
+    journal.record(journalRecord(body('f')));
+    journal.record(journalRecord(body('g')));
+    expect([journal.list().length, journal.dropped]).toEqual([2, 0]);
+  });
+
   it('lists each record as it was given, field for field, and keeps no hold on the object it was given', () => {
     const journal = new Journal(3);
     const diagnostic = {
