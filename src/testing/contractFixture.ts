@@ -284,7 +284,7 @@ export function contractBreakMessage(
   if (count === 0) return head;
   const tail = [
     ...(unchecked !== '' ? [`  (and ${unchecked}, unchecked; ${keepMore})`] : []),
-    `Each is in the journal, with every diagnostic: tenant.requests({ invalid: true }), or mock.requests({ invalid: true }) for those no tenant's key let in. One sent wrong on purpose: clear it once seen, tenant.clearRequests(). ${
+    `Each is in the journal, with every diagnostic: tenant.requests({ invalid: true }), or mock.requests({ invalid: true }) for those no tenant's key let in. One sent wrong on purpose: clear it once seen, tenant.clearRequests()${strays.length > 0 ? " (mock.clearRequests() for one no tenant's key let in)" : ''}. ${
       onBreak === 'warn'
         ? "onContractBreak: 'fail' (the default) to fail the test, or 'off' not to check."
         : "onContractBreak: 'warn' or 'off' to only report them or not check."

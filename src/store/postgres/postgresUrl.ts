@@ -9,7 +9,12 @@ export const isPostgresUrl = (db: string): boolean => /^postgres(ql)?:/i.test(db
 
 /** A PostgreSQL URL as it may be printed: its password, if any, replaced by `***` (the URL need not be valid). */
 export const withoutPassword = (db: string): string =>
-  db.replace(/^(\s*[a-z][a-z0-9+.-]*\s*:\/*[^/@:]*):.*@/i, (_, user: string) => `${user}:***@`);
+  db
+    .replace(
+      /^(\s*(?:[a-z][a-z0-9+.-]*\s*(?::\/*|\/\/)|\/\/)[^/@:]*):.*@/i,
+      (_, user: string) => `${user}:***@`,
+    )
+    .replace(/([?&]password=)[^&#]*/gi, '$1***');
 
 /**
  * What is wrong with a `db` value, as a phrase after it, or undefined: a PostgreSQL URL's problem
@@ -19,11 +24,21 @@ export const withoutPassword = (db: string): string =>
  */
 export function dbProblem(db: string): string | undefined {
   if (isPostgresUrl(db)) return postgresUrlProblem(db);
+  if (db.trim() === ':memory:')
+    return 'is how SQLite names a database in memory; the mock keeps everything in memory when db is left out (--in-memory on the command line)';
   const scheme = /^\s*([a-z][a-z0-9+.-]*)\s*:\/\//i.exec(db)?.[1];
-  if (scheme === undefined) return undefined;
-  if (/^postgres(ql)?$/i.test(scheme))
-    return `has a space before or after "${scheme}:"; a PostgreSQL database is given as ${postgresUrlForm}, nothing before or inside "postgres:"`;
-  return `is a URL (${scheme}:), not a file path, and not PostgreSQL's: a PostgreSQL database is given as ${postgresUrlForm} (postgres: or postgresql:), a database file as a path`;
+  if (scheme !== undefined)
+    return /^postgres(ql)?$/i.test(scheme)
+      ? `has a space before or after "${scheme}:"; a PostgreSQL database is given as ${postgresUrlForm}, nothing before or inside "postgres:"`
+      : `is a URL (${scheme}:), not a file path, and not PostgreSQL's: a PostgreSQL database is given as ${postgresUrlForm} (postgres: or postgresql:), a database file as a path`;
+  // A PostgreSQL URL missing its colon or a slash (postgresql//…, postgres:/…), or any value with a user and a
+  // password before an @ (//user:password@host): a file path has neither.
+  if (
+    /^\s*(postgres\w*|postgre|pg|pgsql|psql)\s*(:\/?|\/\/)/i.test(db) ||
+    /^[^/@]*\/\/[^/@]*:[^/@]*@/.test(db)
+  )
+    return `looks like a PostgreSQL URL written wrong, not a file path: a PostgreSQL database is given as ${postgresUrlForm} (postgres: or postgresql:, then two slashes)`;
+  return undefined;
 }
 
 /**

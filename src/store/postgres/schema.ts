@@ -21,7 +21,7 @@ export class SchemaTooNewError extends Error {
 export class SchemaNotOursError extends Error {
   constructor(database: string, taken: readonly string[]) {
     super(
-      `${product}: the database "${database}" already holds ${taken.join(', ')}, which are not user-group-mock's (it has no schema_version table): point --db at a database of the mock's own (createdb user_group_mock, then …/user_group_mock), or give it a schema of its own (CREATE SCHEMA ugm, then add ?options=-c%20search_path%3Dugm to --db); nothing was changed`,
+      `${product}: the database "${database}" already holds ${taken.join(', ')}, which ${taken.length === 1 ? 'is' : 'are'} not user-group-mock's (it has no schema_version table of the mock's): point --db at a database of the mock's own (createdb user_group_mock, then …/user_group_mock), or give it a schema of its own (CREATE SCHEMA ugm, then add ?options=-c%20search_path%3Dugm to --db); nothing was changed`,
     );
   }
 }
@@ -38,17 +38,26 @@ const schemaNames = ['tenants', 'groups', 'journal', 'faults', 'team_ids'];
 export async function migrate(client: pg.ClientBase, target = latestVersion): Promise<void> {
   await client.query('SELECT pg_advisory_lock($1)', [migrationLock]);
   try {
-    const { rows: held } = await client.query<{ versioned: boolean; taken: string[]; database: string }>(
-      `SELECT to_regclass('schema_version') IS NOT NULL AS versioned, current_database() AS database,
+    const { rows: held } = await client.query<{
+      versioned: boolean | null;
+      versionTable: boolean;
+      taken: string[];
+      database: string;
+    }>(
+      `SELECT current_database() AS database,
+         -- Ours has the columns version and applied_at alone (Flyway's, of the same name, has installed_rank...).
+         (SELECT array_agg(column_name::text ORDER BY column_name) FROM information_schema.columns
+           WHERE table_schema = current_schema() AND table_name = 'schema_version') = ARRAY['applied_at', 'version']
+           AS versioned,
+         to_regclass('schema_version') IS NOT NULL AS "versionTable",
          array(SELECT name FROM unnest($1::text[]) AS name WHERE to_regclass(quote_ident(name)) IS NOT NULL) AS taken`,
       [schemaNames],
     );
-    const { versioned, taken, database } = held[0] as {
-      versioned: boolean;
-      taken: string[];
-      database: string;
-    };
-    if (!versioned && taken.length > 0) throw new SchemaNotOursError(database, taken);
+    const { versioned, versionTable, taken, database } = held[0] as (typeof held)[number];
+    // A schema_version of another tool (Flyway's) is another application's too, whatever else the database holds.
+    if (versionTable && versioned !== true)
+      throw new SchemaNotOursError(database, ['schema_version', ...taken]);
+    if (versioned !== true && taken.length > 0) throw new SchemaNotOursError(database, taken);
     await client.query(
       'CREATE TABLE IF NOT EXISTS schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
     );

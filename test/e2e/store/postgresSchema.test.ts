@@ -109,7 +109,7 @@ describe.skipIf(!postgresAvailable())('the PostgreSQL schema at start', () => {
     expect(await cli.exited).toBe(4);
     const database = new URL(url).pathname.slice(1);
     expect(cli.stderr()).toContain(
-      `user-group-mock: the database "${database}" already holds tenants, groups, which are not user-group-mock's (it has no schema_version table): point --db at a database of the mock's own`,
+      `user-group-mock: the database "${database}" already holds tenants, groups, which are not user-group-mock's (it has no schema_version table of the mock's): point --db at a database of the mock's own`,
     );
     const tables = await query(url, "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1");
     expect(tables.rows.map((r) => r.tablename)).toEqual(['groups', 'tenants']);
@@ -119,6 +119,21 @@ describe.skipIf(!postgresAvailable())('the PostgreSQL schema at start', () => {
     await mock.close();
     const ours = await query(url, "SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'ugm'");
     expect(ours.rows[0].n).toBeGreaterThan(3);
+  });
+
+  it("refuses a database whose schema_version is another tool's (Flyway's), with exit code 4, changing nothing", async () => {
+    const url = await cluster.createDatabase();
+    await query(
+      url,
+      'CREATE TABLE schema_version (installed_rank integer PRIMARY KEY, version varchar(50), description varchar(200))',
+    );
+    const cli = runCli(['serve', '--port', '0', '--db', url]);
+    expect(await cli.exited).toBe(4);
+    expect(cli.stderr()).toContain(
+      "already holds schema_version, which is not user-group-mock's (it has no schema_version table of the mock's)",
+    );
+    const tables = await query(url, "SELECT tablename FROM pg_tables WHERE schemaname = 'public'");
+    expect(tables.rows.map((r) => r.tablename)).toEqual(['schema_version']);
   });
 
   it('refuses to start when PostgreSQL cannot be reached, naming host and port, with exit code 3', async () => {

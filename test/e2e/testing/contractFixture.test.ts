@@ -324,6 +324,9 @@ describe('useUserGroupMock()', () => {
       expect(failed?.message).toContain(
         "with no tenant's key (sent by this test, or by another client of the mock, which runs outside this process: other test files or pipelines that share it land in the same journal): check that the client sends the test's key",
       );
+      expect(failed?.message).toContain(
+        "clear it once seen, tenant.clearRequests() (mock.clearRequests() for one no tenant's key let in)",
+      );
       expect(fixture.url).toBe(shared.url);
     } finally {
       await stop();

@@ -68,6 +68,26 @@ describe('serve --db', () => {
   );
 
   it.each([
+    ['postgresql//mock:s3cret@db.internal/ugm', 'postgresql//mock:***@db.internal/ugm'],
+    ['postgress:/mock:s3cret@db.internal/ugm', 'postgress:/mock:***@db.internal/ugm'],
+    ['//mock:s3cret@db.internal/ugm', '//mock:***@db.internal/ugm'],
+  ])('refuses %j, a PostgreSQL URL written wrong, rather than take it for a file path', (db, shown) => {
+    const refuse = () => parseServeArgs(['--db', db], {});
+    expect(refuse).toThrow(`user-group-mock: --db "${shown}" looks like a PostgreSQL URL written wrong`);
+    expect(refuse).toThrow(expectedForm);
+    expect(refuse).not.toThrow(/s3cret/);
+  });
+
+  it('masks a password given as a parameter, and tells :memory: how the mock keeps its state in memory', () => {
+    const refuse = () => parseServeArgs(['--db', 'postgres://mock@db.internal:port/ugm?password=s3cret'], {});
+    expect(refuse).toThrow('--db "postgres://mock@db.internal:port/ugm?password=***" has the port "port"');
+    expect(refuse).not.toThrow(/s3cret/);
+    expect(() => parseServeArgs(['--db', ':memory:'], {})).toThrow(
+      '--db ":memory:" is how SQLite names a database in memory; the mock keeps everything in memory when db is left out (--in-memory on the command line)',
+    );
+  });
+
+  it.each([
     'postgres://postgres@127.0.0.1:25432/ugm',
     'postgresql://mock:p%40ss@db.internal/ugm',
     'postgres://[::1]:5432/ugm',
