@@ -35,18 +35,21 @@ export type MockServerOptions = OptionsOf<
 
 const timeout = { kind: 'integer', min: 1, max: 3_600_000 } as const;
 
+/** What is wrong with `db` given in process: not a non-empty string, or a value `dbProblem` refuses. */
+function dbOptionProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value.trim() === '')
+    return `must be a file path or a PostgreSQL URL (${postgresUrlForm}), not ${JSON.stringify(value)}`;
+  const problem = dbProblem(value);
+  return problem === undefined ? undefined : `"${withoutPassword(value)}" ${problem}`;
+}
+
 /** Every setting of `serve` and `createMockServer`: the one table their flags, help, defaults and checks come from. */
 export const serveOptions = {
   host: sharedOptions.host,
   port: sharedOptions.port,
   db: {
     kind: 'custom',
-    check: (value) =>
-      typeof value !== 'string' || value.trim() === ''
-        ? `must be a file path or a PostgreSQL URL (${postgresUrlForm}), not ${JSON.stringify(value)}`
-        : dbProblem(value) === undefined
-          ? undefined
-          : `"${withoutPassword(value)}" ${dbProblem(value)}`,
+    check: dbOptionProblem,
     fromText: ([text = '']) => text,
     value: 'PATH',
     help: 'database file, or postgres://user@host:port/db to share one PostgreSQL database between replicas (env DATABASE_URL too, when it is a postgres:// URL)',

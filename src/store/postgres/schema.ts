@@ -15,8 +15,9 @@ export class SchemaTooNewError extends Error {
 }
 
 /**
- * The database holds tables (or a sequence) of the names the schema uses, yet no `schema_version`: another
- * application's, most likely (`--db` pointed at its database). The mock refuses to start and changes nothing.
+ * The database holds tables (or a sequence) of the names the schema uses, yet no `schema_version` of the mock's
+ * (none, or another tool's): another application's, most likely (`--db` pointed at its database). The mock refuses to
+ * start and changes nothing.
  */
 export class SchemaNotOursError extends Error {
   constructor(database: string, taken: readonly string[]) {
